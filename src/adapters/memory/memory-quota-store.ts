@@ -1,0 +1,72 @@
+import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
+import {
+  type QuotaState,
+  createQuotaState,
+  decideQuota,
+  isQuotaStateIdle,
+  stateFitsPolicy,
+} from '../../domain/quota/quota-engine.js';
+import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
+import type { Clock } from '../../ports/clock.js';
+import type { QuotaStore } from '../../ports/quota-store.js';
+
+export interface MemoryQuotaStoreOptions {
+  /** A sweep step runs every this many decisions... */
+  readonly sweepEvery?: number;
+  /** ...and looks at this many subjects: more than one per decision, so sweeping outpaces new subjects. */
+  readonly sweepBatch?: number;
+}
+
+/**
+ * One process's quotas: decides synchronously, so no request can slip between a check and
+ * its count. Subjects whose state no longer affects any decision are swept a few at a time
+ * on the decision path (no timer), so memory follows the subjects active within the longest window.
+ */
+export class MemoryQuotaStore implements QuotaStore {
+  readonly #clock: Clock;
+  readonly #states = new Map<string, QuotaState>();
+  readonly #sweepEvery: number;
+  readonly #sweepBatch: number;
+  #untilSweep: number;
+  #sweepCursor: Iterator<[string, QuotaState]> | undefined;
+
+  constructor(clock: Clock, options: MemoryQuotaStoreOptions = {}) {
+    this.#clock = clock;
+    this.#sweepEvery = options.sweepEvery ?? 64;
+    this.#sweepBatch = options.sweepBatch ?? 128;
+    this.#untilSweep = this.#sweepEvery;
+  }
+
+  /** Subjects currently held. */
+  get size(): number {
+    return this.#states.size;
+  }
+
+  decide(subject: string, policy: QuotaPolicy): QuotaDecision {
+    const now = this.#clock.now();
+    let state = this.#states.get(subject);
+    if (state === undefined || !stateFitsPolicy(state, policy)) {
+      state = createQuotaState(policy);
+      this.#states.set(subject, state);
+    }
+    const decision = decideQuota(state, policy, now);
+    if (--this.#untilSweep === 0) {
+      this.#untilSweep = this.#sweepEvery;
+      this.#sweep(now);
+    }
+    return decision;
+  }
+
+  #sweep(now: number): void {
+    this.#sweepCursor ??= this.#states.entries();
+    for (let seen = 0; seen < this.#sweepBatch; seen++) {
+      const next = this.#sweepCursor.next();
+      if (next.done === true) {
+        this.#sweepCursor = undefined;
+        return;
+      }
+      const [subject, state] = next.value;
+      if (isQuotaStateIdle(state, now)) this.#states.delete(subject);
+    }
+  }
+}

@@ -1,0 +1,184 @@
+/*
+ * The whole quota decision of RedisQuotaStore, run atomically inside Redis: every rule, the
+ * strike and the ban in one call, one round trip. It is the in-memory engine
+ * (src/domain/quota/quota-engine.ts) over a different storage, decision for decision; a
+ * differential property test holds them to that.
+ *
+ * Kept as a TypeScript module exporting the source, so `tsc` carries it into dist with the
+ * code (a .lua file would need a copy step and a path lookup at run time), and in a file of
+ * its own so the Lua reads, and is reviewed, as Lua.
+ *
+ * Numbers: Redis runs Lua 5.1, whose numbers are doubles. Granules are whole milliseconds
+ * (windows are multiples of 60 ms), so times, bucket indices and drop times are integers far
+ * below 2^53 and every operation is exact, as in JavaScript. Lua's own number-to-string
+ * conversion keeps only 14 digits (1e+15), so every number leaving the script goes through
+ * string.format('%.17g'), which writes such integers in full.
+ *
+ * KEYS[1]  the subject's hash.
+ * ARGV     now ('' to use the Redis server's TIME), rule count n, then limit and windowMs of
+ *          each rule, then the ban policy: strikes, strikeWindowMs, banMs (strikes 0: none).
+ * Hash     w    the windows the state was kept for; other windows start the subject over.
+ *          la   lastAt: the latest time counted to. A clock stepping back keeps counting in
+ *               the newest bucket rather than rewriting the past.
+ *          r<i> rule i's non-empty counted buckets, oldest first, as (bucket, count) pairs:
+ *               the 61-bucket ring stored sparse, so at most 61 pairs.
+ *          ru   refusedUntil: the end of the last Retry-After told, in whole seconds.
+ *          st   the strike ring's size, then the times of the last strikes, oldest first.
+ *          bu   bannedUntil.
+ * Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule.
+ */
+export const QUOTA_LUA = `
+local function num(x) return string.format('%.17g', x) end
+
+local t
+if ARGV[1] == '' then
+  local time = redis.call('TIME')
+  t = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+else
+  t = tonumber(ARGV[1])
+end
+local n = tonumber(ARGV[2])
+local banStrikes = tonumber(ARGV[3 + 2 * n])
+local strikeWindowMs = tonumber(ARGV[4 + 2 * n])
+local banMs = tonumber(ARGV[5 + 2 * n])
+
+local windows = {}
+local fields = { 'w', 'la', 'bu', 'ru', 'st' }
+for i = 1, n do
+  windows[i] = ARGV[2 + 2 * i]
+  fields[5 + i] = 'r' .. i
+end
+local signature = table.concat(windows, ',')
+local stored = redis.call('HMGET', KEYS[1], unpack(fields))
+local writes = {}
+if stored[1] ~= signature then
+  if stored[1] then redis.call('DEL', KEYS[1]) end
+  stored = {}
+  writes = { 'w', signature }
+end
+
+local bannedUntil = tonumber(stored[3]) or -math.huge
+local function bannedReply()
+  local reply = { 'banned', num(t), num(bannedUntil) }
+  for i = 1, n do
+    reply[2 + 2 * i] = '0'
+    reply[3 + 2 * i] = num(bannedUntil)
+  end
+  return reply
+end
+if bannedUntil > t then return bannedReply() end
+
+local lastAt = tonumber(stored[2]) or -math.huge
+local at = math.max(t, lastAt)
+writes[#writes + 1] = 'la'
+writes[#writes + 1] = num(at)
+
+-- Advance each rule to its current bucket c: only buckets c-60 .. c are counted.
+local rules = {}
+local admitted = true
+for i = 1, n do
+  local g = tonumber(windows[i]) / 60
+  local c = math.floor(at / g)
+  local rule = { limit = tonumber(ARGV[1 + 2 * i]), g = g, c = c, b = {}, k = {}, count = 0 }
+  local values = {}
+  for v in string.gmatch(stored[5 + i] or '', '%S+') do values[#values + 1] = tonumber(v) end
+  for j = 1, #values - 1, 2 do
+    if values[j] > c - 61 then
+      rule.b[#rule.b + 1] = values[j]
+      rule.k[#rule.k + 1] = values[j + 1]
+      rule.count = rule.count + values[j + 1]
+    end
+  end
+  if rule.count >= rule.limit then admitted = false end
+  rules[i] = rule
+end
+
+local function oldestDropTime(rule) return (rule.b[1] + 61) * rule.g end
+
+local verdict = 'admitted'
+local retryAt = t
+local remaining = {}
+local resetAt = {}
+if admitted then
+  for i = 1, n do
+    local rule = rules[i]
+    local last = #rule.b
+    if last > 0 and rule.b[last] == rule.c then
+      rule.k[last] = rule.k[last] + 1
+    else
+      rule.b[last + 1] = rule.c
+      rule.k[last + 1] = 1
+    end
+    remaining[i] = rule.limit - rule.count - 1
+    resetAt[i] = oldestDropTime(rule)
+    local cells = {}
+    for j = 1, #rule.b do
+      cells[2 * j - 1] = num(rule.b[j])
+      cells[2 * j] = num(rule.k[j])
+    end
+    writes[#writes + 1] = 'r' .. i
+    writes[#writes + 1] = table.concat(cells, ' ')
+  end
+else
+  verdict = 'rate_limited'
+  for i = 1, n do
+    local rule = rules[i]
+    remaining[i] = math.max(0, rule.limit - rule.count)
+    resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
+    if rule.count >= rule.limit then
+      -- Dropping buckets oldest first, the drop time of the one that brings the count below the limit.
+      local left = rule.count
+      for j = 1, #rule.b do
+        left = left - rule.k[j]
+        if left <= rule.limit - 1 then
+          retryAt = math.max(retryAt, (rule.b[j] + 61) * rule.g)
+          break
+        end
+      end
+    end
+  end
+end
+
+local refusedUntil = tonumber(stored[4]) or -math.huge
+if verdict == 'rate_limited' and banStrikes > 0 then
+  local strike = t < refusedUntil
+  refusedUntil = math.max(refusedUntil, t + 1000 * math.ceil((retryAt - t) / 1000))
+  writes[#writes + 1] = 'ru'
+  writes[#writes + 1] = num(refusedUntil)
+  if strike then
+    local strikes = {}
+    for v in string.gmatch(stored[5] or '', '%S+') do strikes[#strikes + 1] = v end
+    -- A ring of another size (the policy changed) starts empty.
+    local size = table.remove(strikes, 1)
+    if tonumber(size) ~= banStrikes then strikes = {} end
+    strikes[#strikes + 1] = num(t)
+    if #strikes > banStrikes then table.remove(strikes, 1) end
+    if #strikes == banStrikes and tonumber(strikes[1]) > t - strikeWindowMs then
+      bannedUntil = t + banMs
+      verdict = 'banned'
+      strikes = {}
+      writes[#writes + 1] = 'bu'
+      writes[#writes + 1] = num(bannedUntil)
+    end
+    writes[#writes + 1] = 'st'
+    writes[#writes + 1] = table.concat({ num(banStrikes), unpack(strikes) }, ' ')
+  end
+end
+
+-- Expire the subject once nothing kept can change a decision (as the in-memory store forgets
+-- it): every counted bucket dropped, the Retry-After told passed, the strikes out of their
+-- window, the ban over. The margin covers the rounding to whole milliseconds.
+local ttl = math.max(bannedUntil - t, refusedUntil - t)
+for i = 1, n do ttl = math.max(ttl, (rules[i].c + 61) * rules[i].g - t) end
+if banStrikes > 0 then ttl = math.max(ttl, strikeWindowMs) end
+redis.call('HSET', KEYS[1], unpack(writes))
+redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(ttl) + 1000))
+
+if verdict == 'banned' then return bannedReply() end
+local reply = { verdict, num(t), num(retryAt) }
+for i = 1, n do
+  reply[2 + 2 * i] = num(remaining[i])
+  reply[3 + 2 * i] = num(resetAt[i])
+end
+return reply
+`;

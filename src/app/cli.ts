@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigurationError, startPetStore, type RunningPetStore } from './start-pet-store.js';
+
+// Each flag mirrors an environment variable of DESIGN.md; a flag wins over the variable.
+const FLAGS = {
+  port: 'PORT',
+  host: 'HOST',
+  env: 'PETSTORE_ENV',
+  store: 'PETSTORE_STORE',
+  'redis-url': 'REDIS_URL',
+  'redis-prefix': 'PETSTORE_REDIS_PREFIX',
+  'api-keys': 'PETSTORE_API_KEYS',
+  'quota-fallback': 'PETSTORE_QUOTA_FALLBACK',
+} as const;
+
+const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
+                [--store memory|redis] [--redis-url URL] [--redis-prefix P]
+                [--api-keys KEY:PLAN,...] [--quota-fallback local|allow|deny]
+Every flag can be given as its environment variable instead (see README).`;
+
+function environFromArgs(argv: readonly string[]): NodeJS.ProcessEnv {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      ...Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }])),
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help === true) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const environ = { ...process.env };
+  for (const [flag, variable] of Object.entries(FLAGS)) {
+    const value = (values as Record<string, string | boolean | undefined>)[flag];
+    if (typeof value === 'string') environ[variable] = value;
+  }
+  return environ;
+}
+
+function announce(store: RunningPetStore): void {
+  const { config } = store;
+  console.log(`Pet store (${config.environment}, ${config.store} store) listening on ${store.baseUrl}`);
+  if (store.demoKeys.length === 0) return;
+  console.log('Demo API keys (new at every start):');
+  for (const { key, plan } of store.demoKeys) {
+    const [perMinute, perDay] = plan.rules.map((rule) => rule.limit);
+    console.log(`  ${plan.name.padEnd(10)} ${key}  (${perMinute}/min, ${perDay}/day)`);
+  }
+  const [free] = store.demoKeys;
+  if (free !== undefined) console.log(`Try:\n  curl -i -H 'Authorization: Bearer ${free.key}' '${store.baseUrl}/pets?limit=5'`);
+}
+
+async function main(): Promise<void> {
+  let store: RunningPetStore;
+  try {
+    store = await startPetStore(environFromArgs(process.argv.slice(2)));
+  } catch (error) {
+    const lines = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
+    for (const line of lines) console.error(`petstore: ${line}`);
+    process.exit(1);
+  }
+  announce(store);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing requests in flight, then exiting`);
+    store.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('petstore: shutdown failed', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+await main();

@@ -1,0 +1,132 @@
+import { DEFAULT_BAN_POLICY } from '../domain/quota/ban-policy.js';
+import { enterprisePlan, STANDARD_PLANS, type Plan } from '../domain/quota/plan.js';
+import type { BanPolicy } from '../domain/quota/quota-rule.js';
+import { err, ok, type Result } from '../domain/result.js';
+
+export const ENVIRONMENTS = ['development', 'test', 'staging', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+export const STORES = ['memory', 'redis'] as const;
+export type StoreKind = (typeof STORES)[number];
+/** What the quota check does while its store is unreachable. */
+export const QUOTA_FALLBACKS = ['local', 'allow', 'deny'] as const;
+export type QuotaFallback = (typeof QUOTA_FALLBACKS)[number];
+
+export interface ConfiguredKey {
+  readonly key: string;
+  readonly plan: Plan;
+}
+
+export interface PetStoreConfig {
+  readonly environment: Environment;
+  readonly host: string;
+  readonly port: number;
+  readonly store: StoreKind;
+  readonly redisUrl: string;
+  readonly redisPrefix: string;
+  readonly apiKeys: readonly ConfiguredKey[];
+  readonly ban: BanPolicy;
+  readonly anonymousPerMinute: number;
+  readonly quotaFallback: QuotaFallback;
+  readonly deprecatedAt: Date;
+}
+
+export type Environ = Readonly<Record<string, string | undefined>>;
+
+export const SUNSET_AT = new Date('2030-12-05T00:00:00Z');
+
+/**
+ * Reads the configuration of DESIGN.md from environment variables. Every mistake is reported,
+ * one line each, so an operator fixes them all in one go.
+ */
+export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly string[]> {
+  const problems: string[] = [];
+  const read = <T>(name: string, fallback: T, parse: (raw: string) => Result<T, string>): T => {
+    const raw = environ[name];
+    if (raw === undefined || raw === '') return fallback;
+    const parsed = parse(raw);
+    if (parsed.ok) return parsed.value;
+    // Keys are secrets: a bad PETSTORE_API_KEYS is described, never echoed.
+    problems.push(name === 'PETSTORE_API_KEYS' ? `${name}: ${parsed.error}` : `${name}=${JSON.stringify(raw)}: ${parsed.error}`);
+    return fallback;
+  };
+
+  const environment = read('PETSTORE_ENV', 'development' as Environment, oneOf(ENVIRONMENTS));
+  const deployed = environment === 'staging' || environment === 'production';
+  const config: PetStoreConfig = {
+    environment,
+    host: read('HOST', '127.0.0.1', (raw) => ok(raw)),
+    port: read('PORT', 8080, integerIn(0, 65_535)),
+    store: read('PETSTORE_STORE', (deployed ? 'redis' : 'memory') as StoreKind, oneOf(STORES)),
+    redisUrl: read('REDIS_URL', 'redis://127.0.0.1:6379', (raw) =>
+      /^rediss?:\/\//.test(raw) ? ok(raw) : err('must start with redis:// or rediss://'),
+    ),
+    redisPrefix: read('PETSTORE_REDIS_PREFIX', 'petstore:', (raw) =>
+      /[{}]/.test(raw) ? err('must not contain braces: they would break the hash tags that keep a key in one slot') : ok(raw),
+    ),
+    apiKeys: read('PETSTORE_API_KEYS', [] as ConfiguredKey[], parseApiKeys),
+    ban: {
+      strikes: read('PETSTORE_BAN_STRIKES', DEFAULT_BAN_POLICY.strikes, integerIn(1, 1_000_000)),
+      strikeWindowMs: read('PETSTORE_BAN_WINDOW_SECONDS', DEFAULT_BAN_POLICY.strikeWindowMs / 1000, integerIn(1, 86_400)) * 1000,
+      banMs: read('PETSTORE_BAN_SECONDS', DEFAULT_BAN_POLICY.banMs / 1000, integerIn(1, 2_592_000)) * 1000,
+    },
+    anonymousPerMinute: read('PETSTORE_ANONYMOUS_PER_MINUTE', 60, integerIn(1, 1_000_000_000)),
+    quotaFallback: read('PETSTORE_QUOTA_FALLBACK', 'local' as QuotaFallback, oneOf(QUOTA_FALLBACKS)),
+    deprecatedAt: read('PETSTORE_DEPRECATION_DATE', new Date('2026-01-01T00:00:00Z'), parseDate),
+  };
+  if (deployed && config.apiKeys.length === 0) {
+    problems.push(`PETSTORE_API_KEYS is required in ${environment}: comma-separated KEY:PLAN entries`);
+  }
+  return problems.length === 0 ? ok(config) : err(problems);
+}
+
+const oneOf =
+  <T extends string>(allowed: readonly T[]) =>
+  (raw: string): Result<T, string> =>
+    (allowed as readonly string[]).includes(raw) ? ok(raw as T) : err(`must be one of ${allowed.join(', ')}`);
+
+const integerIn =
+  (min: number, max: number) =>
+  (raw: string): Result<number, string> => {
+    const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+    return value >= min && value <= max ? ok(value) : err(`must be a whole number from ${min} to ${max}`);
+  };
+
+function parseDate(raw: string): Result<Date, string> {
+  const date = new Date(raw);
+  return Number.isNaN(date.getTime()) ? err('must be an ISO 8601 date such as 2026-01-01') : ok(date);
+}
+
+function parseApiKeys(raw: string): Result<ConfiguredKey[], string> {
+  const keys: ConfiguredKey[] = [];
+  const seen = new Set<string>();
+  for (const [index, entry] of raw.split(',').entries()) {
+    const parsed = parseApiKey(entry.trim());
+    if (!parsed.ok) return err(`entry ${index + 1}: ${parsed.error}`);
+    if (seen.has(parsed.value.key)) return err(`entry ${index + 1}: the same key is listed twice`);
+    seen.add(parsed.value.key);
+    keys.push(parsed.value);
+  }
+  return ok(keys);
+}
+
+// Messages never echo the key itself: configuration errors end up in logs.
+function parseApiKey(entry: string): Result<ConfiguredKey, string> {
+  const [key = '', plan = '', ...limits] = entry.split(':');
+  if (!/^[A-Za-z0-9._~+/=-]{8,256}$/.test(key)) {
+    return err('the key must be 8 to 256 characters of letters, digits or ._~+/=-');
+  }
+  if (plan === 'enterprise') {
+    const [perMinute, perDay] = limits.map(Number);
+    if (limits.length !== 2 || !isPositiveInteger(perMinute) || !isPositiveInteger(perDay)) {
+      return err('an enterprise key is KEY:enterprise:PER_MINUTE:PER_DAY with two positive whole numbers');
+    }
+    return ok({ key, plan: enterprisePlan(perMinute, perDay) });
+  }
+  if ((plan === 'free' || plan === 'pro' || plan === 'business') && limits.length === 0) {
+    return ok({ key, plan: STANDARD_PLANS[plan] });
+  }
+  return err('expected KEY:PLAN with PLAN one of free, pro, business, or KEY:enterprise:PER_MINUTE:PER_DAY');
+}
+
+const isPositiveInteger = (value: number | undefined): value is number =>
+  value !== undefined && Number.isSafeInteger(value) && value >= 1;

@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { Container } from 'inversify';
+import { SystemClock } from '../../adapters/system/system-clock.js';
+import type { Clock } from '../../ports/clock.js';
+import type { PetStoreConfig } from '../config.js';
+import { coreModule } from './core-module.js';
+import { ENVIRONMENT_MODULES } from './environment-modules.js';
+import { memoryStoresModule } from './memory-stores-module.js';
+import { TOKENS } from './tokens.js';
+
+export interface ContainerOverrides {
+  /** Tests drive time instead of sleeping. */
+  readonly clock?: Clock;
+}
+
+export function buildContainer(config: PetStoreConfig, overrides: ContainerOverrides = {}): Container {
+  const container = new Container();
+  container.bind(TOKENS.config).toConstantValue(config);
+  container.bind(TOKENS.clock).toConstantValue(overrides.clock ?? new SystemClock());
+  container.load(coreModule, memoryStoresModule, ENVIRONMENT_MODULES[config.environment]);
+  return container;
+}

@@ -1,0 +1,41 @@
+import { ContainerModule } from 'inversify';
+import { createHttpServer } from '../../adapters/http/http-server.js';
+import { MINUTE_MS } from '../../domain/quota/plan.js';
+import { PetCatalog } from '../../domain/pets/pet-catalog.js';
+import { RequestAdmission } from '../../domain/quota/request-admission.js';
+import { SUNSET_AT } from '../config.js';
+import { TOKENS } from './tokens.js';
+
+/** The use cases and the HTTP transport: the same in every environment, over whatever stores are bound. */
+export const coreModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.catalog)
+    .toResolvedValue((pets) => new PetCatalog(pets), [TOKENS.petRepository])
+    .inSingletonScope();
+  bind(TOKENS.admission)
+    .toResolvedValue(
+      (config, keys, quotas) =>
+        new RequestAdmission(keys, quotas, {
+          anonymousPolicy: { rules: [{ name: 'minute', limit: config.anonymousPerMinute, windowMs: MINUTE_MS }] },
+          ban: config.ban,
+        }),
+      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore],
+    )
+    .inSingletonScope();
+  bind(TOKENS.httpServer)
+    .toResolvedValue(
+      (config, catalog, admission, logError) =>
+        createHttpServer(
+          { catalog, admission },
+          {
+            deprecatedAt: config.deprecatedAt,
+            sunsetAt: SUNSET_AT,
+            headersTimeoutMs: 10_000,
+            requestTimeoutMs: 30_000,
+            keepAliveTimeoutMs: 5_000,
+            logError,
+          },
+        ),
+      [TOKENS.config, TOKENS.catalog, TOKENS.admission, TOKENS.logError],
+    )
+    .inSingletonScope();
+});

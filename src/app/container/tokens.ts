@@ -1,0 +1,22 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { PetStoreHttpServer } from '../../adapters/http/http-server.js';
+import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
+import type { RequestAdmission } from '../../domain/quota/request-admission.js';
+import type { ApiKeyRegistry } from '../../ports/api-key-registry.js';
+import type { Clock } from '../../ports/clock.js';
+import type { PetRepository } from '../../ports/pet-repository.js';
+import type { QuotaStore } from '../../ports/quota-store.js';
+import type { PetStoreConfig } from '../config.js';
+
+/** Typed service identifiers: `container.get(TOKENS.catalog)` is a PetCatalog. */
+export const TOKENS = {
+  config: Symbol('PetStoreConfig') as ServiceIdentifier<PetStoreConfig>,
+  clock: Symbol('Clock') as ServiceIdentifier<Clock>,
+  petRepository: Symbol('PetRepository') as ServiceIdentifier<PetRepository>,
+  apiKeyRegistry: Symbol('ApiKeyRegistry') as ServiceIdentifier<ApiKeyRegistry>,
+  quotaStore: Symbol('QuotaStore') as ServiceIdentifier<QuotaStore>,
+  catalog: Symbol('PetCatalog') as ServiceIdentifier<PetCatalog>,
+  admission: Symbol('RequestAdmission') as ServiceIdentifier<RequestAdmission>,
+  httpServer: Symbol('HttpServer') as ServiceIdentifier<PetStoreHttpServer>,
+  logError: Symbol('LogError') as ServiceIdentifier<(message: string, error: unknown) => void>,
+} as const;

@@ -1,0 +1,24 @@
+/** Failures the domain reports as values. The HTTP adapter alone maps them to statuses. */
+export type DomainErrorCode = 'invalid_request' | 'not_found';
+
+export interface DomainError {
+  readonly code: DomainErrorCode;
+  readonly message: string;
+  /** The offending input, e.g. `name`, `limit`, `cursor`, `petId`. */
+  readonly field?: string;
+}
+
+export const invalid = (field: string, message: string): DomainError => ({ code: 'invalid_request', field, message });
+export const notFound = (message: string): DomainError => ({ code: 'not_found', message });
+
+/**
+ * Thrown by an adapter whose backing store cannot be reached (or answers too late).
+ * Not a value: the caller cannot act on it, the transport answers 503.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  readonly code = 'service_unavailable';
+  constructor(store: string, options?: { cause?: unknown }) {
+    super(`${store} is unavailable`, options);
+  }
+}

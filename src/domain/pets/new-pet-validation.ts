@@ -1,0 +1,62 @@
+import { invalid, type DomainError } from '../errors.js';
+import { err, ok, type Result } from '../result.js';
+import { isPetStatus, isValidId, MAX_ID, PET_STATUSES, type NewPet } from './pet.js';
+
+export const MAX_NAME_LENGTH = 100;
+
+const NEW_PET_FIELDS: ReadonlySet<string> = new Set(['name', 'categoryId', 'status']);
+const CONTROL_CHARACTER = /\p{Cc}/u;
+// In a `u` regex a surrogate pair is one code point, so this finds only unpaired halves,
+// which no store can encode as UTF-8 and give back unchanged.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+const isJsonObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const validateName = (value: unknown): Result<string, DomainError> => {
+  if (value === undefined) return err(invalid('name', 'name is required'));
+  const lengthError = invalid('name', `name must be a string of 1 to ${MAX_NAME_LENGTH} characters`);
+  if (typeof value !== 'string') return err(lengthError);
+  const name = value.trim();
+  if (CONTROL_CHARACTER.test(name)) return err(invalid('name', 'name must not contain control characters'));
+  if (LONE_SURROGATE.test(name)) return err(invalid('name', 'name must be well-formed Unicode text'));
+  const length = Array.from(name).length; // code points, not UTF-16 units
+  if (length < 1 || length > MAX_NAME_LENGTH) return err(lengthError);
+  return ok(name);
+};
+
+const validateCategoryId = (value: unknown): Result<number, DomainError> => {
+  if (value === undefined) return err(invalid('categoryId', 'categoryId is required'));
+  // JSON.parse turns 3.0 into 3, and anything past 2^53-1 into an unsafe number: both checks suffice.
+  if (typeof value !== 'number' || !isValidId(value)) {
+    return err(invalid('categoryId', `categoryId must be an integer from 1 to ${MAX_ID}`));
+  }
+  return ok(value);
+};
+
+const validateStatus = (value: unknown): Result<NewPet['status'], DomainError> => {
+  if (value === undefined) return ok('available');
+  if (!isPetStatus(value)) return err(invalid('status', `status must be one of ${PET_STATUSES.join(', ')}`));
+  return ok(value);
+};
+
+const own = (body: Readonly<Record<string, unknown>>, key: string): unknown =>
+  Object.hasOwn(body, key) ? body[key] : undefined;
+
+/**
+ * The body of createPet. The first offending field is reported, in a fixed order
+ * (unknown fields, name, categoryId, status), so the same body always gets the same message.
+ */
+export const validateNewPet = (input: unknown): Result<NewPet, DomainError> => {
+  if (!isJsonObject(input)) return err(invalid('body', 'body must be a JSON object'));
+  const unknownField = Object.keys(input).find((key) => !NEW_PET_FIELDS.has(key));
+  if (unknownField !== undefined) return err(invalid(unknownField, `unknown field: ${unknownField}`));
+
+  const name = validateName(own(input, 'name'));
+  if (!name.ok) return name;
+  const categoryId = validateCategoryId(own(input, 'categoryId'));
+  if (!categoryId.ok) return categoryId;
+  const status = validateStatus(own(input, 'status'));
+  if (!status.ok) return status;
+  return ok({ name: name.value, categoryId: categoryId.value, status: status.value });
+};

@@ -1,0 +1,29 @@
+import type { QuotaRule } from './quota-rule.js';
+
+export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export interface Plan {
+  readonly name: PlanName;
+  readonly rules: readonly QuotaRule[];
+}
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+export const planOf = (name: PlanName, perMinute: number, perDay: number): Plan => ({
+  name,
+  rules: [
+    { name: 'minute', limit: perMinute, windowMs: MINUTE_MS },
+    { name: 'day', limit: perDay, windowMs: DAY_MS },
+  ],
+});
+
+/** The seed's plan table. Enterprise keys carry their own numbers. */
+export const STANDARD_PLANS = {
+  free: planOf('free', 60, 1_000),
+  pro: planOf('pro', 300, 10_000),
+  business: planOf('business', 1_000, 100_000),
+} as const satisfies Record<Exclude<PlanName, 'enterprise'>, Plan>;
+
+export const enterprisePlan = (perMinute: number, perDay: number): Plan => planOf('enterprise', perMinute, perDay);

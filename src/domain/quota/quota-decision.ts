@@ -1,0 +1,17 @@
+export type QuotaVerdict = 'admitted' | 'rate_limited' | 'banned';
+
+/**
+ * The outcome of one request against a policy. Arrays are indexed like `policy.rules`.
+ * Times are epoch milliseconds of the store's clock.
+ */
+export interface QuotaDecision {
+  readonly verdict: QuotaVerdict;
+  /** When the store decided; header deltas are measured from here. */
+  readonly decidedAt: number;
+  /** What the next requests can still get under each rule, after this one. */
+  readonly remaining: readonly number[];
+  /** When each rule's remaining next rises; `decidedAt` when the rule counts nothing. */
+  readonly resetAt: readonly number[];
+  /** Not admitted: the earliest time a request is admitted again if nothing else spends quota. */
+  readonly retryAt: number;
+}

@@ -1,0 +1,147 @@
+import { type BanState, isBanned, registerRefusal, strikesExpired } from './ban-policy.js';
+import type { QuotaDecision } from './quota-decision.js';
+import type { QuotaPolicy, QuotaRule } from './quota-rule.js';
+import {
+  GRANULES_PER_WINDOW,
+  RULE_CELLS,
+  advanceWindow,
+  countRequest,
+  countedRequests,
+  granuleMs,
+  oldestDropTime,
+  retryTime,
+} from './sliding-window-counter.js';
+
+/**
+ * Everything one subject's quota needs, mutated in place by `decideQuota`: the counters of
+ * every rule of its policy in one typed array (rule i from i * RULE_CELLS), and the ban state.
+ */
+export interface QuotaState extends BanState {
+  readonly cells: Uint32Array;
+  /** The policy last decided with: the store keeps a state only for policies of the same windows. */
+  policy: QuotaPolicy;
+  /** The latest time the counters were advanced to. */
+  lastAt: number;
+}
+
+const MAX_LIMIT = 0xffff_ffff;
+
+const checkRule = (rule: QuotaRule): void => {
+  if (!Number.isSafeInteger(rule.windowMs) || rule.windowMs <= 0 || rule.windowMs % GRANULES_PER_WINDOW !== 0) {
+    throw new RangeError(`quota rule ${rule.name}: windowMs must be a positive multiple of ${GRANULES_PER_WINDOW}`);
+  }
+  if (!Number.isInteger(rule.limit) || rule.limit < 1 || rule.limit > MAX_LIMIT) {
+    throw new RangeError(`quota rule ${rule.name}: limit must be an integer from 1 to ${MAX_LIMIT}`);
+  }
+};
+
+/** A subject that has never been seen. Throws on a rule no counter can hold: a configuration mistake. */
+export const createQuotaState = (policy: QuotaPolicy): QuotaState => {
+  policy.rules.forEach(checkRule);
+  if (policy.ban !== undefined && !(Number.isInteger(policy.ban.strikes) && policy.ban.strikes >= 1)) {
+    throw new RangeError('ban policy: strikes must be a positive integer');
+  }
+  return {
+    cells: new Uint32Array(policy.rules.length * RULE_CELLS),
+    policy,
+    lastAt: Number.NEGATIVE_INFINITY,
+    refusedUntil: Number.NEGATIVE_INFINITY,
+    bannedUntil: Number.NEGATIVE_INFINITY,
+    strikes: null,
+  };
+};
+
+/** Whether `state` can decide for `policy`: the same windows in the same order (limits may differ). */
+export const stateFitsPolicy = (state: QuotaState, policy: QuotaPolicy): boolean => {
+  const held = state.policy.rules;
+  const rules = policy.rules;
+  if (held === rules) return true;
+  if (held.length !== rules.length) return false;
+  for (let i = 0; i < rules.length; i++) if (held[i]!.windowMs !== rules[i]!.windowMs) return false;
+  return true;
+};
+
+/**
+ * True when forgetting the subject changes no future decision: not banned, no Retry-After
+ * running, no strike that can still count, and every rule counts nothing.
+ */
+export const isQuotaStateIdle = (state: QuotaState, now: number): boolean => {
+  if (state.bannedUntil > now || state.refusedUntil > now || !strikesExpired(state, state.policy.ban, now)) {
+    return false;
+  }
+  const rules = state.policy.rules;
+  for (let i = 0; i < rules.length; i++) {
+    const granule = granuleMs(rules[i]!.windowMs);
+    const newestDrop = (Math.floor(state.lastAt / granule) + GRANULES_PER_WINDOW + 1) * granule;
+    if (countedRequests(state.cells, i * RULE_CELLS) !== 0 && newestDrop > now) return false;
+  }
+  return true;
+};
+
+const bannedDecision = (ruleCount: number, now: number, bannedUntil: number): QuotaDecision => ({
+  verdict: 'banned',
+  decidedAt: now,
+  remaining: new Array<number>(ruleCount).fill(0),
+  resetAt: new Array<number>(ruleCount).fill(bannedUntil),
+  retryAt: bannedUntil,
+});
+
+/**
+ * Decides one request of the subject at `now` and records it in `state`: admitted only if
+ * every rule has room, and then counted in every rule; a refusal counts in none. A banned
+ * subject gets nothing and can get nothing before the ban ends: remaining 0, resets at its end.
+ */
+export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number): QuotaDecision => {
+  const rules = policy.rules;
+  const ruleCount = rules.length;
+  state.policy = policy;
+  if (isBanned(state, now)) return bannedDecision(ruleCount, now, state.bannedUntil);
+
+  const cells = state.cells;
+  const last = state.lastAt;
+  // A clock that steps back keeps counting in the newest bucket rather than rewriting the past.
+  const at = now > last ? now : last;
+  state.lastAt = at;
+  let admitted = true;
+  for (let i = 0; i < ruleCount; i++) {
+    const rule = rules[i]!;
+    const granule = granuleMs(rule.windowMs);
+    const base = i * RULE_CELLS;
+    advanceWindow(cells, base, Math.floor(last / granule), Math.floor(at / granule));
+    if (countedRequests(cells, base) >= rule.limit) admitted = false;
+  }
+
+  const remaining = new Array<number>(ruleCount);
+  const resetAt = new Array<number>(ruleCount);
+  if (admitted) {
+    for (let i = 0; i < ruleCount; i++) {
+      const rule = rules[i]!;
+      const granule = granuleMs(rule.windowMs);
+      const base = i * RULE_CELLS;
+      const current = Math.floor(at / granule);
+      countRequest(cells, base, current);
+      remaining[i] = rule.limit - countedRequests(cells, base);
+      resetAt[i] = oldestDropTime(cells, base, current, granule);
+    }
+    return { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now };
+  }
+
+  let retryAt = now;
+  for (let i = 0; i < ruleCount; i++) {
+    const rule = rules[i]!;
+    const granule = granuleMs(rule.windowMs);
+    const base = i * RULE_CELLS;
+    const current = Math.floor(at / granule);
+    const counted = countedRequests(cells, base);
+    remaining[i] = counted < rule.limit ? rule.limit - counted : 0;
+    resetAt[i] = counted === 0 ? now : oldestDropTime(cells, base, current, granule);
+    if (counted >= rule.limit) {
+      const ruleRetry = retryTime(cells, base, current, granule, rule.limit);
+      if (ruleRetry > retryAt) retryAt = ruleRetry;
+    }
+  }
+  if (policy.ban !== undefined && registerRefusal(state, policy.ban, now, retryAt)) {
+    return bannedDecision(ruleCount, now, state.bannedUntil);
+  }
+  return { verdict: 'rate_limited', decidedAt: now, remaining, resetAt, retryAt };
+};

@@ -1,0 +1,4 @@
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+}

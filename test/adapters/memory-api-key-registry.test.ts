@@ -1,0 +1,8 @@
+import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { describeApiKeyRegistryContract } from '../contracts/api-key-registry-contract.js';
+
+describeApiKeyRegistryContract(
+  'MemoryApiKeyRegistry',
+  async () => ({ registry: new MemoryApiKeyRegistry(), cleanup: async () => {} }),
+  { numRuns: 2_000 },
+);

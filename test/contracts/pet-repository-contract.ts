@@ -1,0 +1,181 @@
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
+import type { PetRepository } from '../../src/ports/pet-repository.js';
+
+export interface PetRepositoryFixture {
+  readonly repository: PetRepository;
+  cleanup(): Promise<void>;
+}
+
+export interface PetRepositoryContractOptions {
+  /** Runs of the model-based property; each run creates a fresh repository. */
+  readonly numRuns?: number;
+}
+
+const newPet = (name: string, status: PetStatus = 'available', categoryId = 1): NewPet => ({ name, categoryId, status });
+
+/** Runs a mutation that a frozen object refuses with a TypeError; either way the store must not change. */
+const attempt = (mutation: () => void): void => {
+  try {
+    mutation();
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+};
+
+const pageAll = async (repository: PetRepository, limit: number, status?: PetStatus): Promise<Pet[]> => {
+  const filter = status === undefined ? {} : { status };
+  const seen: Pet[] = [];
+  for (;;) {
+    const page = await repository.page({ afterId: seen.at(-1)?.id ?? 0, limit, ...filter });
+    seen.push(...page);
+    if (page.length < limit) return seen;
+  }
+};
+
+/**
+ * The behaviour every PetRepository adapter shares. `create` must give a fresh, empty
+ * repository (ids start at 1) and `cleanup` must release it.
+ */
+export const describePetRepositoryContract = (
+  adapterName: string,
+  create: () => Promise<PetRepositoryFixture>,
+  options: PetRepositoryContractOptions = {},
+): void => {
+  describe(`${adapterName} fulfils the PetRepository contract`, () => {
+    let fixture: PetRepositoryFixture;
+    let repository: PetRepository;
+
+    beforeEach(async () => {
+      fixture = await create();
+      repository = fixture.repository;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    it('a fresh repository assigns ids increasing from 1 and keeps the fields as given', async () => {
+      const created = [
+        await repository.create(newPet('Rex', 'available', 7)),
+        await repository.create(newPet('Tom', 'sold', 9_007_199_254_740_991)),
+        await repository.create(newPet('Émile 🐈', 'pending', 3)),
+      ];
+      expect(created).toEqual([
+        { id: 1, name: 'Rex', categoryId: 7, status: 'available' },
+        { id: 2, name: 'Tom', categoryId: 9_007_199_254_740_991, status: 'sold' },
+        { id: 3, name: 'Émile 🐈', categoryId: 3, status: 'pending' },
+      ]);
+      for (const pet of created) expect(await repository.get(pet.id)).toEqual(pet);
+    });
+
+    it('get of an id never assigned is undefined', async () => {
+      expect(await repository.get(1)).toBeUndefined();
+      await repository.create(newPet('Rex'));
+      expect(await repository.get(2)).toBeUndefined();
+      expect(await repository.get(Number.MAX_SAFE_INTEGER)).toBeUndefined();
+    });
+
+    it('a page is ascending by id and holds at most limit pets', async () => {
+      for (const name of ['a', 'b', 'c', 'd', 'e']) await repository.create(newPet(name));
+      expect((await repository.page({ afterId: 0, limit: 3 })).map((pet) => pet.id)).toEqual([1, 2, 3]);
+      expect((await repository.page({ afterId: 0, limit: 10 })).map((pet) => pet.id)).toEqual([1, 2, 3, 4, 5]);
+      expect(await repository.page({ afterId: 0, limit: 0 })).toEqual([]);
+    });
+
+    it('a page filtered by status holds only pets of that status, ascending by id', async () => {
+      const statuses: PetStatus[] = ['sold', 'available', 'sold', 'pending', 'sold', 'available'];
+      for (const [index, status] of statuses.entries()) await repository.create(newPet(`pet ${index}`, status));
+      expect((await repository.page({ afterId: 0, limit: 10, status: 'sold' })).map((pet) => pet.id)).toEqual([1, 3, 5]);
+      expect((await repository.page({ afterId: 0, limit: 10, status: 'available' })).map((pet) => pet.id)).toEqual([2, 6]);
+      expect((await repository.page({ afterId: 0, limit: 10, status: 'pending' })).map((pet) => pet.id)).toEqual([4]);
+      expect((await repository.page({ afterId: 0, limit: 2, status: 'sold' })).map((pet) => pet.id)).toEqual([1, 3]);
+    });
+
+    it('a page holds only pets with an id strictly greater than afterId', async () => {
+      const statuses: PetStatus[] = ['sold', 'available', 'sold', 'pending', 'sold'];
+      for (const [index, status] of statuses.entries()) await repository.create(newPet(`pet ${index}`, status));
+      expect((await repository.page({ afterId: 2, limit: 10 })).map((pet) => pet.id)).toEqual([3, 4, 5]);
+      // afterId need not be a pet of the filtered status.
+      expect((await repository.page({ afterId: 2, limit: 10, status: 'sold' })).map((pet) => pet.id)).toEqual([3, 5]);
+      expect((await repository.page({ afterId: 3, limit: 1, status: 'sold' })).map((pet) => pet.id)).toEqual([5]);
+      expect(await repository.page({ afterId: 5, limit: 10 })).toEqual([]);
+      expect(await repository.page({ afterId: Number.MAX_SAFE_INTEGER, limit: 10 })).toEqual([]);
+      expect(await repository.page({ afterId: 5, limit: 10, status: 'pending' })).toEqual([]);
+    });
+
+    it('200 concurrent creates get 200 distinct ids, and paging afterwards yields each pet exactly once', async () => {
+      const statusOf = (index: number): PetStatus => PET_STATUSES[index % PET_STATUSES.length] ?? 'available';
+      const created = await Promise.all(
+        Array.from({ length: 200 }, (_, index) => repository.create(newPet(`pet ${index}`, statusOf(index)))),
+      );
+      const ids = created.map((pet) => pet.id);
+      expect(new Set(ids).size).toBe(200);
+      expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, index) => index + 1));
+
+      const byId = (a: Pet, b: Pet): number => a.id - b.id;
+      expect(await pageAll(repository, 7)).toEqual([...created].sort(byId));
+      for (const status of PET_STATUSES) {
+        expect(await pageAll(repository, 11, status)).toEqual(created.filter((pet) => pet.status === status).sort(byId));
+      }
+    });
+
+    it('neither the input, nor a returned pet, nor a returned page can change what is stored', async () => {
+      const input = { name: 'Rex', categoryId: 4, status: 'pending' as PetStatus };
+      const created = await repository.create(input);
+      input.name = 'changed';
+      attempt(() => {
+        (created as { name: string }).name = 'changed';
+      });
+      const fetched = await repository.get(1);
+      attempt(() => {
+        (fetched as { status: string }).status = 'sold';
+      });
+      const page = await repository.page({ afterId: 0, limit: 10 });
+      attempt(() => {
+        (page[0] as { categoryId: number }).categoryId = 99;
+      });
+      attempt(() => {
+        (page as Pet[]).pop();
+      });
+
+      const expected = { id: 1, name: 'Rex', categoryId: 4, status: 'pending' };
+      expect(await repository.get(1)).toEqual(expected);
+      expect(await repository.page({ afterId: 0, limit: 10 })).toEqual([expected]);
+      expect(await repository.page({ afterId: 0, limit: 10, status: 'pending' })).toEqual([expected]);
+    });
+
+    it('any sequence of creates answers every get and page like a list sorted by id', async () => {
+      const statusArb = fc.constantFrom(...PET_STATUSES);
+      const queryArb = fc.record({
+        afterId: fc.integer({ min: 0, max: 40 }),
+        limit: fc.integer({ min: 1, max: 12 }),
+        status: fc.option(statusArb, { nil: undefined }),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(statusArb, { maxLength: 30 }), fc.array(queryArb, { maxLength: 8 }), async (statuses, queries) => {
+          const run = await create();
+          try {
+            const model: Pet[] = [];
+            for (const [index, status] of statuses.entries()) {
+              const pet = await run.repository.create(newPet(`pet ${index}`, status, index + 1));
+              expect(pet).toEqual({ id: model.length + 1, name: `pet ${index}`, categoryId: index + 1, status });
+              model.push(pet);
+            }
+            for (const { afterId, limit, status } of queries) {
+              const expected = model
+                .filter((pet) => pet.id > afterId && (status === undefined || pet.status === status))
+                .slice(0, limit);
+              const filter = status === undefined ? {} : { status };
+              expect(await run.repository.page({ afterId, limit, ...filter })).toEqual(expected);
+              expect(await run.repository.get(afterId)).toEqual(model[afterId - 1]);
+            }
+          } finally {
+            await run.cleanup();
+          }
+        }),
+        { numRuns: options.numRuns ?? 100 },
+      );
+    });
+  });
+};

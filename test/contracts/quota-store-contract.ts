@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
+import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import type { Clock } from '../../src/ports/clock.js';
+import type { QuotaStore } from '../../src/ports/quota-store.js';
+import { ManualClock } from '../support/manual-clock.js';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** A whole minute (and a whole day granule): buckets start exactly here. */
+const START = 1_767_225_600_000;
+
+const minuteOnly = (limit: number): QuotaPolicy => ({ rules: [{ name: 'minute', limit, windowMs: MINUTE }] });
+const twoRules: QuotaPolicy = {
+  rules: [
+    { name: 'minute', limit: 3, windowMs: MINUTE },
+    { name: 'day', limit: 5, windowMs: DAY },
+  ],
+};
+const banning: QuotaPolicy = {
+  rules: [{ name: 'minute', limit: 2, windowMs: MINUTE }],
+  ban: { strikes: 3, strikeWindowMs: 30_000, banMs: 120_000 },
+};
+
+/**
+ * What every QuotaStore must do, whatever holds the counters. The factory gets the clock
+ * the store must read its time from.
+ */
+export const describeQuotaStoreContract = (
+  adapterName: string,
+  create: (clock: Clock) => Promise<{ store: QuotaStore; cleanup(): Promise<void> }>,
+): void => {
+  describe(`QuotaStore contract: ${adapterName}`, () => {
+    let clock: ManualClock;
+    let store: QuotaStore;
+    let cleanup: () => Promise<void>;
+    // Stores may outlive one test (Redis): every test uses subjects of its own.
+    let prefix: string;
+    const subject = (name: string): string => `${prefix}:${name}`;
+
+    beforeEach(async () => {
+      clock = new ManualClock(START);
+      ({ store, cleanup } = await create(clock));
+      prefix = randomUUID();
+    });
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    const decideTimes = async (name: string, policy: QuotaPolicy, count: number): Promise<QuotaDecision[]> => {
+      const decisions: QuotaDecision[] = [];
+      for (let i = 0; i < count; i++) decisions.push(await store.decide(subject(name), policy));
+      return decisions;
+    };
+
+    it('admits up to the limit, then refuses with the time the oldest request stops counting', async () => {
+      const admitted = await decideTimes('a', minuteOnly(3), 3);
+      expect(admitted.map((d) => d.verdict)).toEqual(['admitted', 'admitted', 'admitted']);
+      clock.advance(10_500);
+      const refused = await store.decide(subject('a'), minuteOnly(3));
+      expect(refused).toEqual({
+        verdict: 'rate_limited',
+        decidedAt: START + 10_500,
+        remaining: [0],
+        resetAt: [START + 61_000],
+        retryAt: START + 61_000,
+      });
+      clock.set(START + 60_999);
+      expect((await store.decide(subject('a'), minuteOnly(3))).verdict).toBe('rate_limited');
+      clock.set(START + 61_000);
+      expect((await store.decide(subject('a'), minuteOnly(3))).verdict).toBe('admitted');
+    });
+
+    it('reports remaining and reset after each admitted request', async () => {
+      const first = await store.decide(subject('a'), minuteOnly(3));
+      expect(first).toEqual({
+        verdict: 'admitted',
+        decidedAt: START,
+        remaining: [2],
+        resetAt: [START + 61_000],
+        retryAt: START,
+      });
+      clock.advance(5_250);
+      const second = await store.decide(subject('a'), minuteOnly(3));
+      expect(second.remaining).toEqual([1]);
+      expect(second.resetAt).toEqual([START + 61_000]);
+      clock.set(START + 61_000);
+      const third = await store.decide(subject('a'), minuteOnly(3));
+      expect(third.remaining).toEqual([1]);
+      expect(third.resetAt).toEqual([START + 66_000]);
+    });
+
+    it('a denied request consumes nothing', async () => {
+      await decideTimes('a', minuteOnly(2), 2);
+      for (let i = 0; i < 5; i++) {
+        clock.advance(1_000);
+        expect((await store.decide(subject('a'), minuteOnly(2))).verdict).toBe('rate_limited');
+      }
+      clock.set(START + 61_000);
+      const again = await decideTimes('a', minuteOnly(2), 3);
+      expect(again.map((d) => d.verdict)).toEqual(['admitted', 'admitted', 'rate_limited']);
+    });
+
+    it('when one rule refuses, the other rule is not spent', async () => {
+      await decideTimes('a', twoRules, 3);
+      const refused = await decideTimes('a', twoRules, 4);
+      for (const decision of refused) {
+        expect(decision.verdict).toBe('rate_limited');
+        expect(decision.remaining).toEqual([0, 2]);
+      }
+      clock.set(START + 61_000);
+      const next = await decideTimes('a', twoRules, 3);
+      expect(next.map((d) => d.verdict)).toEqual(['admitted', 'admitted', 'rate_limited']);
+      expect(next[1]?.remaining).toEqual([1, 0]);
+      // The day rule refuses now: its oldest bucket (24 min long) drops at START + 61 granules.
+      expect(next[2]?.retryAt).toBe(START + 61 * (DAY / 60));
+      expect(next[2]?.resetAt).toEqual([START + 122_000, START + 61 * (DAY / 60)]);
+    });
+
+    it('a rule that counts nothing resets now', async () => {
+      const policy: QuotaPolicy = {
+        rules: [
+          { name: 'minute', limit: 1, windowMs: MINUTE },
+          { name: 'day', limit: 1, windowMs: DAY },
+        ],
+      };
+      await store.decide(subject('a'), policy);
+      clock.set(START + 2 * MINUTE);
+      expect(await store.decide(subject('a'), policy)).toEqual({
+        verdict: 'rate_limited',
+        decidedAt: START + 2 * MINUTE,
+        remaining: [1, 0],
+        resetAt: [START + 2 * MINUTE, START + 61 * (DAY / 60)],
+        retryAt: START + 61 * (DAY / 60),
+      });
+    });
+
+    it('the first refusal is no strike; strikes before Retry-After ban; the ban ends after banMs', async () => {
+      await decideTimes('a', banning, 2);
+      const first = await store.decide(subject('a'), banning);
+      expect(first.verdict).toBe('rate_limited');
+      clock.advance(1_000);
+      const strikes = await decideTimes('a', banning, 3);
+      expect(strikes.map((d) => d.verdict)).toEqual(['rate_limited', 'rate_limited', 'banned']);
+      const bannedAt = START + 1_000;
+      expect(strikes[2]).toEqual({
+        verdict: 'banned',
+        decidedAt: bannedAt,
+        remaining: [0],
+        resetAt: [bannedAt + 120_000],
+        retryAt: bannedAt + 120_000,
+      });
+      clock.set(bannedAt + 119_999);
+      expect(await store.decide(subject('a'), banning)).toMatchObject({ verdict: 'banned', retryAt: bannedAt + 120_000 });
+      clock.set(bannedAt + 120_000);
+      const recovered = await decideTimes('a', banning, 3);
+      expect(recovered.map((d) => d.verdict)).toEqual(['admitted', 'admitted', 'rate_limited']);
+    });
+
+    it('a refusal is a strike only before the Retry-After told, in whole seconds, has passed', async () => {
+      const oneStrike: QuotaPolicy = { ...minuteOnly(1), ban: { strikes: 1, strikeWindowMs: 30_000, banMs: 120_000 } };
+      for (const [name, secondRefusalAt, verdict] of [
+        ['late', START + 61_500, 'rate_limited'],
+        ['early', START + 61_499, 'banned'],
+      ] as const) {
+        clock.set(START);
+        expect((await store.decide(subject(name), oneStrike)).verdict).toBe('admitted');
+        clock.set(START + 500);
+        // Retry-After 61 s (60.5 s rounded up): told to come back at START + 61_500.
+        expect(await store.decide(subject(name), oneStrike)).toMatchObject({
+          verdict: 'rate_limited',
+          retryAt: START + 61_000,
+        });
+        clock.set(START + 61_000);
+        expect((await store.decide(subject(name), oneStrike)).verdict).toBe('admitted');
+        clock.set(secondRefusalAt);
+        expect((await store.decide(subject(name), oneStrike)).verdict).toBe(verdict);
+      }
+    });
+
+    it('strikes spread wider than the strike window do not ban', async () => {
+      const slow: QuotaPolicy = {
+        rules: [{ name: 'day', limit: 1, windowMs: DAY }],
+        ban: { strikes: 3, strikeWindowMs: 10_000, banMs: 120_000 },
+      };
+      await decideTimes('a', slow, 2);
+      for (let i = 0; i < 10; i++) {
+        clock.advance(5_001);
+        expect((await store.decide(subject('a'), slow)).verdict).toBe('rate_limited');
+      }
+    });
+
+    it('subjects are independent', async () => {
+      await decideTimes('a', banning, 2);
+      await decideTimes('a', banning, 5);
+      expect((await store.decide(subject('a'), banning)).verdict).toBe('banned');
+      const other = await decideTimes('b', banning, 3);
+      expect(other.map((d) => d.verdict)).toEqual(['admitted', 'admitted', 'rate_limited']);
+      expect(other[0]?.remaining).toEqual([1]);
+    });
+
+    it('150 concurrent requests against a limit of 100 admit exactly 100', async () => {
+      const decisions = await Promise.all(
+        Array.from({ length: 150 }, async () => store.decide(subject('a'), minuteOnly(100))),
+      );
+      expect(decisions.filter((d) => d.verdict === 'admitted')).toHaveLength(100);
+      expect(decisions.filter((d) => d.verdict === 'rate_limited')).toHaveLength(50);
+      const remaining = decisions.filter((d) => d.verdict === 'admitted').map((d) => d.remaining[0]);
+      expect(new Set(remaining).size).toBe(100);
+    });
+
+    it('concurrent requests are not banned beyond the rule: 150 at once on a banning policy admit exactly 100', async () => {
+      const policy: QuotaPolicy = { ...minuteOnly(100), ban: { strikes: 20, strikeWindowMs: 600_000, banMs: 900_000 } };
+      const decisions = await Promise.all(Array.from({ length: 150 }, async () => store.decide(subject('a'), policy)));
+      expect(decisions.filter((d) => d.verdict === 'admitted')).toHaveLength(100);
+      // One first refusal, then strikes: the 20th bans.
+      expect(decisions.filter((d) => d.verdict === 'rate_limited')).toHaveLength(20);
+      expect(decisions.filter((d) => d.verdict === 'banned')).toHaveLength(30);
+    });
+  });
+};

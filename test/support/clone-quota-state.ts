@@ -1,0 +1,8 @@
+import type { QuotaState } from '../../src/domain/quota/quota-engine.js';
+
+/** A copy to probe "what if" without touching the original. */
+export const cloneQuotaState = (state: QuotaState): QuotaState => ({
+  ...state,
+  cells: state.cells.slice(),
+  strikes: state.strikes === null ? null : { ...state.strikes, times: state.strikes.times.slice() },
+});

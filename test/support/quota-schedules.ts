@@ -1,0 +1,111 @@
+import fc from 'fast-check';
+import type { BanPolicy, QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
+
+/** Generators of rules and request times that stress a sliding window: bursts, edges, idle gaps. */
+
+/** Aligned on every granule of the real plans, and zero. */
+const BASES = [0, 1_767_225_600_000] as const;
+
+/** Small windows and limits so windows fill: granules of 1 to 1000 ms. */
+export const smallRuleArb = (name: string): fc.Arbitrary<QuotaRule> =>
+  fc
+    .record({ granule: fc.constantFrom(1, 2, 5, 7, 1000), limit: fc.integer({ min: 1, max: 6 }) })
+    .map(({ granule, limit }) => ({ name, limit, windowMs: 60 * granule }));
+
+export const smallRulesArb: fc.Arbitrary<readonly QuotaRule[]> = fc.oneof(
+  fc.tuple(smallRuleArb('a')),
+  fc.tuple(smallRuleArb('a'), smallRuleArb('b')),
+);
+
+export const smallBanArb: fc.Arbitrary<BanPolicy> = fc.record({
+  strikes: fc.integer({ min: 1, max: 5 }),
+  strikeWindowMs: fc.integer({ min: 1, max: 20_000 }),
+  banMs: fc.integer({ min: 1, max: 100_000 }),
+});
+
+type StepKind = 'same' | 'near' | 'granuleEdge' | 'windowEdge' | 'afterEarlier' | 'idle';
+
+interface Step {
+  readonly kind: StepKind;
+  /** Which rule's granule or window the step is measured in. */
+  readonly rule: number;
+  readonly offset: number;
+  readonly size: number;
+  readonly burst: number;
+}
+
+const stepArb = (maxBurst: number): fc.Arbitrary<Step> =>
+  fc.record({
+    kind: fc.oneof(
+      { arbitrary: fc.constant<StepKind>('same'), weight: 2 },
+      { arbitrary: fc.constant<StepKind>('near'), weight: 4 },
+      { arbitrary: fc.constant<StepKind>('granuleEdge'), weight: 2 },
+      { arbitrary: fc.constant<StepKind>('windowEdge'), weight: 1 },
+      { arbitrary: fc.constant<StepKind>('afterEarlier'), weight: 2 },
+      { arbitrary: fc.constant<StepKind>('idle'), weight: 1 },
+    ),
+    rule: fc.nat({ max: 1 }),
+    offset: fc.integer({ min: -2, max: 2 }),
+    size: fc.nat({ max: 1_000_000 }),
+    burst: fc.integer({ min: 1, max: maxBurst }),
+  });
+
+const timesOf = (rules: readonly QuotaRule[], start: number, steps: readonly Step[]): number[] => {
+  const times: number[] = [];
+  let t = start;
+  for (const step of steps) {
+    const windowMs = rules[step.rule % rules.length]?.windowMs ?? 60_000;
+    const granule = windowMs / 60;
+    let next = t;
+    switch (step.kind) {
+      case 'same':
+        break;
+      case 'near':
+        next = t + (step.size % (2 * granule));
+        break;
+      case 'granuleEdge':
+        next = (Math.floor(t / granule) + 1) * granule + step.offset;
+        break;
+      case 'windowEdge':
+        next = (Math.floor(t / windowMs) + 1) * windowMs + step.offset;
+        break;
+      case 'afterEarlier':
+        next = (times.length === 0 ? t : times[step.size % times.length]!) + windowMs + step.offset;
+        break;
+      case 'idle':
+        next = t + windowMs + (step.size % (3 * windowMs));
+        break;
+    }
+    t = Math.max(t, next);
+    for (let i = 0; i < step.burst; i++) times.push(t);
+  }
+  return times;
+};
+
+/** Non-decreasing request times for `rules`. */
+export const scheduleArb = (
+  rules: readonly QuotaRule[],
+  options: { readonly maxSteps?: number; readonly maxBurst?: number } = {},
+): fc.Arbitrary<number[]> => {
+  const longest = Math.max(...rules.map((rule) => rule.windowMs));
+  return fc
+    .tuple(
+      fc.constantFrom(...BASES),
+      fc.nat({ max: 10 * longest }),
+      fc.array(stepArb(options.maxBurst ?? 4), { maxLength: options.maxSteps ?? 150 }),
+    )
+    .map(([base, offset, steps]) => timesOf(rules, base + offset, steps));
+};
+
+export interface Scenario {
+  readonly policy: QuotaPolicy;
+  readonly times: number[];
+}
+
+/** Small rules, without a ban (or with one, when `withBan`), and a schedule for them. */
+export const scenarioArb = (withBan = false): fc.Arbitrary<Scenario> =>
+  fc
+    .tuple(smallRulesArb, withBan ? fc.option(smallBanArb, { nil: undefined }) : fc.constant(undefined))
+    .chain(([rules, ban]) =>
+      scheduleArb(rules).map((times) => ({ policy: ban === undefined ? { rules } : { rules, ban }, times })),
+    );

@@ -1,0 +1,70 @@
+import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
+import type { QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
+
+/**
+ * The quota algorithm written the plain way, for comparison: every admitted timestamp is
+ * kept, a rule counts those whose bucket floor(a / g) is one of the 61 buckets ending at
+ * floor(t / g), and strikes are a list. Times must not go back.
+ */
+export class ReferenceQuota {
+  private admitted: number[] = [];
+  private strikes: number[] = [];
+  private refusedUntil = Number.NEGATIVE_INFINITY;
+  private bannedUntil = Number.NEGATIVE_INFINITY;
+
+  decide(policy: QuotaPolicy, now: number): QuotaDecision {
+    const { rules } = policy;
+    if (this.bannedUntil > now) return banned(rules, now, this.bannedUntil);
+    const counted = rules.map((rule) => countedBy(rule, this.admitted, now));
+    if (counted.every((list, i) => list.length < rules[i]!.limit)) {
+      this.admitted.push(now);
+      return {
+        verdict: 'admitted',
+        decidedAt: now,
+        remaining: rules.map((rule, i) => rule.limit - counted[i]!.length - 1),
+        resetAt: rules.map((rule, i) => dropTime(rule, counted[i]![0] ?? now)),
+        retryAt: now,
+      };
+    }
+    let retryAt = now;
+    rules.forEach((rule, i) => {
+      const list = counted[i]!;
+      if (list.length >= rule.limit) retryAt = Math.max(retryAt, dropTime(rule, list[list.length - rule.limit]!));
+    });
+    const decision: QuotaDecision = {
+      verdict: 'rate_limited',
+      decidedAt: now,
+      remaining: rules.map((rule, i) => Math.max(0, rule.limit - counted[i]!.length)),
+      resetAt: rules.map((rule, i) => (counted[i]!.length === 0 ? now : dropTime(rule, counted[i]![0]!))),
+      retryAt,
+    };
+    const ban = policy.ban;
+    if (ban === undefined) return decision;
+    const isStrike = now < this.refusedUntil;
+    this.refusedUntil = Math.max(this.refusedUntil, now + 1000 * Math.ceil((retryAt - now) / 1000));
+    if (!isStrike) return decision;
+    this.strikes = [...this.strikes, now].slice(-ban.strikes);
+    if (this.strikes.length === ban.strikes && this.strikes[0]! > now - ban.strikeWindowMs) {
+      this.bannedUntil = now + ban.banMs;
+      this.strikes = [];
+      return banned(rules, now, this.bannedUntil);
+    }
+    return decision;
+  }
+}
+
+const granule = (rule: QuotaRule): number => rule.windowMs / 60;
+const bucket = (rule: QuotaRule, at: number): number => Math.floor(at / granule(rule));
+/** When the bucket holding `at` stops being counted. */
+const dropTime = (rule: QuotaRule, at: number): number => (bucket(rule, at) + 61) * granule(rule);
+/** Oldest first. */
+const countedBy = (rule: QuotaRule, admitted: readonly number[], now: number): number[] =>
+  admitted.filter((a) => bucket(rule, a) >= bucket(rule, now) - 60);
+
+const banned = (rules: readonly QuotaRule[], now: number, bannedUntil: number): QuotaDecision => ({
+  verdict: 'banned',
+  decidedAt: now,
+  remaining: rules.map(() => 0),
+  resetAt: rules.map(() => bannedUntil),
+  retryAt: bannedUntil,
+});
