@@ -74,10 +74,12 @@ function shutDown(server: PetStoreHttpServer, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     // Requests still running after the grace period are cut rather than holding the exit forever.
     const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+    // A keep-alive connection whose request just finished would otherwise idle until its timeout.
+    const reaper = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
       clearTimeout(deadline);
+      clearInterval(reaper);
       resolve();
     });
-    server.closeIdleConnections();
   });
 }

@@ -1,0 +1,72 @@
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { startCli } from '../support/cli-process.js';
+
+describe('the standalone server (CLI)', () => {
+  it('starts with no configuration, prints a demo key per plan and a curl line that works', async () => {
+    const cli = startCli({ PORT: '0' });
+    try {
+      const [, curlKey = '', url = ''] = await cli.waitFor(/curl -i -H 'Authorization: Bearer (\S+)' '(\S+)'/);
+      for (const plan of ['free', 'pro', 'business', 'enterprise']) expect(cli.output()).toMatch(new RegExp(`${plan}\\s+demo-${plan}-`));
+      const response = await fetch(url, { headers: { authorization: `Bearer ${curlKey}` } });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual([]);
+    } finally {
+      cli.kill();
+    }
+    expect(await cli.exited()).toBe(0);
+  });
+
+  it('refuses to start with one clear line per configuration mistake', async () => {
+    const cli = startCli({ PORT: 'eighty', PETSTORE_ENV: 'production', PETSTORE_STORE: 'disk', PETSTORE_QUOTA_FALLBACK: 'maybe' });
+    expect(await cli.exited()).toBe(1);
+    const lines = cli.output().trim().split('\n');
+    expect(lines).toEqual([
+      'petstore: PORT="eighty": must be a whole number from 0 to 65535',
+      'petstore: PETSTORE_STORE="disk": must be one of memory, redis',
+      'petstore: PETSTORE_QUOTA_FALLBACK="maybe": must be one of local, allow, deny',
+      'petstore: PETSTORE_API_KEYS is required in production: comma-separated KEY:PLAN entries',
+    ]);
+  });
+
+  it('takes flags that mirror the environment variables', async () => {
+    const cli = startCli({}, ['--port', '0', '--api-keys', 'flag-key-123:pro', '--env', 'test']);
+    try {
+      const [, url = ''] = await cli.waitFor(/listening on (\S+)/);
+      expect(cli.output()).toContain('(test, memory store)');
+      const response = await fetch(`${url}/pets`, { headers: { authorization: 'Bearer flag-key-123' } });
+      expect(response.headers.get('x-ratelimit-limit')).toBe('300');
+    } finally {
+      cli.kill();
+    }
+    expect(await cli.exited()).toBe(0);
+  });
+
+  it('on SIGTERM stops accepting, finishes the request in flight, and exits 0', async () => {
+    const cli = startCli({ PORT: '0', PETSTORE_ENV: 'test', PETSTORE_API_KEYS: 'slow-key-123:pro' });
+    const [, url = ''] = await cli.waitFor(/listening on (\S+)/);
+    const { hostname, port } = new URL(url);
+    // A create whose body is still arriving when the signal comes.
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { hostname, port, method: 'POST', path: '/v1/pets', headers: { authorization: 'Bearer slow-key-123', 'content-type': 'application/json' } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.write('{"name":"Late",');
+      setTimeout(() => {
+        cli.kill('SIGTERM');
+        setTimeout(() => req.end('"categoryId":7}'), 300);
+      }, 200);
+    });
+    const response = await answered;
+    expect(response.status).toBe(201);
+    expect(JSON.parse(response.body)).toMatchObject({ name: 'Late', categoryId: 7 });
+    expect(await cli.exited()).toBe(0);
+    await expect(fetch(`${url}/pets`)).rejects.toThrow();
+  });
+});

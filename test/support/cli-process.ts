@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  /** Everything printed so far on stdout and stderr. */
+  output(): string;
+  /** Resolves with the first match of `pattern` in the output, or rejects after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** Resolves with the exit code (or the signal's name). */
+  exited(): Promise<number | string>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Starts the built CLI (dist/, built by the global setup) with the given environment. */
+export function startCli(environ: Record<string, string>, args: readonly string[] = []): CliProcess {
+  const child = spawn(process.execPath, ['dist/src/app/cli.js', ...args], {
+    env: { PATH: process.env['PATH'] ?? '', ...environ },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const append = (chunk: Buffer): void => {
+    output += chunk.toString('utf8');
+    for (const listener of listeners) listener();
+  };
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
+  const exit = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string);
+  return {
+    child,
+    output: () => output,
+    waitFor: (pattern, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          const match = pattern.exec(output);
+          if (match === null) return;
+          cleanup();
+          resolve(match);
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out waiting for ${pattern} in:\n${output}`));
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        void exit.then(() => {
+          if (listeners.has(check)) {
+            cleanup();
+            reject(new Error(`process exited before printing ${pattern}:\n${output}`));
+          }
+        });
+        check();
+      }),
+    exited: () => exit,
+    kill: (signal = 'SIGTERM') => {
+      child.kill(signal);
+    },
+  };
+}
