@@ -22,7 +22,7 @@ describe('MemoryQuotaStore', () => {
 
   it('forgets subjects idle past their longest window, so memory stays bounded with many keys', () => {
     const clock = new ManualClock(1_767_225_600_000);
-    const store = new MemoryQuotaStore(clock, { sweepEvery: 4, sweepBatch: 8 });
+    const store = new MemoryQuotaStore(clock, { sweepIntervalMs: 0, sweepEvery: 4, sweepBatch: 8 });
     for (let i = 0; i < 10_000; i++) store.decide(`old-${i}`, free);
     expect(store.size).toBe(10_000);
     clock.advance(DAY + DAY / 60);
@@ -33,7 +33,7 @@ describe('MemoryQuotaStore', () => {
   it('keeps a subject while its state still matters: counted requests, a running Retry-After, strikes, a ban', () => {
     const start = 1_767_225_600_000;
     const clock = new ManualClock(start);
-    const store = new MemoryQuotaStore(clock, { sweepEvery: 1, sweepBatch: 100 });
+    const store = new MemoryQuotaStore(clock, { sweepIntervalMs: 0, sweepEvery: 1, sweepBatch: 100 });
     const fast = (ban: QuotaPolicy['ban'] & object): QuotaPolicy => ({
       rules: [{ name: 'fast', limit: 1, windowMs: 60 }],
       ban,

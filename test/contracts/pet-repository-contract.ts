@@ -28,7 +28,10 @@ const pageAll = async (repository: PetRepository, limit: number, status?: PetSta
   const filter = status === undefined ? {} : { status };
   const seen: Pet[] = [];
   for (;;) {
-    const page = await repository.page({ afterId: seen.at(-1)?.id ?? 0, limit, ...filter });
+    const afterId = seen.at(-1)?.id ?? 0;
+    const page = await repository.page({ afterId, limit, ...filter });
+    // Checked here, not only at the end: a page that does not advance would loop forever.
+    if (page.some((pet) => pet.id <= afterId)) throw new Error(`page after ${afterId} holds an id not above it`);
     seen.push(...page);
     if (page.length < limit) return seen;
   }

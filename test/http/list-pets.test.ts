@@ -141,6 +141,14 @@ describe('GET /v1/pets (listPets)', () => {
     expectError(repeated, 400, 'invalid_request', 'cursor');
   });
 
+  it('rejects a cursor used with another status filter than the one it was issued for, with 400 naming cursor', async () => {
+    const next = nextLink(await store.client.get('/pets?status=available&limit=5')) ?? '';
+    const cursor = encodeURIComponent(new URL(next, store.baseUrl).searchParams.get('cursor') ?? '');
+    expect((await store.client.get(`/pets?status=available&limit=5&cursor=${cursor}`)).status).toBe(200);
+    expectError(await store.client.get(`/pets?status=sold&limit=5&cursor=${cursor}`), 400, 'invalid_request', 'cursor');
+    expectError(await store.client.get(`/pets?limit=5&cursor=${cursor}`), 400, 'invalid_request', 'cursor');
+  });
+
   it('rejects an unknown query parameter with 400 naming it', async () => {
     expectError(await store.client.get('/pets?page=2'), 400, 'invalid_request', 'page');
   });

@@ -92,7 +92,7 @@ export const scheduleArb = (
     .tuple(
       fc.constantFrom(...BASES),
       fc.nat({ max: 10 * longest }),
-      fc.array(stepArb(options.maxBurst ?? 4), { maxLength: options.maxSteps ?? 150 }),
+      fc.array(stepArb(options.maxBurst ?? 4), { maxLength: options.maxSteps ?? 150, size: 'max' }),
     )
     .map(([base, offset, steps]) => timesOf(rules, base + offset, steps));
 };

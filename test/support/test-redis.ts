@@ -17,6 +17,8 @@ export interface TestRedis {
 
 /** A private redis-server process, e.g. to stop and restart under a running client. */
 export interface RedisServerProcess {
+  /** Of the redis-server process, e.g. to SIGSTOP it into a Redis that accepts but never answers. */
+  readonly pid: number;
   readonly port: number;
   readonly url: string;
   /** Kills the process (SIGKILL, as a crash would) and resolves once it has exited. */
@@ -44,7 +46,7 @@ export const acquireTestRedis = async (): Promise<TestRedis> => {
   const fromEnv = process.env['REDIS_URL'];
   if (fromEnv !== undefined && fromEnv !== '') return sharedRedis(fromEnv, prefix);
   if (await dockerAnswers()) return sharedRedis(await containerUrl(), prefix);
-  if (await answersPing('127.0.0.1', 6379)) return sharedRedis('redis://127.0.0.1:6379', prefix);
+  if (await answers('127.0.0.1', 6379, true)) return sharedRedis('redis://127.0.0.1:6379', prefix);
   let server: RedisServerProcess;
   try {
     server = await startRedisServer();
@@ -63,11 +65,14 @@ export const acquireTestRedis = async (): Promise<TestRedis> => {
 
 const sharedRedis = (url: string, prefix: string): TestRedis => ({ url, prefix, cleanup: () => deleteKeysUnder(url, prefix) });
 
-/** Deletes every key starting with `prefix` (SCAN MATCH + UNLINK): never FLUSHDB on a shared Redis. */
-export const deleteKeysUnder = async (url: string, prefix: string): Promise<void> => {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+/**
+ * Deletes every key starting with `prefix` (SCAN MATCH + UNLINK): never FLUSHDB on a shared
+ * Redis. Through `target` if it is a client, else through a connection of its own to that URL.
+ */
+export const deleteKeysUnder = async (target: Redis | string, prefix: string): Promise<void> => {
+  const redis = typeof target === 'string' ? new Redis(target, { lazyConnect: true, maxRetriesPerRequest: 1 }) : target;
   try {
-    await redis.connect();
+    if (redis !== target) await redis.connect();
     const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
     let cursor = '0';
     do {
@@ -76,13 +81,14 @@ export const deleteKeysUnder = async (url: string, prefix: string): Promise<void
       cursor = next;
     } while (cursor !== '0');
   } finally {
-    redis.disconnect();
+    if (redis !== target) redis.disconnect();
   }
 };
 
 /**
  * Starts `redis-server` on `port` (default: a free one), persisting nothing, and resolves
- * once it answers PING. Starting it again on the same port after `stop` simulates a restart.
+ * once that process says it is ready (a PING could be answered by another server holding
+ * the port). Starting it again on the same port after `stop` simulates a restart.
  */
 export const startRedisServer = async (port?: number): Promise<RedisServerProcess> => {
   const chosen = port ?? (await freePort());
@@ -91,35 +97,40 @@ export const startRedisServer = async (port?: number): Promise<RedisServerProces
     ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const failed = new Promise<never>((_, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before answering:\n${output}`)));
-  });
-  failed.catch(() => {});
   try {
-    await Promise.race([failed, waitForPing(chosen, 5_000)]);
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      const timer = setTimeout(() => reject(new Error(`redis-server on port ${chosen} not ready within 5 s:\n${output}`)), 5_000);
+      const settle = (error?: Error): void => {
+        clearTimeout(timer);
+        // Stop collecting the log, but keep draining it so the server never blocks on a full pipe.
+        child.stdout?.off('data', read).resume();
+        child.stderr?.off('data', read).resume();
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      const read = (chunk: Buffer): void => {
+        output += chunk.toString();
+        if (output.includes('Ready to accept connections')) settle();
+      };
+      child.stdout?.on('data', read);
+      child.stderr?.on('data', read);
+      child.once('error', settle);
+      child.once('exit', (code) => settle(new Error(`redis-server exited (${code}) before it was ready:\n${output}`)));
+    });
   } catch (error) {
     await kill(child, exited);
     throw error;
   }
-  return { port: chosen, url: `redis://127.0.0.1:${chosen}`, stop: () => kill(child, exited) };
+  return { pid: child.pid ?? 0, port: chosen, url: `redis://127.0.0.1:${chosen}`, stop: () => kill(child, exited) };
 };
 
 const kill = async (child: ChildProcess, exited: Promise<void>): Promise<void> => {
+  // A process that never started (no redis-server on the PATH) never exits either.
+  if (child.pid === undefined) return;
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await exited;
-};
-
-const waitForPing = async (port: number, withinMs: number): Promise<void> => {
-  const deadline = Date.now() + withinMs;
-  while (!(await answersPing('127.0.0.1', port))) {
-    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 };
 
 const freePort = (): Promise<number> =>
@@ -132,15 +143,18 @@ const freePort = (): Promise<number> =>
     });
   });
 
-/** A raw PING, so probing an absent Redis costs one refused connection, not a client's retries. */
-const answersPing = (host: string, port: number): Promise<boolean> =>
+/**
+ * Whether something listens on host:port within a second and, when `redisPing`, answers a
+ * raw PING with PONG: probing an absent Redis costs one refused connection, not a client's retries.
+ */
+const answers = (host: string, port: number, redisPing: boolean): Promise<boolean> =>
   new Promise((resolve) => {
     const socket = connect({ host, port, timeout: PROBE_TIMEOUT_MS });
     const done = (answer: boolean): void => {
       socket.destroy();
       resolve(answer);
     };
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('connect', () => (redisPing ? socket.write('PING\r\n') : done(true)));
     socket.once('data', (chunk: Buffer) => done(chunk.toString().startsWith('+PONG')));
     socket.once('timeout', () => done(false));
     socket.once('error', () => done(false));
@@ -150,9 +164,10 @@ const answersPing = (host: string, port: number): Promise<boolean> =>
 const dockerAnswers = async (): Promise<boolean> => {
   const dockerHost = process.env['DOCKER_HOST'];
   if (dockerHost !== undefined && dockerHost !== '') {
+    if (!URL.canParse(dockerHost)) return false;
     const url = new URL(dockerHost);
     if (url.protocol === 'unix:') return pingsDockerSocket(url.pathname);
-    return tcpAnswers(url.hostname, Number(url.port || 2375));
+    return answers(url.hostname, Number(url.port || 2375), false);
   }
   return existsSync(DOCKER_SOCKET) && pingsDockerSocket(DOCKER_SOCKET);
 };
@@ -166,18 +181,6 @@ const pingsDockerSocket = (socketPath: string): Promise<boolean> =>
     ping.once('timeout', () => ping.destroy());
     ping.once('error', () => resolve(false));
     ping.end();
-  });
-
-const tcpAnswers = (host: string, port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: PROBE_TIMEOUT_MS });
-    const done = (answer: boolean): void => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
   });
 
 /** One container per test process, started on first use; testcontainers' reaper removes it when the process ends. */

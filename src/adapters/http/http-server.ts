@@ -40,6 +40,8 @@ interface Route {
   readonly public: boolean;
   /** Query parameters the operation understands; any other is a 400 rather than silently ignored. */
   readonly query: readonly string[];
+  /** Headers of every answer of this route, errors included (getPet's deprecation). */
+  readonly headers?: OutgoingHttpHeaders;
 }
 
 const ROUTED_METHODS = ['GET', 'POST'] as const;
@@ -84,7 +86,6 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
   };
 
   const getPet: Handler = async (_req, res, params) => {
-    Object.assign(res.pending, getPetHeaders);
     const pet = await catalog.get(params['petId']);
     if (!pet.ok) return sendDomainError(res, pet.error);
     res.sendJson(200, JSON.stringify(pet.value));
@@ -125,6 +126,7 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
     searchParams: Record<string, unknown>,
   ): void {
     const response = res as ApiResponse;
+    if (route.headers !== undefined) Object.assign(response.pending, route.headers);
     if (!route.public && this.plan === undefined) {
       return response.sendError('unauthorized', undefined, { 'www-authenticate': 'Bearer' });
     }
@@ -139,7 +141,7 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
 
   on('GET', '/pets', { handler: listPets, public: false, query: ['limit', 'status', 'cursor'] });
   on('POST', '/pets', { handler: createPet, public: false, query: [] });
-  on('GET', '/pets/:petId', { handler: getPet, public: false, query: [] });
+  on('GET', '/pets/:petId', { handler: getPet, public: false, query: [], headers: getPetHeaders });
   on('GET', '/openapi.json', { handler: serveOpenApi, public: true, query: [] });
 
   const route = (req: Request, res: ApiResponse, admitted: Admission): void => {

@@ -271,7 +271,11 @@ export const openApiDocument = {
             headers: rateLimitHeaders,
             content: {
               'application/json': {
-                schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' } } },
+                schema: {
+                  type: 'object',
+                  required: ['openapi', 'info', 'paths'],
+                  properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+                },
               },
             },
           },
@@ -335,7 +339,7 @@ export const openApiDocument = {
     headers: headerComponents,
     responses: {
       BadRequest: {
-        description: 'An invalid parameter, query or body; the message names the offending field.',
+        description: 'An invalid path parameter, query parameter or body, or an unknown query parameter; the message names the offending one.',
         headers: rateLimitHeaders,
         content: errorContent(400, ['invalid_request']),
       },

@@ -7,7 +7,7 @@ const firstAfter = (pets: readonly Pet[], afterId: number): number => {
   let high = pets.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((pets[middle]?.id ?? Infinity) < afterId) low = middle + 1;
+    if ((pets[middle]?.id ?? Infinity) <= afterId) low = middle + 1;
     else high = middle;
   }
   return low;

@@ -11,27 +11,33 @@ import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 
 export interface MemoryQuotaStoreOptions {
-  /** A sweep step runs every this many decisions... */
+  /** Least time, on the store's clock, between the starts of two sweeps over all subjects. */
+  readonly sweepIntervalMs?: number;
+  /** While a sweep runs, a step runs every this many decisions... */
   readonly sweepEvery?: number;
-  /** ...and looks at this many subjects: more than one per decision, so sweeping outpaces new subjects. */
+  /** ...and looks at this many subjects: more than one per decision, so a sweep outpaces new subjects and ends. */
   readonly sweepBatch?: number;
 }
 
 /**
  * One process's quotas: decides synchronously, so no request can slip between a check and
  * its count. Subjects whose state no longer affects any decision are swept a few at a time
- * on the decision path (no timer), so memory follows the subjects active within the longest window.
+ * on the decision path (no timer to keep the process alive), so memory follows the subjects
+ * active within the longest window plus a sweep interval.
  */
 export class MemoryQuotaStore implements QuotaStore {
   readonly #clock: Clock;
   readonly #states = new Map<string, QuotaState>();
+  readonly #sweepIntervalMs: number;
   readonly #sweepEvery: number;
   readonly #sweepBatch: number;
   #untilSweep: number;
+  #nextSweepAt = Number.NEGATIVE_INFINITY;
   #sweepCursor: Iterator<[string, QuotaState]> | undefined;
 
   constructor(clock: Clock, options: MemoryQuotaStoreOptions = {}) {
     this.#clock = clock;
+    this.#sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     this.#sweepEvery = options.sweepEvery ?? 64;
     this.#sweepBatch = options.sweepBatch ?? 128;
     this.#untilSweep = this.#sweepEvery;
@@ -58,7 +64,11 @@ export class MemoryQuotaStore implements QuotaStore {
   }
 
   #sweep(now: number): void {
-    this.#sweepCursor ??= this.#states.entries();
+    if (this.#sweepCursor === undefined) {
+      if (now < this.#nextSweepAt) return;
+      this.#nextSweepAt = now + this.#sweepIntervalMs;
+      this.#sweepCursor = this.#states.entries();
+    }
     for (let seen = 0; seen < this.#sweepBatch; seen++) {
       const next = this.#sweepCursor.next();
       if (next.done === true) {

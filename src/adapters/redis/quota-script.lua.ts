@@ -20,8 +20,11 @@
  * Hash     w    the windows the state was kept for; other windows start the subject over.
  *          la   lastAt: the latest time counted to. A clock stepping back keeps counting in
  *               the newest bucket rather than rewriting the past.
- *          r<i> rule i's non-empty counted buckets, oldest first, as (bucket, count) pairs:
- *               the 61-bucket ring stored sparse, so at most 61 pairs.
+ *          r<i> rule i's 61-bucket ring, stored sparse and packed: the running total (uint32),
+ *               then (bucket: double, count: uint32) for each non-empty bucket, oldest first;
+ *               at most 61 pairs, 736 bytes, and 16 bytes for a subject seen once. Requests
+ *               are only counted in the newest bucket and buckets only drop from the oldest
+ *               end, so a decision reads and rewrites the two ends, not every bucket.
  *          ru   refusedUntil: the end of the last Retry-After told, in whole seconds.
  *          st   the strike ring's size, then the times of the last strikes, oldest first.
  *          bu   bannedUntil.
@@ -74,26 +77,34 @@ writes[#writes + 1] = 'la'
 writes[#writes + 1] = num(at)
 
 -- Advance each rule to its current bucket c: only buckets c-60 .. c are counted.
+local PAIR = 12
+local function pairAt(raw, j) return struct.unpack('<dI4', raw, 5 + (j - 1) * PAIR) end
 local rules = {}
 local admitted = true
 for i = 1, n do
   local g = tonumber(windows[i]) / 60
   local c = math.floor(at / g)
-  local rule = { limit = tonumber(ARGV[1 + 2 * i]), g = g, c = c, b = {}, k = {}, count = 0 }
-  local values = {}
-  for v in string.gmatch(stored[5 + i] or '', '%S+') do values[#values + 1] = tonumber(v) end
-  for j = 1, #values - 1, 2 do
-    if values[j] > c - 61 then
-      rule.b[#rule.b + 1] = values[j]
-      rule.k[#rule.k + 1] = values[j + 1]
-      rule.count = rule.count + values[j + 1]
+  local raw = stored[5 + i] or ''
+  local rule = { limit = tonumber(ARGV[1 + 2 * i]), g = g, c = c, raw = raw, pairs = 0, first = 1, count = 0 }
+  if raw ~= '' then
+    rule.pairs = (#raw - 4) / PAIR
+    rule.count = struct.unpack('<I4', raw)
+    while rule.first <= rule.pairs do
+      local b, k = pairAt(raw, rule.first)
+      if b > c - 61 then break end
+      rule.count = rule.count - k
+      rule.first = rule.first + 1
     end
   end
   if rule.count >= rule.limit then admitted = false end
   rules[i] = rule
 end
 
-local function oldestDropTime(rule) return (rule.b[1] + 61) * rule.g end
+-- A rule's ring after a change: its total, its counted pairs, then the pair given.
+local function packed(rule, last)
+  return struct.pack('<I4', rule.count) .. string.sub(rule.raw, 5 + (rule.first - 1) * PAIR) .. last
+end
+local function oldestDropTime(rule) return (pairAt(rule.raw, rule.first) + 61) * rule.g end
 
 local verdict = 'admitted'
 local retryAt = t
@@ -102,22 +113,17 @@ local resetAt = {}
 if admitted then
   for i = 1, n do
     local rule = rules[i]
-    local last = #rule.b
-    if last > 0 and rule.b[last] == rule.c then
-      rule.k[last] = rule.k[last] + 1
-    else
-      rule.b[last + 1] = rule.c
-      rule.k[last + 1] = 1
-    end
     remaining[i] = rule.limit - rule.count - 1
+    local newest, k = nil, 0
+    if rule.first <= rule.pairs then newest, k = pairAt(rule.raw, rule.pairs) end
+    rule.count = rule.count + 1
+    if newest == rule.c then rule.raw = string.sub(rule.raw, 1, #rule.raw - PAIR) end
+    local value = packed(rule, struct.pack('<dI4', rule.c, newest == rule.c and k + 1 or 1))
+    rule.raw = value
+    rule.first = 1
     resetAt[i] = oldestDropTime(rule)
-    local cells = {}
-    for j = 1, #rule.b do
-      cells[2 * j - 1] = num(rule.b[j])
-      cells[2 * j] = num(rule.k[j])
-    end
     writes[#writes + 1] = 'r' .. i
-    writes[#writes + 1] = table.concat(cells, ' ')
+    writes[#writes + 1] = value
   end
 else
   verdict = 'rate_limited'
@@ -128,13 +134,19 @@ else
     if rule.count >= rule.limit then
       -- Dropping buckets oldest first, the drop time of the one that brings the count below the limit.
       local left = rule.count
-      for j = 1, #rule.b do
-        left = left - rule.k[j]
+      for j = rule.first, rule.pairs do
+        local b, k = pairAt(rule.raw, j)
+        left = left - k
         if left <= rule.limit - 1 then
-          retryAt = math.max(retryAt, (rule.b[j] + 61) * rule.g)
+          retryAt = math.max(retryAt, (b + 61) * rule.g)
           break
         end
       end
+    end
+    -- Keep the forgetting, so later refusals do not redo it.
+    if rule.first > 1 then
+      writes[#writes + 1] = 'r' .. i
+      writes[#writes + 1] = packed(rule, '')
     end
   end
 end

@@ -7,7 +7,7 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|NOREPLICAS|OOM)\b/;
 
 /** Connection loss, timeouts and the replies above are an unavailable store; any other reply is a bug and stays as it is. */
-export const isUnavailability = (error: unknown): boolean =>
+const isUnavailability = (error: unknown): boolean =>
   error instanceof Error && (error.name !== 'ReplyError' || UNAVAILABLE_REPLY.test(error.message));
 
 /** Awaits one Redis call, turning its unavailability into the domain's StoreUnavailableError. */

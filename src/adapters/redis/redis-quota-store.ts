@@ -32,6 +32,7 @@ export class RedisQuotaStore implements QuotaStore {
   private readonly redis: Redis & QuotaScript;
   private readonly keyPrefix: string;
   private readonly clock: Clock | undefined;
+  private readonly checked = new WeakSet<QuotaPolicy>();
 
   constructor(redis: Redis, { prefix, time = 'server' }: RedisQuotaStoreOptions) {
     this.keyPrefix = assertValidKeyPrefix(prefix);
@@ -41,6 +42,10 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   async decide(subject: string, policy: QuotaPolicy): Promise<QuotaDecision> {
+    if (!this.checked.has(policy)) {
+      assertScriptCanDecide(policy);
+      this.checked.add(policy);
+    }
     const now = this.clock === undefined ? '' : String(this.clock.now());
     const args = [now, String(policy.rules.length)];
     for (const rule of policy.rules) args.push(String(rule.limit), String(rule.windowMs));
@@ -54,6 +59,28 @@ export class RedisQuotaStore implements QuotaStore {
     return `${this.keyPrefix}{q:${subject}}`;
   }
 }
+
+/** Counts are stored as 32-bit integers, as in the in-memory engine. */
+const MAX_LIMIT = 0xffff_ffff;
+
+/**
+ * The rules the in-memory engine accepts, and for the same reasons: granules of whole
+ * milliseconds keep every time an exact integer, a limit of at least 1 always has a retry
+ * time, and counts fit their 32 bits. A rule outside them is a configuration mistake.
+ */
+const assertScriptCanDecide = ({ rules, ban }: QuotaPolicy): void => {
+  for (const { name, limit, windowMs } of rules) {
+    if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % 60 !== 0) {
+      throw new RangeError(`quota rule ${name}: windowMs must be a positive multiple of 60`);
+    }
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+      throw new RangeError(`quota rule ${name}: limit must be an integer from 1 to ${MAX_LIMIT}`);
+    }
+  }
+  if (ban !== undefined && !(Number.isSafeInteger(ban.strikes) && ban.strikes >= 1)) {
+    throw new RangeError('ban policy: strikes must be a positive integer');
+  }
+};
 
 const decisionOf = (reply: readonly string[], ruleCount: number): QuotaDecision => {
   const verdict = VERDICTS.find((known) => known === reply[0]);

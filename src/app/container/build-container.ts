@@ -6,6 +6,7 @@ import type { PetStoreConfig } from '../config.js';
 import { coreModule } from './core-module.js';
 import { ENVIRONMENT_MODULES } from './environment-modules.js';
 import { memoryStoresModule } from './memory-stores-module.js';
+import { redisStoresModule } from './redis-stores-module.js';
 import { TOKENS } from './tokens.js';
 
 export interface ContainerOverrides {
@@ -17,6 +18,7 @@ export function buildContainer(config: PetStoreConfig, overrides: ContainerOverr
   const container = new Container();
   container.bind(TOKENS.config).toConstantValue(config);
   container.bind(TOKENS.clock).toConstantValue(overrides.clock ?? new SystemClock());
-  container.load(coreModule, memoryStoresModule, ENVIRONMENT_MODULES[config.environment]);
+  const stores = config.store === 'redis' ? redisStoresModule(overrides.clock) : memoryStoresModule;
+  container.load(coreModule, stores, ENVIRONMENT_MODULES[config.environment]);
   return container;
 }

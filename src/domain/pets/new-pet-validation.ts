@@ -27,7 +27,7 @@ const validateName = (value: unknown): Result<string, DomainError> => {
 
 const validateCategoryId = (value: unknown): Result<number, DomainError> => {
   if (value === undefined) return err(invalid('categoryId', 'categoryId is required'));
-  // JSON.parse turns 3.0 into 3, and anything past 2^53-1 into an unsafe number: both checks suffice.
+  // JSON.parse has already made 3.0 the integer 3, and 9007199254740993 the unsafe 2^53: a safe-integer check decides.
   if (typeof value !== 'number' || !isValidId(value)) {
     return err(invalid('categoryId', `categoryId must be an integer from 1 to ${MAX_ID}`));
   }

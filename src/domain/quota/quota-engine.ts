@@ -3,18 +3,18 @@ import type { QuotaDecision } from './quota-decision.js';
 import type { QuotaPolicy, QuotaRule } from './quota-rule.js';
 import {
   GRANULES_PER_WINDOW,
-  RULE_CELLS,
   advanceWindow,
   countRequest,
   countedRequests,
   granuleMs,
   oldestDropTime,
   retryTime,
+  windowCells,
 } from './sliding-window-counter.js';
 
 /**
  * Everything one subject's quota needs, mutated in place by `decideQuota`: the counters of
- * every rule of its policy in one typed array (rule i from i * RULE_CELLS), and the ban state.
+ * every rule of its policy in one typed array, and the ban state.
  */
 export interface QuotaState extends BanState {
   readonly cells: Uint32Array;
@@ -42,7 +42,7 @@ export const createQuotaState = (policy: QuotaPolicy): QuotaState => {
     throw new RangeError('ban policy: strikes must be a positive integer');
   }
   return {
-    cells: new Uint32Array(policy.rules.length * RULE_CELLS),
+    cells: windowCells(policy.rules.length),
     policy,
     lastAt: Number.NEGATIVE_INFINITY,
     refusedUntil: Number.NEGATIVE_INFINITY,
@@ -63,7 +63,8 @@ export const stateFitsPolicy = (state: QuotaState, policy: QuotaPolicy): boolean
 
 /**
  * True when forgetting the subject changes no future decision: not banned, no Retry-After
- * running, no strike that can still count, and every rule counts nothing.
+ * running, no strike that can still count, and every rule's newest bucket (so every bucket)
+ * has stopped being counted. Reads no counter, so sweeping stays cheap.
  */
 export const isQuotaStateIdle = (state: QuotaState, now: number): boolean => {
   if (state.bannedUntil > now || state.refusedUntil > now || !strikesExpired(state, state.policy.ban, now)) {
@@ -72,8 +73,7 @@ export const isQuotaStateIdle = (state: QuotaState, now: number): boolean => {
   const rules = state.policy.rules;
   for (let i = 0; i < rules.length; i++) {
     const granule = granuleMs(rules[i]!.windowMs);
-    const newestDrop = (Math.floor(state.lastAt / granule) + GRANULES_PER_WINDOW + 1) * granule;
-    if (countedRequests(state.cells, i * RULE_CELLS) !== 0 && newestDrop > now) return false;
+    if ((Math.floor(state.lastAt / granule) + GRANULES_PER_WINDOW + 1) * granule > now) return false;
   }
   return true;
 };
@@ -106,9 +106,8 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number)
   for (let i = 0; i < ruleCount; i++) {
     const rule = rules[i]!;
     const granule = granuleMs(rule.windowMs);
-    const base = i * RULE_CELLS;
-    advanceWindow(cells, base, Math.floor(last / granule), Math.floor(at / granule));
-    if (countedRequests(cells, base) >= rule.limit) admitted = false;
+    advanceWindow(cells, i, ruleCount, Math.floor(last / granule), Math.floor(at / granule));
+    if (countedRequests(cells, i) >= rule.limit) admitted = false;
   }
 
   const remaining = new Array<number>(ruleCount);
@@ -117,11 +116,10 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number)
     for (let i = 0; i < ruleCount; i++) {
       const rule = rules[i]!;
       const granule = granuleMs(rule.windowMs);
-      const base = i * RULE_CELLS;
       const current = Math.floor(at / granule);
-      countRequest(cells, base, current);
-      remaining[i] = rule.limit - countedRequests(cells, base);
-      resetAt[i] = oldestDropTime(cells, base, current, granule);
+      countRequest(cells, i, ruleCount, current);
+      remaining[i] = rule.limit - countedRequests(cells, i);
+      resetAt[i] = oldestDropTime(cells, i, current, granule);
     }
     return { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now };
   }
@@ -130,13 +128,12 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number)
   for (let i = 0; i < ruleCount; i++) {
     const rule = rules[i]!;
     const granule = granuleMs(rule.windowMs);
-    const base = i * RULE_CELLS;
     const current = Math.floor(at / granule);
-    const counted = countedRequests(cells, base);
+    const counted = countedRequests(cells, i);
     remaining[i] = counted < rule.limit ? rule.limit - counted : 0;
-    resetAt[i] = counted === 0 ? now : oldestDropTime(cells, base, current, granule);
+    resetAt[i] = counted === 0 ? now : oldestDropTime(cells, i, current, granule);
     if (counted >= rule.limit) {
-      const ruleRetry = retryTime(cells, base, current, granule, rule.limit);
+      const ruleRetry = retryTime(cells, i, ruleCount, current, granule, rule.limit);
       if (ruleRetry > retryAt) retryAt = ruleRetry;
     }
   }

@@ -5,54 +5,60 @@
  * covered oldest bucket is counted whole, so no rolling window ever holds more than the
  * limit, and a rule costs 63 counters whatever its limit.
  *
- * A rule occupies RULE_CELLS consecutive cells of a Uint32Array from `base`: the ring of
- * bucket counts (bucket b in cell b mod 61), their total, and the ring cell of the oldest
- * non-empty bucket (valid while the total is not zero). Requests are only ever counted in
- * the newest bucket, so the oldest non-empty one changes only when it drops out.
+ * The rules of one subject share a Uint32Array: first, per rule, the total of its ring and
+ * the ring cell of its oldest non-empty bucket (valid while the total is not zero), side by
+ * side so one cache line holds them all; then, per rule, the ring of 61 bucket counts
+ * (bucket b in cell b mod 61). Requests are only ever counted in the newest bucket, so the
+ * oldest non-empty one changes only when it drops out.
  */
 export const GRANULES_PER_WINDOW = 60;
 const RING = GRANULES_PER_WINDOW + 1;
-const TOTAL = RING;
-const OLDEST = RING + 1;
-export const RULE_CELLS = RING + 2;
 
 export const granuleMs = (windowMs: number): number => windowMs / GRANULES_PER_WINDOW;
 
-/** How many requests the rule counts now (after `advanceWindow` to the current bucket). */
-export const countedRequests = (cells: Uint32Array, base: number): number => cells[base + TOTAL]!;
+export const windowCells = (ruleCount: number): Uint32Array => new Uint32Array(ruleCount * (RING + 2));
 
-/** Moves the ring from bucket `from` to bucket `to`, forgetting the buckets that stopped being counted. */
-export const advanceWindow = (cells: Uint32Array, base: number, from: number, to: number): void => {
-  let total = cells[base + TOTAL]!;
+const totalCell = (rule: number): number => 2 * rule;
+const oldestCell = (rule: number): number => 2 * rule + 1;
+const ringStart = (rule: number, ruleCount: number): number => 2 * ruleCount + RING * rule;
+
+/** How many requests rule `rule` counts now (after `advanceWindow` to the current bucket). */
+export const countedRequests = (cells: Uint32Array, rule: number): number => cells[totalCell(rule)]!;
+
+/** Moves a rule's ring from bucket `from` to bucket `to`, forgetting the buckets that stopped being counted. */
+export const advanceWindow = (cells: Uint32Array, rule: number, ruleCount: number, from: number, to: number): void => {
+  let total = cells[totalCell(rule)]!;
   if (to <= from || total === 0) return;
+  const ring = ringStart(rule, ruleCount);
   if (to - from >= RING) {
-    cells.fill(0, base, base + RING + 1);
+    cells.fill(0, ring, ring + RING);
+    cells[totalCell(rule)] = 0;
     return;
   }
   let cell = (from + 1) % RING;
   for (let bucket = from + 1; bucket <= to; bucket++) {
-    total -= cells[base + cell]!;
-    cells[base + cell] = 0;
+    total -= cells[ring + cell]!;
+    cells[ring + cell] = 0;
     cell = cell === RING - 1 ? 0 : cell + 1;
   }
-  cells[base + TOTAL] = total;
-  if (total !== 0 && cells[base + cells[base + OLDEST]!] === 0) {
-    cells[base + OLDEST] = firstNonEmptyCell(cells, base, (to + 1) % RING);
+  cells[totalCell(rule)] = total;
+  if (total !== 0 && cells[ring + cells[oldestCell(rule)]!] === 0) {
+    cells[oldestCell(rule)] = firstNonEmptyCell(cells, ring, (to + 1) % RING);
   }
 };
 
-const firstNonEmptyCell = (cells: Uint32Array, base: number, from: number): number => {
+const firstNonEmptyCell = (cells: Uint32Array, ring: number, from: number): number => {
   let cell = from;
-  while (cells[base + cell] === 0) cell = cell === RING - 1 ? 0 : cell + 1;
+  while (cells[ring + cell] === 0) cell = cell === RING - 1 ? 0 : cell + 1;
   return cell;
 };
 
 /** Counts one request in the current bucket `current`. */
-export const countRequest = (cells: Uint32Array, base: number, current: number): void => {
+export const countRequest = (cells: Uint32Array, rule: number, ruleCount: number, current: number): void => {
   const cell = current % RING;
-  if (cells[base + TOTAL] === 0) cells[base + OLDEST] = cell;
-  cells[base + cell]!++;
-  cells[base + TOTAL]!++;
+  if (cells[totalCell(rule)] === 0) cells[oldestCell(rule)] = cell;
+  cells[ringStart(rule, ruleCount) + cell]!++;
+  cells[totalCell(rule)]!++;
 };
 
 /** The bucket index held by ring `cell`, among the counted buckets current-60 .. current. */
@@ -62,21 +68,29 @@ const bucketOfCell = (current: number, cell: number): number => current - ((curr
  * When the oldest counted request stops being counted, i.e. when the rule's remaining next
  * rises: bucket b is counted until c reaches b + 61. Only when the rule counts something.
  */
-export const oldestDropTime = (cells: Uint32Array, base: number, current: number, granule: number): number =>
-  (bucketOfCell(current, cells[base + OLDEST]!) + RING) * granule;
+export const oldestDropTime = (cells: Uint32Array, rule: number, current: number, granule: number): number =>
+  (bucketOfCell(current, cells[oldestCell(rule)]!) + RING) * granule;
 
 /**
  * When the count first falls to `limit - 1` or less if nothing else is counted: dropping
  * buckets oldest first, the drop time of the bucket that takes it there. Only when the
  * rule counts at least `limit`.
  */
-export const retryTime = (cells: Uint32Array, base: number, current: number, granule: number, limit: number): number => {
-  const excess = cells[base + TOTAL]! - limit + 1;
-  let cell = cells[base + OLDEST]!;
+export const retryTime = (
+  cells: Uint32Array,
+  rule: number,
+  ruleCount: number,
+  current: number,
+  granule: number,
+  limit: number,
+): number => {
+  const ring = ringStart(rule, ruleCount);
+  const excess = cells[totalCell(rule)]! - limit + 1;
+  let cell = cells[oldestCell(rule)]!;
   let dropped = 0;
   for (;;) {
-    dropped += cells[base + cell]!;
-    if (dropped >= excess) return (bucketOfCell(current, cell) + RING) * granule;
+    dropped += cells[ring + cell]!;
+    if (dropped > excess) return (bucketOfCell(current, cell) + RING) * granule;
     cell = cell === RING - 1 ? 0 : cell + 1;
   }
 };

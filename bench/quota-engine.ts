@@ -1,0 +1,150 @@
+/**
+ * Micro-benchmark of the quota engine through MemoryQuotaStore.
+ * Build with `npx tsc -p tsconfig.build.json`, run with `node --expose-gc dist/bench/quota-engine.js`.
+ * Each scenario runs in a child process of its own, so one scenario's type feedback cannot
+ * slow another down.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { MemoryQuotaStore } from '../src/adapters/memory/memory-quota-store.js';
+import { DEFAULT_BAN_POLICY } from '../src/domain/quota/ban-policy.js';
+import { STANDARD_PLANS, enterprisePlan } from '../src/domain/quota/plan.js';
+import type { QuotaPolicy } from '../src/domain/quota/quota-rule.js';
+import type { Clock } from '../src/ports/clock.js';
+
+const SECONDS_PER_SCENARIO = 2;
+const KEYS = 100_000;
+/** Simulated traffic: the clock moves 1 ms every this many decisions (100,000 decisions per simulated second). */
+const DECISIONS_PER_MS = 100;
+const START = 1_767_225_600_000;
+
+class SteppingClock implements Clock {
+  at = START;
+  now(): number {
+    return this.at;
+  }
+}
+
+const subjects = Array.from({ length: KEYS }, (_, i) => `${i.toString(16).padStart(8, '0')}${'ab'.repeat(28)}`);
+const hotKey = subjects[0]!;
+const business: QuotaPolicy = { rules: STANDARD_PLANS.business.rules, ban: DEFAULT_BAN_POLICY };
+const businessNoBan: QuotaPolicy = { rules: STANDARD_PLANS.business.rules };
+const neverFull: QuotaPolicy = { rules: enterprisePlan(2_000_000_000, 4_000_000_000).rules, ban: DEFAULT_BAN_POLICY };
+
+interface Measured {
+  readonly opsPerSecond: number;
+  readonly verdicts: string;
+}
+
+/** Calls `step` for SECONDS_PER_SCENARIO after a warm-up; `step` answers 0, 1 or 2 to be tallied. */
+const measure = (step: (i: number) => number, labels: readonly string[]): Measured => {
+  const tally = [0, 0, 0];
+  let i = 0;
+  const batch = (): void => {
+    for (const end = i + 100_000; i < end; i++) tally[step(i)]!++;
+  };
+  const warmUpUntil = performance.now() + 300;
+  while (performance.now() < warmUpUntil) batch();
+  tally.fill(0);
+  const first = i;
+  const started = performance.now();
+  while (performance.now() - started < SECONDS_PER_SCENARIO * 1000) batch();
+  const elapsed = (performance.now() - started) / 1000;
+  const total = i - first;
+  const verdicts = labels
+    .map((label, k) => [label, tally[k]!] as const)
+    .filter(([, count]) => count > 0)
+    .map(([label, count]) => `${label} ${((100 * count) / total).toFixed(count === total ? 0 : 2)}%`)
+    .join(', ');
+  return { opsPerSecond: total / elapsed, verdicts };
+};
+
+const VERDICTS = ['admitted', 'rate_limited', 'banned'] as const;
+
+const engine = (policy: QuotaPolicy, spread: boolean): Measured => {
+  const clock = new SteppingClock();
+  const store = new MemoryQuotaStore(clock);
+  return measure((i) => {
+    if (i % DECISIONS_PER_MS === 0) clock.at++;
+    const verdict = store.decide(spread ? subjects[i % KEYS]! : hotKey, policy).verdict;
+    return verdict === 'admitted' ? 0 : verdict === 'rate_limited' ? 1 : 2;
+  }, VERDICTS);
+};
+
+/** The least a per-key limiter does: read the clock, find the key's counter, bump it. */
+const baseline = (spread: boolean): Measured => {
+  const clock = new SteppingClock();
+  const counters = new Map<string, { count: number; at: number }>();
+  return measure((i) => {
+    if (i % DECISIONS_PER_MS === 0) clock.at++;
+    const key = spread ? subjects[i % KEYS]! : hotKey;
+    let counter = counters.get(key);
+    if (counter === undefined) {
+      counter = { count: 0, at: 0 };
+      counters.set(key, counter);
+    }
+    counter.count++;
+    counter.at = clock.now();
+    return 0;
+  }, ['counted']);
+};
+
+/** Bytes per key: heap and typed-array buffers, before and after 100,000 keys got both Business rules. */
+const bytesPerKey = (): string => {
+  const gc = globalThis.gc;
+  if (gc === undefined) return 'not measured: run node with --expose-gc';
+  const used = (): number => {
+    gc();
+    gc();
+    const usage = process.memoryUsage();
+    return usage.heapUsed + usage.arrayBuffers;
+  };
+  const before = used();
+  const store = new MemoryQuotaStore(new SteppingClock());
+  for (const subject of subjects) store.decide(subject, business);
+  const bytes = (used() - before) / store.size;
+  return `${bytes.toFixed(0)} bytes per key (${store.size.toLocaleString('en-US')} keys; JS heap + typed-array buffers, key strings excluded)`;
+};
+
+const SCENARIOS: Record<string, { readonly title: string; readonly run: () => Measured }> = {
+  hotBanned: { title: 'one hot key, Business, default ban', run: () => engine(business, false) },
+  hotLimited: { title: 'one hot key, Business, no ban', run: () => engine(businessNoBan, false) },
+  hotAdmitted: { title: 'one hot key, never full (admitted path)', run: () => engine(neverFull, false) },
+  spread: { title: `${KEYS.toLocaleString('en-US')} keys round robin, Business, default ban`, run: () => engine(business, true) },
+  hotBaseline: { title: 'baseline, one key', run: () => baseline(false) },
+  spreadBaseline: { title: `baseline, ${KEYS.toLocaleString('en-US')} keys`, run: () => baseline(true) },
+};
+
+const child = process.argv[2];
+if (child === 'memory') {
+  console.log(JSON.stringify(bytesPerKey()));
+} else if (child !== undefined) {
+  const scenario = SCENARIOS[child];
+  if (scenario === undefined) throw new Error(`unknown scenario ${child}`);
+  console.log(JSON.stringify(scenario.run()));
+} else {
+  if (globalThis.gc === undefined) console.log('(this process has no --expose-gc; the memory child gets it)\n');
+  const self = fileURLToPath(import.meta.url);
+  const inChild = (name: string): unknown =>
+    JSON.parse(execFileSync(process.execPath, ['--expose-gc', self, name], { encoding: 'utf8' }));
+  const results = new Map(Object.keys(SCENARIOS).map((name) => [name, inChild(name) as Measured]));
+  const format = (ops: number): string => Math.round(ops).toLocaleString('en-US');
+  console.log(`Quota engine through MemoryQuotaStore: ${SECONDS_PER_SCENARIO} s per scenario, node ${process.version}.`);
+  console.log(`The clock moves 1 ms every ${DECISIONS_PER_MS} decisions. Baseline: Map.get + counter increment.\n`);
+  console.log('| scenario | decisions/s | baseline ops/s | baseline / engine | verdicts |');
+  console.log('|---|---:|---:|---:|---|');
+  for (const [name, reference] of [
+    ['hotBanned', 'hotBaseline'],
+    ['hotLimited', 'hotBaseline'],
+    ['hotAdmitted', 'hotBaseline'],
+    ['spread', 'spreadBaseline'],
+  ] as const) {
+    const measured = results.get(name)!;
+    const base = results.get(reference)!;
+    const ratio = (base.opsPerSecond / measured.opsPerSecond).toFixed(1);
+    console.log(
+      `| ${SCENARIOS[name]!.title} | ${format(measured.opsPerSecond)} | ${format(base.opsPerSecond)} | ${ratio} | ${measured.verdicts} |`,
+    );
+  }
+  console.log(`\nMemory: ${inChild('memory') as string}`);
+}

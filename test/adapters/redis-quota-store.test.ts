@@ -1,0 +1,225 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
+import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
+import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
+import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
+import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
+import { useTestRedis } from '../support/use-test-redis.js';
+
+const shared = useTestRedis();
+const START = 1_767_225_600_000;
+const DAY = 86_400_000;
+
+describeQuotaStoreContract('redis', async (clock) => ({
+  // The contract gives every test subjects of its own; the file's cleanup deletes the keys.
+  store: new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: clock }),
+  cleanup: async () => {},
+}));
+
+/**
+ * A schedule for the differential test: requests of up to three subjects under one policy,
+ * now and then under the same windows with other limits or another strike count (the state
+ * carries over) or under other windows (the subject starts over), at times with bursts,
+ * ties, granule and window edges, idle gaps, and clock steps back.
+ */
+interface Schedule {
+  readonly requests: readonly { readonly at: number; readonly subject: number; readonly policy: QuotaPolicy }[];
+}
+
+const MAX_REQUESTS = 60;
+
+const scheduleOfArb: fc.Arbitrary<Schedule> = fc
+  .tuple(smallRulesArb, fc.option(smallBanArb, { nil: undefined }))
+  .chain(([rules, ban]) => {
+    const main: QuotaPolicy = ban === undefined ? { rules } : { rules, ban };
+    const otherLimits: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, limit: rule.limit + 1 })) };
+    const otherWindows: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, windowMs: rule.windowMs * 2 })) };
+    const otherStrikes: QuotaPolicy = ban === undefined ? main : { rules, ban: { ...ban, strikes: ban.strikes + 1 } };
+    const shortest = Math.min(...rules.map((rule) => rule.windowMs));
+    return fc.record({
+      times: scheduleArb(rules, { maxSteps: 25, maxBurst: 4 }),
+      subjects: fc.array(fc.nat({ max: 2 }), { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS }),
+      stepsBack: fc.array(fc.oneof({ arbitrary: fc.constant(0), weight: 8 }, fc.nat({ max: 2 * shortest })), {
+        minLength: MAX_REQUESTS,
+        maxLength: MAX_REQUESTS,
+      }),
+      policies: fc.array(
+        fc.oneof(
+          { arbitrary: fc.constant(main), weight: 12 },
+          fc.constant(otherLimits),
+          fc.constant(otherWindows),
+          fc.constant(otherStrikes),
+        ),
+        { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
+      ),
+    });
+  })
+  .map(({ times, subjects, stepsBack, policies }) => ({
+    requests: times.slice(0, MAX_REQUESTS).map((at, i) => ({
+      at: Math.max(0, at - stepsBack[i]!),
+      subject: subjects[i]!,
+      policy: policies[i]!,
+    })),
+  }));
+
+describe('RedisQuotaStore', () => {
+  it('decides every generated schedule exactly like the in-memory store: verdicts, remaining, resets, retry times, strikes and bans', async () => {
+    const prefix = shared.freshPrefix();
+    const clock = new ManualClock(0);
+    const redisStore = new RedisQuotaStore(shared.redis, { prefix, time: clock });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(scheduleOfArb, async ({ requests }) => {
+        // The memory store never forgets a subject here: with clocks stepping back, forgetting
+        // an idle subject may change a later decision, and no TTL fires within this test.
+        const memoryStore = new MemoryQuotaStore(clock, { sweepEvery: Number.POSITIVE_INFINITY });
+        run++;
+        const expected: QuotaDecision[] = [];
+        const actual: Promise<QuotaDecision>[] = [];
+        for (const { at, subject, policy } of requests) {
+          clock.set(at);
+          expected.push(memoryStore.decide(`${run}:${subject}`, policy));
+          // Sent in order on one connection, without waiting: one pipeline per schedule.
+          actual.push(redisStore.decide(`${run}:${subject}`, policy));
+        }
+        expect(await Promise.all(actual)).toEqual(expected);
+      }),
+      { numRuns: 1_500 },
+    );
+  });
+
+  it('with the server time, decides at the Redis clock', async () => {
+    const store = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix() });
+    const redisNow = async (): Promise<number> => {
+      const [seconds, micros] = await shared.redis.time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    };
+    const before = await redisNow();
+    const decision = await store.decide('k', { rules: STANDARD_PLANS.free.rules });
+    const after = await redisNow();
+    expect(decision.decidedAt).toBeGreaterThanOrEqual(before);
+    expect(decision.decidedAt).toBeLessThanOrEqual(after);
+    expect(decision.resetAt[0]).toBe((Math.floor(decision.decidedAt / 1000) + 61) * 1000);
+  });
+
+  it('two instances on one Redis with the server time admit exactly the limit of 120 concurrent requests', async () => {
+    const prefix = shared.freshPrefix();
+    const other = await createRedisClient({ url: shared.url });
+    try {
+      const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 50, windowMs: 60_000 }] };
+      const instances = [new RedisQuotaStore(shared.redis, { prefix }), new RedisQuotaStore(other, { prefix })];
+      const decisions = await Promise.all(Array.from({ length: 120 }, (_, i) => instances[i % 2]!.decide('shared-key', policy)));
+      expect(decisions.filter((d) => d.verdict === 'admitted')).toHaveLength(50);
+      expect(new Set(decisions.filter((d) => d.verdict === 'admitted').map((d) => d.remaining[0])).size).toBe(50);
+    } finally {
+      other.disconnect();
+    }
+  });
+
+  it('refuses rules the engine cannot count, as the in-memory store does', async () => {
+    const store = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: new ManualClock(START) });
+    await expect(store.decide('k', { rules: [{ name: 'odd', limit: 1, windowMs: 1_001 }] })).rejects.toThrow(RangeError);
+    await expect(store.decide('k', { rules: [{ name: 'none', limit: 0, windowMs: 60_000 }] })).rejects.toThrow(RangeError);
+    const ban = { strikes: 0, strikeWindowMs: 1_000, banMs: 1_000 };
+    await expect(store.decide('k', { rules: STANDARD_PLANS.free.rules, ban })).rejects.toThrow(RangeError);
+  });
+
+  it('refuses a key prefix with braces', () => {
+    expect(() => new RedisQuotaStore(shared.redis, { prefix: 'a{b}:' })).toThrow(RangeError);
+  });
+});
+
+describe('RedisQuotaStore on a Redis of its own', () => {
+  let server: RedisServerProcess;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const withClient = async (use: (redis: Awaited<ReturnType<typeof createRedisClient>>) => Promise<void>): Promise<void> => {
+    const redis = await createRedisClient({ url: server.url });
+    try {
+      await use(redis);
+    } finally {
+      redis.disconnect();
+    }
+  };
+
+  it('keeps each subject in one hash under the prefix, in the hash slot of {q:<subject>}', () =>
+    withClient(async (redis) => {
+      // The first test on this fresh server: every key there is one the store wrote.
+      const store = new RedisQuotaStore(redis, { prefix: 'shop:' });
+      await store.decide('key:ab12', { rules: STANDARD_PLANS.free.rules });
+      await store.decide('addr:::1', { rules: STANDARD_PLANS.free.rules });
+      expect((await redis.keys('*')).sort()).toEqual(['shop:{q:addr:::1}', 'shop:{q:key:ab12}']);
+    }));
+
+  it('lets an idle subject expire once nothing kept matters: the longest window plus a granule, or the ban', () =>
+    withClient(async (redis) => {
+      const clock = new ManualClock(START);
+      const store = new RedisQuotaStore(redis, { prefix: 'ttl:', time: clock });
+      await store.decide('counted', { rules: STANDARD_PLANS.free.rules });
+      const dayAndGranule = 61 * (DAY / 60);
+      const ttl = await redis.pttl('ttl:{q:counted}');
+      expect(ttl).toBeGreaterThan(dayAndGranule);
+      expect(ttl).toBeLessThanOrEqual(dayAndGranule + 1_000);
+
+      const banning: QuotaPolicy = {
+        rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }],
+        ban: { strikes: 1, strikeWindowMs: 1_000, banMs: 3 * DAY },
+      };
+      for (let i = 0; i < 3; i++) await store.decide('banned', banning);
+      expect(await redis.pttl('ttl:{q:banned}')).toBeGreaterThan(3 * DAY);
+    }));
+
+  it('keeps a subject bounded whatever its traffic: at most 61 buckets per rule and the last strikes', () =>
+    withClient(async (redis) => {
+      const clock = new ManualClock(START);
+      const store = new RedisQuotaStore(redis, { prefix: 'bounded:', time: clock });
+      const busy: QuotaPolicy = { rules: [{ name: 'minute', limit: 1_000_000, windowMs: 60_000 }] };
+      const striking: QuotaPolicy = {
+        rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }],
+        ban: { strikes: 5, strikeWindowMs: 1, banMs: 1 },
+      };
+      const verdicts: string[] = [];
+      // Batches of pipelined calls, each well within the client's command timeout.
+      for (let batch = 0; batch < 12; batch++) {
+        const decisions: Promise<QuotaDecision>[] = [];
+        for (let i = 0; i < 500; i++) {
+          clock.advance(i % 3 === 0 ? 700 : 1);
+          decisions.push(store.decide('busy', busy), store.decide('striking', striking));
+        }
+        for (const decision of await Promise.all(decisions)) verdicts.push(decision.verdict);
+      }
+      expect(verdicts.filter((verdict) => verdict === 'rate_limited').length).toBeGreaterThan(5_000);
+      // Every second of the last minute holds requests: exactly the 61 counted buckets are
+      // kept, packed as a 4-byte total and 12 bytes per bucket.
+      expect((await redis.hgetBuffer('bounded:{q:busy}', 'r1'))?.length).toBe(4 + 12 * 61);
+      expect(await redis.hlen('bounded:{q:busy}')).toBe(3);
+      // The ring's size, then the last 5 strikes.
+      expect((await redis.hget('bounded:{q:striking}', 'st'))?.split(' ')).toHaveLength(1 + 5);
+      expect(await redis.hlen('bounded:{q:striking}')).toBe(5);
+    }));
+
+  it('calls the script by its SHA, and after SCRIPT FLUSH resends it and keeps counting', () =>
+    withClient(async (redis) => {
+      const store = new RedisQuotaStore(redis, { prefix: 'noscript:', time: new ManualClock(START) });
+      const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 5, windowMs: 60_000 }] };
+      await redis.config('RESETSTAT');
+      const remaining: number[] = [];
+      for (let i = 0; i < 3; i++) remaining.push((await store.decide('k', policy)).remaining[0]!);
+      expect(await redis.info('commandstats')).toMatch(/cmdstat_evalsha:calls=2,/);
+
+      await redis.script('FLUSH');
+      for (let i = 0; i < 3; i++) remaining.push((await store.decide('k', policy)).remaining[0]!);
+      expect(remaining).toEqual([4, 3, 2, 1, 0, 0]);
+    }));
+});
