@@ -32,7 +32,6 @@ export const advanceWindow = (cells: Uint32Array, rule: number, ruleCount: numbe
   const ring = ringStart(rule, ruleCount);
   if (to - from >= RING) {
     cells.fill(0, ring, ring + RING);
-    cells[totalCell(rule)] = 0;
     return;
   }
   let cell = (from + 1) % RING;
@@ -90,7 +89,7 @@ export const retryTime = (
   let dropped = 0;
   for (;;) {
     dropped += cells[ring + cell]!;
-    if (dropped > excess) return (bucketOfCell(current, cell) + RING) * granule;
+    if (dropped >= excess) return (bucketOfCell(current, cell) + RING) * granule;
     cell = cell === RING - 1 ? 0 : cell + 1;
   }
 };

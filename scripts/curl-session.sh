@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The README's curl session, replayed against a fresh server: start it, create and list pets,
+# fetch one, make mistakes, spend a Free key's minute, then get it banned. Bounded: 90 requests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+port=${PORT:-8089}
+npm run -s build
+log=$(mktemp)
+PORT=$port node dist/src/app/cli.js >"$log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 1 50); do grep -q 'listening on' "$log" && break; sleep 0.1; done
+KEY=$(grep -o 'demo-free-[0-9a-f]*' "$log" | head -1)
+B=http://127.0.0.1:$port/v1
+show() { echo "\$ $*"; "$@" | grep -v -i -E '^(date|connection|keep-alive):' ; echo; }
+H="Authorization: Bearer $KEY"
+
+show curl -si -X POST -H "$H" -H 'Content-Type: application/json' -d '{"name":"Rex","categoryId":1}' "$B/pets"
+curl -s -o /dev/null -X POST -H "$H" -H 'Content-Type: application/json' -d '{"name":"Tom","categoryId":2,"status":"sold"}' "$B/pets"
+curl -s -o /dev/null -X POST -H "$H" -H 'Content-Type: application/json' -d '{"name":"Kit","categoryId":2}' "$B/pets"
+show curl -si -H "$H" "$B/pets?limit=1&status=available"
+show curl -si -H "$H" "$B/pets/1"
+show curl -s -H "$H" -H 'Content-Type: application/json' -d '{"name":"","categoryId":1.5}' "$B/pets"
+show curl -si "$B/pets"
+echo "\$ # 54 more requests: 60 in this minute"
+for _ in $(seq 1 54); do curl -s -o /dev/null -w '%{http_code} ' -H "$H" "$B/pets"; done; echo; echo
+show curl -si -H "$H" "$B/pets"
+echo "\$ # 19 more before Retry-After: strikes"
+for _ in $(seq 1 19); do curl -s -o /dev/null -w '%{http_code} ' -H "$H" "$B/pets"; done; echo; echo
+show curl -si -H "$H" "$B/pets"
