@@ -32,6 +32,7 @@ export const advanceWindow = (cells: Uint32Array, rule: number, ruleCount: numbe
   const ring = ringStart(rule, ruleCount);
   if (to - from >= RING) {
     cells.fill(0, ring, ring + RING);
+    cells[totalCell(rule)] = 0;
     return;
   }
   let cell = (from + 1) % RING;
