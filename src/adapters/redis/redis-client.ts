@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 
 export interface RedisClientOptions {
   readonly url: string;
-  /** Connection errors, e.g. for a log; each failing command also rejects on its own. */
+  /** The first connection error of each outage, e.g. for a log; each failing command also rejects on its own. */
   readonly onError?: (error: Error) => void;
 }
 
@@ -33,8 +33,17 @@ export const createRedisClient = async ({ url, onError }: RedisClientOptions): P
     // Concurrent requests' commands of one event-loop turn travel in one write.
     enableAutoPipelining: true,
   } satisfies RedisOptions);
-  // Without a listener ioredis prints every reconnection failure.
-  redis.on('error', onError ?? (() => {}));
+  // One report per outage, none before the first connection (start-up failure has its own
+  // message); without any listener ioredis would print every reconnection attempt.
+  let reportable = false;
+  redis.on('error', (error: Error) => {
+    if (!reportable) return;
+    reportable = false;
+    onError?.(error);
+  });
+  redis.on('ready', () => {
+    reportable = true;
+  });
   try {
     await redis.connect();
   } catch (error) {
