@@ -29,6 +29,12 @@ describe('the standalone server (CLI)', () => {
     ]);
   });
 
+  it('refuses to start in production, in one line, when its Redis cannot be reached', async () => {
+    const cli = startCli({ PORT: '0', PETSTORE_ENV: 'production', PETSTORE_API_KEYS: 'prod-key-123:pro', REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(await cli.exited()).toBe(1);
+    expect(cli.output().trim()).toBe('petstore: Redis at redis://127.0.0.1:1 is unavailable');
+  });
+
   it('takes flags that mirror the environment variables', async () => {
     const cli = startCli({}, ['--port', '0', '--api-keys', 'flag-key-123:pro', '--env', 'test']);
     try {
