@@ -1,12 +1,25 @@
 import { defineConfig } from 'vitest/config';
 
+// Files that start servers or Redis processes and time their answers run after the rest, one
+// at a time, so CPU-heavy property tests on the other core cannot distort their latencies.
+const PROCESS_TESTS = ['test/redis/**/*.test.ts', 'test/adapters/redis-outage.test.ts', 'test/app/cli.test.ts', 'test/http/slow-clients.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-build.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Server and Redis tests bind ports and spawn processes: two cores, so two workers.
+    // Two cores: two workers.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'units', include: ['test/**/*.test.ts'], exclude: PROCESS_TESTS, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

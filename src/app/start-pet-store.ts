@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
-import { digestApiKey } from '../adapters/api-key-digest.js';
 import type { PetStoreHttpServer } from '../adapters/http/http-server.js';
 import { buildContainer, type ContainerOverrides } from './container/build-container.js';
 import { TOKENS } from './container/tokens.js';
@@ -31,13 +30,10 @@ export interface RunningPetStore {
 export async function startPetStore(environ: Environ, overrides: ContainerOverrides = {}): Promise<RunningPetStore> {
   const loaded = loadConfig(environ);
   if (!loaded.ok) throw new ConfigurationError(loaded.error);
-  const config = loaded.value;
+  const demoKeys = loaded.value.environment === 'development' && loaded.value.apiKeys.length === 0 ? createDemoKeys() : [];
+  const config = demoKeys.length === 0 ? loaded.value : { ...loaded.value, apiKeys: demoKeys };
   const container = buildContainer(config, overrides);
   try {
-    const demoKeys = config.environment === 'development' && config.apiKeys.length === 0 ? createDemoKeys() : [];
-    const registry = await container.getAsync(TOKENS.apiKeyRegistry);
-    for (const { key, plan } of [...config.apiKeys, ...demoKeys]) await registry.register(digestApiKey(key), plan);
-
     const server = await container.getAsync(TOKENS.httpServer);
     await listen(server, config.port, config.host);
     const { port } = server.address() as AddressInfo;

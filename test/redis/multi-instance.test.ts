@@ -42,9 +42,7 @@ describe('several server processes on one Redis', () => {
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(50);
     expect(statuses.filter((status) => status === 429)).toHaveLength(70);
-    // Both instances admitted some: the limit is shared, not per instance.
-    const admittedBy = [0, 1].map((n) => statuses.filter((status, i) => status === 200 && i % 2 === n).length);
-    expect(admittedBy.every((count) => count > 0)).toBe(true);
+    // Each instance got 60 requests: limits kept per instance would have admitted 100.
   });
 
   it('gives 200 distinct ids to 200 concurrent creates spread over both, and each instance reads the pets of the other', async () => {
@@ -53,8 +51,10 @@ describe('several server processes on one Redis', () => {
         send(`${urls[i % 2]}/pets`, 'writer-key-1', { method: 'POST', body: JSON.stringify({ name: `pet ${i}`, categoryId: 1 + (i % 5) }) }),
       ),
     );
-    expect(responses.map((response) => response.status)).toEqual(Array(200).fill(201));
-    const pets = (await Promise.all(responses.map((response) => response.json()))) as { id: number; name: string }[];
+    const bodies = (await Promise.all(responses.map((response) => response.json()))) as { id: number; name: string; code?: string }[];
+    const outcomes = responses.map((response, i) => `${response.status} ${bodies[i]?.code ?? ''}`.trim());
+    expect(countBy(outcomes)).toEqual({ '201': 200 });
+    const pets = bodies;
     expect(new Set(pets.map((pet) => pet.id)).size).toBe(200);
 
     const createdOnFirst = pets[0];
@@ -92,3 +92,9 @@ describe('several server processes on one Redis', () => {
     return all;
   }
 });
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}

@@ -21,7 +21,8 @@ export const useTestRedis = (): TestRedisFile => {
   let prefixes = 0;
   beforeAll(async () => {
     testRedis = await acquireTestRedis();
-    client = await createRedisClient({ url: testRedis.url });
+    // These files test the stores, not outages: a loaded CI machine must not fail them by a slow reply.
+    client = await createRedisClient({ url: testRedis.url, commandTimeoutMs: 5_000 });
   });
   afterAll(async () => {
     client?.disconnect();

@@ -8,7 +8,8 @@ const frozenCopy = (plan: Plan): Plan =>
 export class MemoryApiKeyRegistry implements ApiKeyRegistry {
   private readonly plans = new Map<string, Plan>();
 
-  async planOf(keyDigest: string): Promise<Plan | undefined> {
+  // Synchronous: the lookup is on every request's path, and a promise there costs a microtask.
+  planOf(keyDigest: string): Plan | undefined {
     return this.plans.get(keyDigest);
   }
 

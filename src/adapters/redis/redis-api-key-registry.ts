@@ -17,13 +17,13 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry {
   }
 
   async planOf(keyDigest: string): Promise<Plan | undefined> {
-    const record = await fromRedis(this.redis, this.redis.hget(this.key, keyDigest));
+    const record = await fromRedis(this.redis, () => this.redis.hget(this.key, keyDigest));
     return record === null ? undefined : planOf(record);
   }
 
   async register(keyDigest: string, plan: Plan): Promise<void> {
     const rules = plan.rules.map(({ name, limit, windowMs }) => ({ name, limit, windowMs }));
-    await fromRedis(this.redis, this.redis.hset(this.key, keyDigest, JSON.stringify({ name: plan.name, rules })));
+    await fromRedis(this.redis, () => this.redis.hset(this.key, keyDigest, JSON.stringify({ name: plan.name, rules })));
   }
 }
 

@@ -5,33 +5,43 @@ export interface RedisClientOptions {
   readonly url: string;
   /** The first connection error of each outage, e.g. for a log; each failing command also rejects on its own. */
   readonly onError?: (error: Error) => void;
+  /** Defaults to REDIS_COMMAND_TIMEOUT_MS. */
+  readonly commandTimeoutMs?: number;
 }
 
 /**
  * No request may hang on Redis: a command fails within this, and the caller answers 503.
- * A request makes two calls in turn (its quota, then its pets), so two of these stay under a second.
+ * The first timeout drops the connection (see fromRedis), after which the request's other
+ * calls fail at once, so a request still answers within a second. Generous enough that a
+ * busy event loop does not take a slow reply for an outage.
  */
-export const REDIS_COMMAND_TIMEOUT_MS = 300;
+export const REDIS_COMMAND_TIMEOUT_MS = 700;
 
 /**
  * A client that fails fast and heals by itself: while disconnected every command rejects at
- * once (no offline queue), a command without a reply rejects after REDIS_COMMAND_TIMEOUT_MS,
+ * once (no offline queue), a command without a reply rejects after `commandTimeoutMs`,
  * and the client keeps reconnecting with a backoff capped at one second.
  * Resolves once connected; rejects with StoreUnavailableError (and stops retrying) otherwise.
  */
-export const createRedisClient = async ({ url, onError }: RedisClientOptions): Promise<Redis> => {
+export const createRedisClient = async ({
+  url,
+  onError,
+  commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS,
+}: RedisClientOptions): Promise<Redis> => {
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    commandTimeout: commandTimeoutMs,
     connectTimeout: 1_000,
     // A command cut off by a lost connection has already failed its request with a 503:
     // neither retried nor resent later, where a create would store a pet nobody was told of.
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1_000),
-    // Concurrent requests' commands of one event-loop turn travel in one write.
-    enableAutoPipelining: true,
+    // No auto-pipelining: it holds a batch until the previous one of its slot has been
+    // answered, so behind a frozen Redis a request would wait out two timeouts, not one.
+    // Commands are pipelined on the connection all the same (sent without awaiting replies).
+    enableAutoPipelining: false,
   } satisfies RedisOptions);
   // One report per outage, none before the first connection (start-up failure has its own
   // message); without any listener ioredis would print every reconnection attempt.

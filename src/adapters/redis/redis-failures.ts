@@ -12,20 +12,40 @@ const isUnavailability = (error: unknown): boolean =>
   error instanceof Error && (error.name !== 'ReplyError' || UNAVAILABLE_REPLY.test(error.message));
 
 /**
- * Awaits one Redis call, turning its unavailability into the domain's StoreUnavailableError.
- * A timed-out command means a Redis that accepts but does not answer (frozen, overloaded):
- * the connection is dropped and reopened, so that until Redis answers again every command
- * fails at once, instead of each request waiting out its own timeout.
+ * Sends one Redis call and awaits it, turning unavailability into the domain's
+ * StoreUnavailableError. Calls go only to a connection that is ready and not suspected: a
+ * timed-out command means a Redis that accepts but does not answer (frozen, overloaded), so
+ * until a PING is answered again every call fails at once instead of waiting out a timeout
+ * of its own. (ioredis itself would call a fresh connection to such a Redis ready.)
  */
-export const fromRedis = async <T>(redis: Redis, reply: Promise<T>): Promise<T> => {
+export const fromRedis = async <T>(redis: Redis, call: () => Promise<T>): Promise<T> => {
+  if (redis.status !== 'ready' || suspected.has(redis)) {
+    throw new StoreUnavailableError('Redis', { cause: new Error(`connection ${redis.status}, not answering`) });
+  }
   try {
-    return await reply;
+    return await call();
   } catch (error) {
     if (!isUnavailability(error)) throw error;
-    if (error instanceof Error && error.message === COMMAND_TIMED_OUT && redis.status === 'ready') redis.disconnect(true);
+    if (error instanceof Error && error.message === COMMAND_TIMED_OUT) suspect(redis);
     throw new StoreUnavailableError('Redis', { cause: error });
   }
 };
 
 /** ioredis's message for a command that outlived `commandTimeout`. */
 const COMMAND_TIMED_OUT = 'Command timed out';
+const PROBE_INTERVAL_MS = 100;
+
+const suspected = new WeakSet<Redis>();
+
+const suspect = (redis: Redis): void => {
+  if (suspected.has(redis)) return;
+  suspected.add(redis);
+  const probe = (): void => {
+    if (redis.status === 'end') return;
+    redis.ping().then(
+      () => suspected.delete(redis),
+      () => setTimeout(probe, PROBE_INTERVAL_MS).unref(),
+    );
+  };
+  probe();
+};

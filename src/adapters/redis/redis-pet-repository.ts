@@ -30,19 +30,19 @@ export class RedisPetRepository implements PetRepository {
   async create(pet: NewPet): Promise<Pet> {
     const record = JSON.stringify({ name: pet.name, categoryId: pet.categoryId, status: pet.status });
     const { next, records, all } = this.keys;
-    const id = await fromRedis(this.redis, this.redis.petstoreCreatePet(next, records, all, this.statusKey(pet.status), record));
+    const id = await fromRedis(this.redis, () => this.redis.petstoreCreatePet(next, records, all, this.statusKey(pet.status), record));
     return petOf(Number(id), record);
   }
 
   async get(id: number): Promise<Pet | undefined> {
-    const record = await fromRedis(this.redis, this.redis.hget(this.keys.records, String(id)));
+    const record = await fromRedis(this.redis, () => this.redis.hget(this.keys.records, String(id)));
     return record === null ? undefined : petOf(id, record);
   }
 
   async page({ afterId, limit, status }: PetPageQuery): Promise<readonly Pet[]> {
     if (limit < 1) return [];
     const index = status === undefined ? this.keys.all : this.statusKey(status);
-    const reply = await fromRedis(this.redis, this.redis.petstorePetPage(this.keys.records, index, String(afterId), limit));
+    const reply = await fromRedis(this.redis, () => this.redis.petstorePetPage(this.keys.records, index, String(afterId), limit));
     const pets: Pet[] = [];
     for (let i = 0; i < reply.length; i += 2) pets.push(petOf(Number(reply[i]), reply[i + 1] ?? null));
     return pets;

@@ -51,7 +51,7 @@ export class RedisQuotaStore implements QuotaStore {
     for (const rule of policy.rules) args.push(String(rule.limit), String(rule.windowMs));
     const { ban } = policy;
     args.push(...(ban === undefined ? ['0', '0', '0'] : [String(ban.strikes), String(ban.strikeWindowMs), String(ban.banMs)]));
-    const reply = await fromRedis(this.redis, this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
+    const reply = await fromRedis(this.redis, () => this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
     return decisionOf(reply, policy.rules.length);
   }
 

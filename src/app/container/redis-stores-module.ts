@@ -9,6 +9,8 @@ import { QuotaOutageFallback } from '../../domain/quota/quota-outage-fallback.js
 import type { Clock } from '../../ports/clock.js';
 import { CachedApiKeyRegistry } from '../cached-api-key-registry.js';
 import type { PetStoreConfig } from '../config.js';
+import { LayeredApiKeyRegistry } from '../layered-api-key-registry.js';
+import { configuredKeys } from './configured-keys.js';
 import { TOKENS } from './tokens.js';
 
 const REDIS: ServiceIdentifier<Redis> = Symbol('Redis');
@@ -38,8 +40,11 @@ export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModul
       .inSingletonScope();
     bind(TOKENS.apiKeyRegistry)
       .toResolvedValue(
-        (redis: Redis, config: PetStoreConfig, clock: Clock) =>
-          new CachedApiKeyRegistry(new RedisApiKeyRegistry(redis, config.redisPrefix), clock, KEY_CACHE_TTL_MS, KEY_CACHE_ENTRIES),
+        async (redis: Redis, config: PetStoreConfig, clock: Clock) =>
+          new LayeredApiKeyRegistry(
+            await configuredKeys(config),
+            new CachedApiKeyRegistry(new RedisApiKeyRegistry(redis, config.redisPrefix), clock, KEY_CACHE_TTL_MS, KEY_CACHE_ENTRIES),
+          ),
         [REDIS, TOKENS.config, TOKENS.clock],
       )
       .inSingletonScope();
