@@ -14,5 +14,12 @@ export const HTTP_ERRORS = {
 
 export type HttpErrorCode = keyof typeof HTTP_ERRORS;
 
-export const errorBody = (code: HttpErrorCode, message: string = HTTP_ERRORS[code].message): string =>
-  JSON.stringify({ code, message, status: HTTP_ERRORS[code].status });
+const bodyOf = (code: HttpErrorCode, message: string): string => JSON.stringify({ code, message, status: HTTP_ERRORS[code].status });
+
+/** Bodies with the default message, serialised once: the 429s of a flood all use them. */
+const DEFAULT_BODIES = Object.fromEntries(
+  Object.entries(HTTP_ERRORS).map(([code, { message }]) => [code, bodyOf(code as HttpErrorCode, message)]),
+) as Record<HttpErrorCode, string>;
+
+export const errorBody = (code: HttpErrorCode, message?: string): string =>
+  message === undefined ? DEFAULT_BODIES[code] : bodyOf(code, message);

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import type { DomainError } from '../../domain/errors.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
@@ -10,9 +10,15 @@ import { bearerToken } from './bearer-token.js';
 import { deprecationHeaders } from './deprecation-headers.js';
 import { isJsonContentType, readJsonBody } from './json-body.js';
 import { openApiDocument } from './openapi-document.js';
+import { serializePet, serializePets } from './pet-json.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 
 export const BASE_PATH = '/v1';
+
+// Fixed headers as header lists, built once.
+const RETRY_SOON = ['retry-after', '1'];
+const CLOSE = ['connection', 'close'];
+const CHALLENGE = ['www-authenticate', 'Bearer'];
 
 export interface HttpServerOptions {
   /** When getPet was deprecated (RFC 9745 `Deprecation`). */
@@ -40,8 +46,8 @@ interface Route {
   readonly public: boolean;
   /** Query parameters the operation understands; any other is a 400 rather than silently ignored. */
   readonly query: readonly string[];
-  /** Headers of every answer of this route, errors included (getPet's deprecation). */
-  readonly headers?: OutgoingHttpHeaders;
+  /** Headers of every answer of this route, errors included (getPet's deprecation), as a header list. */
+  readonly headers?: readonly string[];
 }
 
 const ROUTED_METHODS = ['GET', 'POST'] as const;
@@ -59,36 +65,37 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
       return;
     }
     if (error instanceof StoreUnavailableError) {
-      res.sendError('service_unavailable', undefined, { 'retry-after': '1' });
+      res.sendError('service_unavailable', undefined, RETRY_SOON);
       return;
     }
     options.logError('request failed', error);
     res.sendError('internal_error');
   };
 
-  const sendDomainError = (res: ApiResponse, error: DomainError, extra?: OutgoingHttpHeaders): void => {
-    res.sendError(error.code, error.message, extra);
+  const sendDomainError = (res: ApiResponse, error: DomainError): void => {
+    res.sendError(error.code, error.message);
   };
 
   const listPets: Handler = async (_req, res, _params, query) => {
     const page = await catalog.list({ limit: query['limit'], status: query['status'], cursor: query['cursor'] });
     if (!page.ok) return sendDomainError(res, page.error);
-    res.sendJson(200, JSON.stringify(page.value.pets), page.value.next && { link: nextLink(page.value.next) });
+    const next = page.value.next;
+    res.sendJson(200, serializePets(page.value.pets), next === undefined ? undefined : ['link', nextLink(next)]);
   };
 
   const createPet: Handler = async (req, res) => {
     if (!isJsonContentType(req.headers['content-type'])) return res.sendError('unsupported_media_type');
     const body = await readJsonBody(req);
-    if (!body.ok) return res.sendError(body.code, body.message, body.code === 'payload_too_large' ? { connection: 'close' } : undefined);
+    if (!body.ok) return res.sendError(body.code, body.message, body.code === 'payload_too_large' ? CLOSE : undefined);
     const created = await catalog.create(body.value);
     if (!created.ok) return sendDomainError(res, created.error);
-    res.sendJson(201, JSON.stringify(created.value), { location: `${BASE_PATH}/pets/${created.value.id}` });
+    res.sendJson(201, serializePet(created.value), ['location', `${BASE_PATH}/pets/${created.value.id}`]);
   };
 
   const getPet: Handler = async (_req, res, params) => {
     const pet = await catalog.get(params['petId']);
     if (!pet.ok) return sendDomainError(res, pet.error);
-    res.sendJson(200, JSON.stringify(pet.value));
+    res.sendJson(200, serializePet(pet.value));
   };
 
   const serveOpenApi: Handler = (_req, res) => res.sendJson(200, openApiJson);
@@ -100,9 +107,10 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
       const allowed = allowedMethods(req.url ?? '/');
       const response = res as ApiResponse;
       if (allowed.length === 0) return response.sendError('not_found', `No resource at ${pathOf(req.url)}.`);
-      response.sendError('method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, {
-        allow: allowed.join(', '),
-      });
+      response.sendError('method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, [
+        'allow',
+        allowed.join(', '),
+      ]);
     },
     onBadUrl: (_path, _req, res) => (res as ApiResponse).sendError('invalid_request', 'The URL is malformed.'),
   });
@@ -126,10 +134,8 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
     searchParams: Record<string, unknown>,
   ): void {
     const response = res as ApiResponse;
-    if (route.headers !== undefined) Object.assign(response.pending, route.headers);
-    if (!route.public && this.plan === undefined) {
-      return response.sendError('unauthorized', undefined, { 'www-authenticate': 'Bearer' });
-    }
+    if (route.headers !== undefined) response.headerList.push(...route.headers);
+    if (!route.public && this.plan === undefined) return response.sendError('unauthorized', undefined, CHALLENGE);
     for (const name in searchParams) {
       if (!route.query.includes(name)) {
         return response.sendError('invalid_request', `Unknown query parameter: ${name}.`);
@@ -145,7 +151,7 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
   on('GET', '/openapi.json', { handler: serveOpenApi, public: true, query: [] });
 
   const route = (req: Request, res: ApiResponse, admitted: Admission): void => {
-    writeRateLimitHeaders(res.pending, admitted.policy, admitted.decision);
+    writeRateLimitHeaders(res.headerList, admitted.policy, admitted.decision);
     const verdict = admitted.decision.verdict;
     if (verdict === 'rate_limited') return res.sendError('rate_limited');
     if (verdict === 'banned') return res.sendError('api_key_banned');

@@ -1,7 +1,7 @@
-import type { OutgoingHttpHeaders } from 'node:http';
 import { bindingRuleIndex } from '../../domain/quota/binding-rule.js';
 import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
+import type { HeaderList } from './api-response.js';
 
 const policyFields = new WeakMap<QuotaPolicy, string>();
 
@@ -17,22 +17,29 @@ function policyField(policy: QuotaPolicy): string {
 
 const secondsUntil = (at: number, now: number): number => Math.max(0, Math.ceil((at - now) / 1000));
 
-/** Writes the legacy X-RateLimit-* trio of the binding rule and the IETF fields of every rule. */
-export function writeRateLimitHeaders(headers: OutgoingHttpHeaders, policy: QuotaPolicy, decision: QuotaDecision): void {
+/** Appends the legacy X-RateLimit-* trio of the binding rule and the IETF fields of every rule. */
+export function writeRateLimitHeaders(headers: HeaderList, policy: QuotaPolicy, decision: QuotaDecision): void {
   const rules = policy.rules;
   const binding = bindingRuleIndex(decision, rules);
   const now = decision.decidedAt;
-  headers['x-ratelimit-limit'] = rules[binding]?.limit ?? 0;
-  headers['x-ratelimit-remaining'] = decision.remaining[binding] ?? 0;
-  headers['x-ratelimit-reset'] = Math.ceil((decision.resetAt[binding] ?? now) / 1000);
-  headers['ratelimit-policy'] = policyField(policy);
   let field = '';
   for (let i = 0; i < rules.length; i++) {
     if (i > 0) field += ', ';
     field += `"${rules[i]?.name}";r=${decision.remaining[i] ?? 0};t=${secondsUntil(decision.resetAt[i] ?? now, now)}`;
   }
-  headers['ratelimit'] = field;
-  if (decision.verdict !== 'admitted') headers['retry-after'] = String(retryAfterSeconds(decision));
+  headers.push(
+    'x-ratelimit-limit',
+    rules[binding]?.limit ?? 0,
+    'x-ratelimit-remaining',
+    decision.remaining[binding] ?? 0,
+    'x-ratelimit-reset',
+    Math.ceil((decision.resetAt[binding] ?? now) / 1000),
+    'ratelimit-policy',
+    policyField(policy),
+    'ratelimit',
+    field,
+  );
+  if (decision.verdict !== 'admitted') headers.push('retry-after', retryAfterSeconds(decision));
 }
 
 /** Whole seconds, rounded up, at least 1: a client retrying then is admitted if nothing else spent the quota. */

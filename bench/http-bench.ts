@@ -1,0 +1,156 @@
+/**
+ * HTTP benchmark: this service (memory and Redis stores) beside a fastify peer and a plain
+ * node:http ceiling, each its own process on 127.0.0.1, loaded by autocannon from here.
+ * Rounds are interleaved (ceiling, peer, memory, Redis; again...) so that drift of the machine
+ * hits every server alike; each measurement follows a warm-up of its own.
+ *
+ * Run with `npm run bench` (which builds first). Environment: BENCH_ROUNDS (3), BENCH_SECONDS (5),
+ * BENCH_WARMUP_SECONDS (2), BENCH_SCENARIOS (e.g. `list,limited`), REDIS_URL
+ * (redis://127.0.0.1:6379; without a Redis the Redis store is skipped), BENCH_NODE_OPTIONS
+ * (node flags for the servers, e.g. `--cpu-prof`).
+ * Writes bench/results/latest.json and latest.svg and refreshes the tables of bench/README.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, release, totalmem, type } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { renderChart } from './http/chart.js';
+import { runLoad, type Load } from './http/load.js';
+import { commandCounts, connectRedis, deleteKeysUnder, callsBetween, redisVersion } from './http/redis-stats.js';
+import { evaluateTargets, markdownReport, summarise, type BenchResults, type Round, type ScenarioResult } from './http/report.js';
+import { scenarios } from './http/scenarios.js';
+import { serverSpecs, startServer, type RunningServer } from './http/servers.js';
+
+const CONNECTIONS = 50;
+const numberFromEnv = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!(value > 0)) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+const settings = {
+  connections: CONNECTIONS,
+  rounds: numberFromEnv('BENCH_ROUNDS', 3),
+  seconds: numberFromEnv('BENCH_SECONDS', 5),
+  warmUpSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 2),
+};
+const only = process.env['BENCH_SCENARIOS']?.split(',');
+
+const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
+const README = fileURLToPath(new URL('../../bench/README.md', import.meta.url));
+const RESULTS_START = '<!-- results:start -->';
+const RESULTS_END = '<!-- results:end -->';
+
+const redisUrl = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
+const redis = await connectRedis(redisUrl);
+const runPrefix = `petstore-bench:${randomBytes(4).toString('hex')}:`;
+const notes: string[] = [];
+if (redis === undefined) notes.push(`No Redis answered at ${redisUrl}: the Redis store was not measured.`);
+else notes.push('Redis calls per request come from INFO commandstats deltas: other clients of the same Redis during a round would be counted too.');
+
+const format = (rps: number): string => Math.round(rps).toLocaleString('en-US').padStart(7);
+
+/** What one request of `load` is answered with, e.g. `429 api_key_banned`. */
+const probe = async (baseUrl: string, load: Load): Promise<string> => {
+  const response = await fetch(baseUrl + load.path, {
+    method: load.method,
+    headers: load.headers,
+    ...(load.body === undefined ? {} : { body: load.body }),
+  });
+  const body: unknown = await response.json().catch(() => undefined);
+  const code = typeof body === 'object' && body !== null && 'code' in body ? ` ${String(body.code)}` : '';
+  return `${response.status}${code}`;
+};
+
+const measured: ScenarioResult[] = [];
+console.log(
+  `HTTP bench: ${settings.rounds} interleaved rounds of ${settings.seconds} s (after ${settings.warmUpSeconds} s of warm-up each), ` +
+    `${CONNECTIONS} connections, node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+);
+for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined || only.includes(s.id))) {
+  console.log(`\n${scenario.title}`);
+  const prefix = `${runPrefix}${scenario.id}:`;
+  const servers: RunningServer[] = [];
+  const rounds = new Map<RunningServer, Round[]>();
+  try {
+    for (const spec of serverSpecs(redis === undefined ? undefined : { url: redisUrl, prefix })) servers.push(await startServer(spec));
+    const answers = new Map<RunningServer, string>();
+    for (const server of servers) {
+      await scenario.prepare(server.baseUrl);
+      if (scenario.load.authorizationsOf === undefined) answers.set(server, await probe(server.baseUrl, scenario.load));
+      rounds.set(server, []);
+    }
+    if (scenario.id === 'limited') {
+      console.log(`  answers: ${servers.map((server) => `${server.spec.name} ${answers.get(server)}`).join(', ')}`);
+    }
+    for (let round = 1; round <= settings.rounds; round++) {
+      for (const server of servers) {
+        await runLoad(server.baseUrl, scenario.load, CONNECTIONS, settings.warmUpSeconds);
+        const isRedis = redis !== undefined && server.spec.name === 'redis';
+        const before = isRedis ? await commandCounts(redis) : undefined;
+        const cpuBefore = server.cpuSeconds();
+        const measurement = await runLoad(server.baseUrl, scenario.load, CONNECTIONS, settings.seconds);
+        const cpuAfter = server.cpuSeconds();
+        const after = isRedis ? await commandCounts(redis) : undefined;
+        const redisCalls = before !== undefined && after !== undefined ? callsBetween(before, after) : undefined;
+        const serverCpuUsPerRequest =
+          cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / measurement.responses;
+        rounds.get(server)!.push({
+          ...measurement,
+          ...(serverCpuUsPerRequest === undefined ? {} : { serverCpuUsPerRequest }),
+          ...(redisCalls === undefined ? {} : { redisCalls }),
+        });
+        const trouble = measurement.errors > 0 ? `, ${measurement.errors} socket errors/timeouts` : '';
+        console.log(
+          `  round ${round} ${server.spec.name.padEnd(7)} ${format(measurement.requestsPerSecond)} req/s, ` +
+            `p50 ${measurement.p50Ms.toFixed(2)} ms, p99 ${measurement.p99Ms.toFixed(2)} ms, non-2xx ${(100 * measurement.non2xxShare).toFixed(1)}%` +
+            `${serverCpuUsPerRequest === undefined ? '' : `, server CPU ${serverCpuUsPerRequest.toFixed(0)} µs/req`}${trouble}`,
+        );
+      }
+    }
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    if (redis !== undefined) await deleteKeysUnder(redis, prefix);
+  }
+  measured.push({
+    id: scenario.id,
+    title: scenario.title,
+    expected: scenario.expected,
+    servers: summarise(servers.map((server) => ({ server: server.spec.name, label: server.spec.label, rounds: rounds.get(server)! }))),
+  });
+}
+
+const results: BenchResults = {
+  generatedAt: new Date().toISOString(),
+  command: 'npm run bench',
+  machine: {
+    cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    os: `${type()} ${release()}`,
+    node: process.version,
+    redis: redis === undefined ? 'not available' : await redisVersion(redis),
+  },
+  settings,
+  notes,
+  scenarios: measured,
+  targets: evaluateTargets(measured),
+};
+redis?.disconnect();
+
+mkdirSync(RESULTS_DIR, { recursive: true });
+const resultsFile = `${RESULTS_DIR}latest.json`;
+writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+// The chart is drawn from the file, so it can be redrawn from any stored results.
+const stored = JSON.parse(readFileSync(resultsFile, 'utf8')) as BenchResults;
+writeFileSync(`${RESULTS_DIR}latest.svg`, renderChart(stored));
+
+const report = markdownReport(stored);
+if (existsSync(README)) {
+  const readme = readFileSync(README, 'utf8');
+  const start = readme.indexOf(RESULTS_START);
+  const end = readme.indexOf(RESULTS_END);
+  if (start !== -1 && end > start) {
+    const intro = `Latest run: ${stored.generatedAt.slice(0, 16).replace('T', ' ')} UTC, ${stored.machine['cpu']}, node ${stored.machine['node']}, Redis ${stored.machine['redis']}.`;
+    writeFileSync(README, `${readme.slice(0, start + RESULTS_START.length)}\n${intro}\n\n${report}\n${readme.slice(end)}`);
+  }
+}
+console.log(`\n${report}\n\n${notes.join('\n')}\nWrote ${resultsFile} and latest.svg.`);

@@ -1,0 +1,171 @@
+import type { Measurement } from './load.js';
+import type { CommandCounts } from './redis-stats.js';
+import type { ScenarioId } from './scenarios.js';
+import type { ServerName } from './servers.js';
+
+/** One measured run; the Redis store's also carries the Redis calls it caused. */
+export interface Round extends Measurement {
+  /** CPU time of the server process per response: what a request costs it, whatever the load generator manages. */
+  readonly serverCpuUsPerRequest?: number;
+  readonly redisCalls?: CommandCounts;
+}
+
+export interface Summary {
+  /** Medians over the rounds; req/s also with its min and max. */
+  readonly requestsPerSecond: number;
+  readonly minRequestsPerSecond: number;
+  readonly maxRequestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non2xxShare: number;
+  readonly serverCpuUsPerRequest: number | null;
+  /** Median req/s over the ceiling's, and over the peer's, in the same scenario of the same run. */
+  readonly vsCeiling: number | null;
+  readonly vsPeer: number | null;
+  /** Redis store only: calls per request over all rounds, commands run inside scripts included. */
+  readonly redisCallsPerRequest?: CommandCounts;
+}
+
+export interface ServerResult {
+  readonly server: ServerName;
+  readonly label: string;
+  readonly rounds: readonly Round[];
+  readonly summary: Summary;
+}
+
+export interface ScenarioResult {
+  readonly id: ScenarioId;
+  readonly title: string;
+  readonly expected: string;
+  readonly servers: readonly ServerResult[];
+}
+
+export interface Target {
+  readonly name: string;
+  readonly value: number;
+  readonly threshold: number;
+  readonly met: boolean;
+}
+
+export interface BenchResults {
+  readonly generatedAt: string;
+  readonly command: string;
+  readonly machine: Readonly<Record<string, string>>;
+  readonly settings: { readonly connections: number; readonly rounds: number; readonly seconds: number; readonly warmUpSeconds: number };
+  readonly notes: readonly string[];
+  readonly scenarios: readonly ScenarioResult[];
+  readonly targets: readonly Target[];
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+const callsPerRequest = (rounds: readonly Round[]): CommandCounts | undefined => {
+  if (!rounds.some((round) => round.redisCalls !== undefined)) return undefined;
+  const calls: Record<string, number> = {};
+  let responses = 0;
+  for (const round of rounds) {
+    responses += round.responses;
+    for (const [command, count] of Object.entries(round.redisCalls ?? {})) calls[command] = (calls[command] ?? 0) + count;
+  }
+  return Object.fromEntries(Object.entries(calls).map(([command, count]) => [command, count / responses]));
+};
+
+/** Summaries of every server of one scenario, with ratios to the ceiling and the peer measured beside them. */
+export const summarise = (
+  runs: readonly { readonly server: ServerName; readonly label: string; readonly rounds: readonly Round[] }[],
+): ServerResult[] => {
+  const medianRps = new Map(runs.map((run) => [run.server, median(run.rounds.map((round) => round.requestsPerSecond))]));
+  const ratio = (value: number, to: ServerName): number | null => {
+    const reference = medianRps.get(to);
+    return reference === undefined ? null : value / reference;
+  };
+  return runs.map(({ server, label, rounds }) => {
+    const rps = rounds.map((round) => round.requestsPerSecond);
+    const requestsPerSecond = median(rps);
+    const redisCallsPerRequest = callsPerRequest(rounds);
+    const cpu = rounds.flatMap((round) => (round.serverCpuUsPerRequest === undefined ? [] : [round.serverCpuUsPerRequest]));
+    return {
+      server,
+      label,
+      rounds,
+      summary: {
+        requestsPerSecond,
+        minRequestsPerSecond: Math.min(...rps),
+        maxRequestsPerSecond: Math.max(...rps),
+        p50Ms: median(rounds.map((round) => round.p50Ms)),
+        p99Ms: median(rounds.map((round) => round.p99Ms)),
+        non2xxShare: median(rounds.map((round) => round.non2xxShare)),
+        serverCpuUsPerRequest: cpu.length === rounds.length ? median(cpu) : null,
+        vsCeiling: ratio(requestsPerSecond, 'ceiling'),
+        vsPeer: ratio(requestsPerSecond, 'peer'),
+        ...(redisCallsPerRequest === undefined ? {} : { redisCallsPerRequest }),
+      },
+    };
+  });
+};
+
+/** The targets of the benchmark issue, on medians of this run. */
+export const evaluateTargets = (scenarios: readonly ScenarioResult[]): Target[] => {
+  const rps = (scenario: ScenarioId, server: ServerName): number | undefined =>
+    scenarios.find((s) => s.id === scenario)?.servers.find((s) => s.server === server)?.summary.requestsPerSecond;
+  const targets: Target[] = [];
+  const add = (name: string, value: number | undefined, over: number | undefined, threshold: number): void => {
+    if (value === undefined || over === undefined) return;
+    targets.push({ name, value: value / over, threshold, met: value / over >= threshold });
+  };
+  add('GET list, memory store / ceiling', rps('list', 'memory'), rps('list', 'ceiling'), 0.6);
+  add('GET list, memory store / fastify peer', rps('list', 'memory'), rps('list', 'peer'), 1.3);
+  add('429 path, memory store / ceiling', rps('limited', 'memory'), rps('limited', 'ceiling'), 0.8);
+  add('429 path / GET list success, memory store (a rejection never slower)', rps('limited', 'memory'), rps('list', 'memory'), 1);
+  add('429 path / GET list success, Redis store (a rejection never slower)', rps('limited', 'redis'), rps('list', 'redis'), 1);
+  add('GET list, Redis store / memory store', rps('list', 'redis'), rps('list', 'memory'), 0.6);
+  add('429 path, Redis store / memory store', rps('limited', 'redis'), rps('limited', 'memory'), 0.6);
+  return targets;
+};
+
+const integer = (value: number): string => Math.round(value).toLocaleString('en-US');
+const fixed = (value: number | null, digits = 2): string => (value === null ? '–' : value.toFixed(digits));
+const percent = (share: number): string => `${(100 * share).toFixed(share > 0 && share < 0.001 ? 3 : 1)}%`;
+
+/** Calls the service sends; the others run inside its Lua scripts. */
+const SENT = new Set(['evalsha', 'eval', 'hget']);
+
+export const describeRedisCalls = (calls: CommandCounts): string => {
+  const entries = Object.entries(calls).sort(([, a], [, b]) => b - a);
+  const list = (sent: boolean): string =>
+    entries
+      .filter(([command]) => SENT.has(command) === sent)
+      .map(([command, rate]) => `${command.toUpperCase()} ${rate.toFixed(2)}`)
+      .join(', ') || 'none';
+  return `sent ${list(true)}; inside scripts ${list(false)}`;
+};
+
+/** Markdown: one table per scenario, then the targets. */
+export const markdownReport = (results: BenchResults): string => {
+  const lines: string[] = [];
+  for (const scenario of results.scenarios) {
+    lines.push(`### ${scenario.title}`, '', `Expected: ${scenario.expected}.`, '');
+    lines.push('| server | req/s median | min – max | × ceiling | × peer | p50 ms | p99 ms | non-2xx | server CPU µs/req |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const { label, summary: s } of scenario.servers) {
+      lines.push(
+        `| ${label} | ${integer(s.requestsPerSecond)} | ${integer(s.minRequestsPerSecond)} – ${integer(s.maxRequestsPerSecond)} | ` +
+          `${fixed(s.vsCeiling)} | ${fixed(s.vsPeer)} | ${fixed(s.p50Ms)} | ${fixed(s.p99Ms)} | ${percent(s.non2xxShare)} | ${fixed(s.serverCpuUsPerRequest, 0)} |`,
+      );
+    }
+    const redis = scenario.servers.find((server) => server.summary.redisCallsPerRequest !== undefined);
+    if (redis?.summary.redisCallsPerRequest !== undefined) {
+      lines.push('', `Redis calls per request (Redis store): ${describeRedisCalls(redis.summary.redisCallsPerRequest)}.`);
+    }
+    lines.push('');
+  }
+  lines.push('### Targets', '', '| target | this run | needed | |', '|---|---:|---:|---|');
+  for (const target of results.targets) {
+    lines.push(`| ${target.name} | ${target.value.toFixed(2)} | ≥ ${target.threshold.toFixed(2)} | ${target.met ? 'met' : 'MISSED'} |`);
+  }
+  return lines.join('\n');
+};

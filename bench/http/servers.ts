@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export type ServerName = 'ceiling' | 'peer' | 'memory' | 'redis';
+
+export interface ServerSpec {
+  readonly name: ServerName;
+  readonly label: string;
+  /** Compiled script under dist/bench/servers/. */
+  readonly script: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface RunningServer {
+  readonly spec: ServerSpec;
+  /** Ends in `/v1`. */
+  readonly baseUrl: string;
+  /** CPU seconds (user + system) the server process has used so far; undefined where /proc is missing. */
+  cpuSeconds(): number | undefined;
+  stop(): Promise<void>;
+}
+
+const START_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 5_000;
+
+export const serverSpecs = (redis: { readonly url: string; readonly prefix: string } | undefined): ServerSpec[] => {
+  const specs: ServerSpec[] = [
+    { name: 'ceiling', label: 'node:http ceiling', script: 'ceiling-server.js', env: {} },
+    { name: 'peer', label: 'fastify + @fastify/rate-limit', script: 'fastify-peer.js', env: {} },
+    { name: 'memory', label: 'petstore, memory store', script: 'petstore-server.js', env: { PETSTORE_STORE: 'memory' } },
+  ];
+  if (redis !== undefined) {
+    specs.push({
+      name: 'redis',
+      label: 'petstore, Redis store',
+      script: 'petstore-server.js',
+      env: { PETSTORE_STORE: 'redis', REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix },
+    });
+  }
+  return specs;
+};
+
+/**
+ * Every server runs without V8's memory reducer. Between its measurements a server idles
+ * while the others are measured, and the reducer then shrinks its heap: identical servers
+ * measured after such a pause used about 20% more CPU per request for the whole measurement,
+ * the warm-up notwithstanding, so the order of the servers decided the result. A server
+ * under steady load never idles long enough for that, and the flag applies to all alike.
+ */
+const NODE_FLAGS = ['--no-memory-reducer'];
+
+/**
+ * Starts one server as a child process on 127.0.0.1 and a free port, and resolves once it
+ * prints `listening on <url>`. BENCH_NODE_OPTIONS adds node flags, e.g. `--cpu-prof`.
+ */
+export const startServer = (spec: ServerSpec): Promise<RunningServer> => {
+  const script = fileURLToPath(new URL(`../servers/${spec.script}`, import.meta.url));
+  const nodeFlags = [...NODE_FLAGS, ...(process.env['BENCH_NODE_OPTIONS'] ?? '').split(' ').filter((flag) => flag !== '')];
+  const child = spawn(process.execPath, [...nodeFlags, script], {
+    env: { ...process.env, ...spec.env, HOST: '127.0.0.1', PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(`did not start within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    const fail = (why: string): void => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${spec.label}: ${why}\n${stderr}`));
+    };
+    child.once('exit', (code) => fail(`exited with ${code}`));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
+      if (url === undefined) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({ spec, baseUrl: url, cpuSeconds: () => cpuSeconds(child.pid), stop: () => stop(child) });
+    });
+  });
+};
+
+const stop = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+
+/** Linux's USER_HZ: /proc reports CPU time in these ticks. */
+const TICKS_PER_SECOND = 100;
+
+const cpuSeconds = (pid: number | undefined): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+};
