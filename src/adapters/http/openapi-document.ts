@@ -3,25 +3,15 @@
  * The HTTP tests validate every response they receive against it, so it cannot drift from the server.
  */
 
+import { HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
+
 const ref = <Name extends string>(name: Name) => ({ $ref: `#/components/${name}` }) as const;
 
-const ERROR_CODES = [
-  'invalid_request',
-  'unauthorized',
-  'not_found',
-  'method_not_allowed',
-  'payload_too_large',
-  'unsupported_media_type',
-  'rate_limited',
-  'api_key_banned',
-  'internal_error',
-  'service_unavailable',
-] as const;
-
-type ErrorCode = (typeof ERROR_CODES)[number];
+// The document's codes are the server's own table, so the two cannot disagree.
+const ERROR_CODES = Object.keys(HTTP_ERRORS) as HttpErrorCode[];
 
 /** An Error body narrowed to the codes one status answers with, so `status` must equal the HTTP status. */
-const errorContent = (status: number, codes: readonly [ErrorCode, ...ErrorCode[]]) =>
+const errorContent = (status: number, codes: readonly [HttpErrorCode, ...HttpErrorCode[]]) =>
   ({
     'application/json': {
       schema: {
