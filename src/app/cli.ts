@@ -12,11 +12,14 @@ const FLAGS = {
   'redis-prefix': 'PETSTORE_REDIS_PREFIX',
   'api-keys': 'PETSTORE_API_KEYS',
   'quota-fallback': 'PETSTORE_QUOTA_FALLBACK',
+  'trust-proxy': 'PETSTORE_TRUST_PROXY',
+  'cors-origins': 'PETSTORE_CORS_ORIGINS',
 } as const;
 
 const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
                 [--store memory|redis] [--redis-url URL] [--redis-prefix P]
                 [--api-keys KEY:PLAN,...] [--quota-fallback local|allow|deny]
+                [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
 Every flag can be given as its environment variable instead (see README).`;
 
 function environFromArgs(argv: readonly string[]): NodeJS.ProcessEnv {

@@ -1,3 +1,5 @@
+import { parseTrustProxy, type TrustProxy } from '../adapters/http/client-address.js';
+import { parseCorsOrigins, type CorsOrigins } from '../adapters/http/cors.js';
 import { DEFAULT_BAN_POLICY } from '../domain/quota/ban-policy.js';
 import { enterprisePlan, STANDARD_PLANS, type Plan } from '../domain/quota/plan.js';
 import type { BanPolicy } from '../domain/quota/quota-rule.js';
@@ -28,6 +30,10 @@ export interface PetStoreConfig {
   readonly anonymousPerMinute: number;
   readonly quotaFallback: QuotaFallback;
   readonly deprecatedAt: Date;
+  /** Which peers' X-Forwarded-For names the client address of anonymous callers. */
+  readonly trustProxy: TrustProxy;
+  /** Origins allowed by CORS; undefined: CORS off. */
+  readonly corsOrigins: CorsOrigins | undefined;
 }
 
 export type Environ = Readonly<Record<string, string | undefined>>;
@@ -72,6 +78,8 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     anonymousPerMinute: read('PETSTORE_ANONYMOUS_PER_MINUTE', 60, integerIn(1, 1_000_000_000)),
     quotaFallback: read('PETSTORE_QUOTA_FALLBACK', 'local' as QuotaFallback, oneOf(QUOTA_FALLBACKS)),
     deprecatedAt: read('PETSTORE_DEPRECATION_DATE', new Date('2026-01-01T00:00:00Z'), parseDate),
+    trustProxy: read<TrustProxy>('PETSTORE_TRUST_PROXY', { kind: 'none' }, parseTrustProxy),
+    corsOrigins: read<CorsOrigins | undefined>('PETSTORE_CORS_ORIGINS', undefined, parseCorsOrigins),
   };
   if (deployed && config.apiKeys.length === 0) {
     problems.push(`PETSTORE_API_KEYS is required in ${environment}: comma-separated KEY:PLAN entries`);
