@@ -38,8 +38,6 @@ export interface PetStoreConfig {
 
 export type Environ = Readonly<Record<string, string | undefined>>;
 
-export const SUNSET_AT = new Date('2030-12-05T00:00:00Z');
-
 /**
  * Reads the configuration of DESIGN.md from environment variables. Every mistake is reported,
  * one line each, so an operator fixes them all in one go.

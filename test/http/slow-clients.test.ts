@@ -45,7 +45,6 @@ describe('slow clients', () => {
       { catalog: new PetCatalog(new MemoryPetRepository()), admission },
       {
         deprecatedAt: new Date('2026-01-01T00:00:00Z'),
-        sunsetAt: new Date('2030-12-05T00:00:00Z'),
         headersTimeoutMs: 500,
         requestTimeoutMs: 1_000,
         keepAliveTimeoutMs: 500,

@@ -1,11 +1,15 @@
-/** The one table of error codes the API answers with (DESIGN.md, "Errors"). */
+import { MAX_BODY_BYTES } from './request-limits.js';
+
+/** The one table of error codes the API answers with (DESIGN.md, "Errors" and "HTTP edge"). */
 export const HTTP_ERRORS = {
   invalid_request: { status: 400, message: 'The request is invalid.' },
   unauthorized: { status: 401, message: 'A valid API key is required: Authorization: Bearer <API_KEY>.' },
   not_found: { status: 404, message: 'No such resource.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this resource.' },
-  payload_too_large: { status: 413, message: 'The request body is larger than 16 KiB.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
+  payload_too_large: { status: 413, message: `The request body must be at most ${MAX_BODY_BYTES} bytes.` },
   unsupported_media_type: { status: 415, message: 'The request body must be sent as Content-Type: application/json.' },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
   rate_limited: { status: 429, message: 'Rate limit exceeded: retry after the number of seconds in Retry-After.' },
   api_key_banned: { status: 429, message: 'This API key is temporarily banned for sending requests while rate limited.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },

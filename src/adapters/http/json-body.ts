@@ -1,7 +1,8 @@
-import type { IncomingMessage } from 'node:http';
+import { isUtf8 } from 'node:buffer';
 import type { HttpErrorCode } from './http-errors.js';
-
-export const MAX_BODY_BYTES = 16 * 1024;
+import { findDisguisedFraction } from './json-integers.js';
+import type { RequestContext } from './request-context.js';
+import { MAX_BODY_BYTES } from './request-limits.js';
 
 export type BodyResult =
   | { readonly ok: true; readonly value: unknown }
@@ -21,12 +22,14 @@ const tooLarge: BodyResult = {
   message: `The request body must be at most ${MAX_BODY_BYTES} bytes.`,
 };
 
+const invalid = (message: string): BodyResult => ({ ok: false, code: 'invalid_request', message });
+
 /**
  * Reads a JSON body of at most MAX_BODY_BYTES. A declared or streamed excess is refused
- * without buffering the rest; the caller closes the connection so the unread bytes cannot
- * be taken for the next request.
+ * without buffering the rest, and the body stays unread so the answer closes the connection.
  */
-export function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
+export function readJsonBody(ctx: RequestContext): Promise<BodyResult> {
+  const req = ctx.req;
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) return Promise.resolve(tooLarge);
   return new Promise((resolve) => {
@@ -47,16 +50,29 @@ export function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
       }
       chunks.push(chunk);
     });
-    req.on('error', () => settle({ ok: false, code: 'invalid_request', message: 'The request body could not be read.' }));
-    req.on('end', () => settle(parseJson(Buffer.concat(chunks, size).toString('utf8'))));
+    req.on('error', () => settle(invalid('The request body could not be read.')));
+    req.on('end', () => {
+      ctx.bodyRead = true;
+      settle(parseJson(Buffer.concat(chunks, size)));
+    });
   });
 }
 
-function parseJson(text: string): BodyResult {
-  if (text.trim() === '') return { ok: false, code: 'invalid_request', message: 'The request body is empty: send a JSON object.' };
+function parseJson(bytes: Buffer): BodyResult {
+  // Decoding would turn malformed bytes into U+FFFD and store a name the client never sent.
+  if (!isUtf8(bytes)) return invalid('The request body is not valid UTF-8.');
+  const text = bytes.toString('utf8');
+  if (text.trim() === '') return invalid('The request body is empty: send a JSON object.');
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text);
   } catch {
-    return { ok: false, code: 'invalid_request', message: 'The request body is not valid JSON.' };
+    return invalid('The request body is not valid JSON.');
   }
+  const fraction = findDisguisedFraction(text);
+  if (fraction !== undefined) {
+    const field = fraction.member ?? 'a number';
+    return invalid(`${field} must be an integer: ${fraction.source} is not one, and is not rounded`);
+  }
+  return { ok: true, value };
 }

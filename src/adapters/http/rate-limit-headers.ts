@@ -1,7 +1,7 @@
 import { bindingRuleIndex } from '../../domain/quota/binding-rule.js';
 import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
-import type { HeaderList } from './api-response.js';
+import type { HeaderList } from './request-context.js';
 
 const policyFields = new WeakMap<QuotaPolicy, string>();
 

@@ -3,7 +3,6 @@ import { createHttpServer } from '../../adapters/http/http-server.js';
 import { MINUTE_MS } from '../../domain/quota/plan.js';
 import { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import { RequestAdmission } from '../../domain/quota/request-admission.js';
-import { SUNSET_AT } from '../config.js';
 import { TOKENS } from './tokens.js';
 
 /** The use cases and the HTTP transport: the same in every environment, over whatever stores are bound. */
@@ -28,7 +27,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
           { catalog, admission },
           {
             deprecatedAt: config.deprecatedAt,
-            sunsetAt: SUNSET_AT,
+            trustProxy: config.trustProxy,
+            corsOrigins: config.corsOrigins,
             headersTimeoutMs: 10_000,
             requestTimeoutMs: 30_000,
             keepAliveTimeoutMs: 5_000,

@@ -1,0 +1,95 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Admission, RequestAdmission } from '../../domain/quota/request-admission.js';
+import { digestApiKey } from '../api-key-digest.js';
+import { pathOf, type ApiRouter, type RouteMatch } from './api-router.js';
+import { bearerToken } from './bearer-token.js';
+import type { Cors } from './cors.js';
+import { answerFailure, type LogError } from './failures.js';
+import type { OperationServices } from './operation.js';
+import { writeRateLimitHeaders } from './rate-limit-headers.js';
+import { createRequestContext, sendError, type RequestContext } from './request-context.js';
+import { hasRepeatedCredentials } from './request-headers.js';
+
+const CHALLENGE = ['www-authenticate', 'Bearer'];
+
+export interface PipelineOptions {
+  /** The address a caller without a valid key is limited by. */
+  readonly clientAddress: (req: IncomingMessage) => string;
+  /** Absent: CORS is off. */
+  readonly cors: Cors | undefined;
+  readonly logError: LogError;
+}
+
+export interface PipelineDependencies {
+  readonly router: ApiRouter;
+  readonly admission: RequestAdmission;
+  readonly services: OperationServices;
+}
+
+/**
+ * Every request takes the same steps: route (404 and 405 still count against the caller's
+ * quota), authenticate, decide the quota, write the rate-limit fields, then answer a refusal
+ * or run the operation's handler.
+ */
+export function createAdmissionPipeline(deps: PipelineDependencies, options: PipelineOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const { router, admission, services } = deps;
+  const { cors, logError } = options;
+
+  const answer = (ctx: RequestContext, match: RouteMatch | null, ambiguous: boolean, admitted: Admission): void => {
+    writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
+    if (match?.kind === 'route') for (const header of match.route.headers) ctx.headers.push(header);
+    if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
+
+    const verdict = admitted.decision.verdict;
+    if (verdict === 'rate_limited') return sendError(ctx, 'rate_limited');
+    if (verdict === 'banned') return sendError(ctx, 'api_key_banned');
+    if (ambiguous) return sendError(ctx, 'invalid_request', 'Send exactly one Authorization header and one Host header.');
+    if (match === null) return refuseUnrouted(ctx);
+    if (match.kind === 'bad_url') return sendError(ctx, 'invalid_request', 'The URL is malformed.');
+    const { operation, queryNames } = match.route;
+    if (operation.auth === 'apiKey' && admitted.plan === undefined) return sendError(ctx, 'unauthorized', undefined, CHALLENGE);
+    for (const name in match.query) {
+      if (!queryNames.includes(name)) return sendError(ctx, 'invalid_request', `Unknown query parameter: ${name}.`);
+    }
+    ctx.params = match.params;
+    ctx.query = match.query;
+    const done = operation.handler(ctx, services);
+    if (done instanceof Promise) done.catch((error: unknown) => answerFailure(ctx, error, logError));
+  };
+
+  const refuseUnrouted = (ctx: RequestContext): void => {
+    const url = ctx.req.url ?? '/';
+    const allowed = router.allowedMethods(url);
+    if (allowed.length === 0) return sendError(ctx, 'not_found', `No resource at ${pathOf(url)}.`);
+    const list = allowed.join(', ');
+    sendError(ctx, 'method_not_allowed', `${ctx.req.method} is not allowed here; use ${allowed.join(' or ')}.`, ['allow', list]);
+  };
+
+  /** A CORS preflight: answered before admission, counted nowhere (it carries no credentials and touches no store). */
+  const answeredPreflight = (req: IncomingMessage, res: ServerResponse, match: RouteMatch | null): boolean => {
+    if (cors === undefined || match !== null || req.method !== 'OPTIONS') return false;
+    const headers = cors.preflight(req, router.allowedMethods(req.url ?? '/'));
+    if (headers === undefined) return false;
+    res.writeHead(204, headers as (string | number)[]);
+    res.end();
+    return true;
+  };
+
+  return (req, res) => {
+    const ctx = createRequestContext(req, res);
+    try {
+      const match = router.find(req.method ?? 'GET', req.url ?? '/');
+      if (answeredPreflight(req, res, match)) return;
+      const ambiguous = hasRepeatedCredentials(req.rawHeaders);
+      const token = ambiguous ? undefined : bearerToken(req.headers.authorization);
+      const admitted = admission.admit(token === undefined ? undefined : digestApiKey(token), options.clientAddress(req));
+      if (admitted instanceof Promise) {
+        admitted.then((decided) => answer(ctx, match, ambiguous, decided)).catch((error: unknown) => answerFailure(ctx, error, logError));
+      } else {
+        answer(ctx, match, ambiguous, admitted);
+      }
+    } catch (error) {
+      answerFailure(ctx, error, logError);
+    }
+  };
+}

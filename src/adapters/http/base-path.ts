@@ -1,0 +1,2 @@
+/** Every operation's path is under this prefix; the document's servers end with it. */
+export const BASE_PATH = '/v1';

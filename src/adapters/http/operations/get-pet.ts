@@ -1,0 +1,27 @@
+import { sendDomainError } from '../failures.js';
+import type { Operation } from '../operation.js';
+import { serializePet } from '../pet-json.js';
+import { sendJson } from '../request-context.js';
+import { idSchema, PetSchema } from '../schemas.js';
+
+export const getPet = {
+  operationId: 'getPet',
+  method: 'GET',
+  path: '/pets/{petId}',
+  auth: 'apiKey',
+  tags: ['Pets'],
+  summary: 'Get an animal',
+  deprecation: { sunsetAt: new Date('2030-12-05T00:00:00Z'), successor: '/pets' },
+  params: {
+    petId: { description: 'Identifier of the animal: plain decimal digits.', schema: idSchema('Identifier of the animal.') },
+  },
+  responses: {
+    200: { description: 'The animal.', body: PetSchema },
+    404: { description: 'No animal has this identifier.', errors: ['not_found'] },
+  },
+  handler: async (ctx, { catalog }) => {
+    const pet = await catalog.get(ctx.params['petId']);
+    if (!pet.ok) return sendDomainError(ctx, pet.error);
+    sendJson(ctx, 200, serializePet(pet.value));
+  },
+} as const satisfies Operation;
