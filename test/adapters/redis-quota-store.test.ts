@@ -8,7 +8,8 @@ import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { banScenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { toldRetryAt } from '../support/retry-after.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 
@@ -92,6 +93,47 @@ describe('RedisQuotaStore', () => {
       }),
       { numRuns: 1_500 },
     );
+  });
+
+  it("decides bans of keys whose rules are still spent when the ban ends exactly like the in-memory store, and admits a request at the ban's Retry-After", async () => {
+    const prefix = shared.freshPrefix();
+    const clock = new ManualClock(0);
+    const redisStore = new RedisQuotaStore(shared.redis, { prefix, time: clock });
+    let run = 0;
+    let bans = 0;
+    await fc.assert(
+      fc.asyncProperty(banScenarioArb, async ({ policy, times }) => {
+        const memoryStore = new MemoryQuotaStore(clock, { sweepEvery: Number.POSITIVE_INFINITY });
+        run++;
+        const expected: QuotaDecision[] = [];
+        const actual: Promise<QuotaDecision>[] = [];
+        const decide = (subject: string, at: number): QuotaDecision => {
+          clock.set(at);
+          actual.push(redisStore.decide(`${run}:${subject}`, policy));
+          const decision = memoryStore.decide(`${run}:${subject}`, policy);
+          expected.push(decision);
+          return decision;
+        };
+        const scheduled = times.slice(0, 150);
+        // One key follows the whole schedule, through bans and after them...
+        for (const at of scheduled) decide('all', at);
+        // ...another stops at its first ban and comes back when its Retry-After says.
+        let back: number | undefined;
+        for (const at of scheduled) {
+          const decision = decide('obeys-ban', at);
+          if (decision.verdict !== 'banned') continue;
+          bans++;
+          back = expected.length;
+          decide('obeys-ban', toldRetryAt(decision));
+          break;
+        }
+        const decided = await Promise.all(actual);
+        expect(decided).toEqual(expected);
+        if (back !== undefined) expect(decided[back]?.verdict).toBe('admitted');
+      }),
+      { numRuns: 400 },
+    );
+    expect(bans).toBeGreaterThan(100);
   });
 
   it('with the server time, decides at the Redis clock', async () => {

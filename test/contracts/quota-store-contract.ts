@@ -158,6 +158,25 @@ export const describeQuotaStoreContract = (
       expect(recovered.map((d) => d.verdict)).toEqual(['admitted', 'admitted', 'rate_limited']);
     });
 
+    it("a ban's Retry-After reaches past the ban to when a spent day rule admits again, on every answer during the ban", async () => {
+      const policy: QuotaPolicy = { rules: twoRules.rules, ban: { strikes: 3, strikeWindowMs: 30_000, banMs: 120_000 } };
+      await decideTimes('a', policy, 3);
+      clock.set(START + 61_000);
+      await decideTimes('a', policy, 2);
+      // The day rule's 5 sit in the day granule of START, which leaves the window 61 granules later.
+      const dayRetry = START + 61 * (DAY / 60);
+      expect(await store.decide(subject('a'), policy)).toMatchObject({ verdict: 'rate_limited', retryAt: dayRetry });
+      const strikes = await decideTimes('a', policy, 3);
+      expect(strikes.map((d) => d.verdict)).toEqual(['rate_limited', 'rate_limited', 'banned']);
+      const bannedAt = START + 61_000;
+      const banned = { verdict: 'banned', remaining: [0, 0], resetAt: [bannedAt + 120_000, dayRetry], retryAt: dayRetry };
+      expect(strikes[2]).toEqual({ ...banned, decidedAt: bannedAt });
+      clock.set(bannedAt + 119_999);
+      expect(await store.decide(subject('a'), policy)).toEqual({ ...banned, decidedAt: bannedAt + 119_999 });
+      clock.set(dayRetry);
+      expect(await store.decide(subject('a'), policy)).toMatchObject({ verdict: 'admitted', remaining: [2, 4] });
+    });
+
     it('a refusal is a strike only before the Retry-After told, in whole seconds, has passed', async () => {
       const oneStrike: QuotaPolicy = { ...minuteOnly(1), ban: { strikes: 1, strikeWindowMs: 30_000, banMs: 120_000 } };
       for (const [name, secondRefusalAt, verdict] of [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { bindingRuleIndex } from '../../src/domain/quota/binding-rule.js';
-import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import { STANDARD_PLANS, enterprisePlan } from '../../src/domain/quota/plan.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import { createQuotaState, decideQuota } from '../../src/domain/quota/quota-engine.js';
 import type { QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
@@ -34,6 +34,26 @@ describe('quota engine', () => {
     });
     expect(decideQuota(state, free, bannedAt + 899_999).verdict).toBe('banned');
     expect(decideQuota(state, free, bannedAt + 900_000)).toMatchObject({ verdict: 'admitted', remaining: [59, 939] });
+  });
+
+  it('a key banned with its day quota spent is told to come back when the day rule admits again, not when the ban ends', () => {
+    const small: QuotaPolicy = { rules: enterprisePlan(5, 8).rules, ban: DEFAULT_BAN_POLICY };
+    const state = createQuotaState(small);
+    for (let i = 0; i < 5; i++) expect(decideQuota(state, small, START).verdict).toBe('admitted');
+    for (let i = 0; i < 3; i++) expect(decideQuota(state, small, START + 61_000).verdict).toBe('admitted');
+    // All 8 sit in the day granule (24 min) of START, which leaves the window 61 granules later.
+    const dayRetry = START + 61 * 1_440_000;
+    expect(decideQuota(state, small, START + 61_000)).toMatchObject({ verdict: 'rate_limited', retryAt: dayRetry });
+    for (let strike = 1; strike < 20; strike++) {
+      expect(decideQuota(state, small, START + 61_000 + strike).verdict).toBe('rate_limited');
+    }
+    const bannedAt = START + 61_020;
+    const banned = { verdict: 'banned', remaining: [0, 0], resetAt: [bannedAt + 900_000, dayRetry], retryAt: dayRetry };
+    expect(decideQuota(state, small, bannedAt)).toEqual({ ...banned, decidedAt: bannedAt });
+    expect(decideQuota(state, small, bannedAt + 899_999)).toEqual({ ...banned, decidedAt: bannedAt + 899_999 });
+    // Back at the ban's end, the day rule still refuses (and, before the Retry-After told, strikes).
+    expect(decideQuota(state, small, bannedAt + 900_000)).toMatchObject({ verdict: 'rate_limited', retryAt: dayRetry });
+    expect(decideQuota(state, small, dayRetry)).toMatchObject({ verdict: 'admitted', remaining: [4, 7] });
   });
 
   it('keeps memory small: both rules in one typed array, no strike ring until a strike', () => {

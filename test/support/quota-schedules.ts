@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
+import { STANDARD_PLANS, enterprisePlan } from '../../src/domain/quota/plan.js';
 import type { BanPolicy, QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
 
 /** Generators of rules and request times that stress a sliding window: bursts, edges, idle gaps. */
@@ -109,3 +111,39 @@ export const scenarioArb = (withBan = false): fc.Arbitrary<Scenario> =>
     .chain(([rules, ban]) =>
       scheduleArb(rules).map((times) => ({ policy: ban === undefined ? { rules } : { rules, ban }, times })),
     );
+
+/** Granules of 1 s, 24 s and the day rule's 24 min: a spent rule that may still refuse when a ban ends. */
+const longRuleArb: fc.Arbitrary<QuotaRule> = fc
+  .record({ granule: fc.constantFrom(1_000, 24_000, 1_440_000), limit: fc.integer({ min: 1, max: 6 }) })
+  .map(({ granule, limit }) => ({ name: 'long', limit, windowMs: 60 * granule }));
+
+/** Bans shorter and longer than the rules' Retry-Afters: from a millisecond to two days. */
+const anyBanArb: fc.Arbitrary<BanPolicy> = fc.record({
+  strikes: fc.integer({ min: 1, max: 5 }),
+  strikeWindowMs: fc.integer({ min: 1, max: 600_000 }),
+  banMs: fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 2 * 86_400_000 })),
+});
+
+export interface BanScenario {
+  readonly policy: QuotaPolicy & { readonly ban: BanPolicy };
+  readonly times: number[];
+}
+
+/**
+ * A banning policy whose rules may still be spent when a ban ends (a long rule, or the day
+ * rule of a small real plan under the default ban), and a schedule for it whose bursts
+ * strike and get the key banned.
+ */
+export const banScenarioArb: fc.Arbitrary<BanScenario> = fc.oneof(
+  fc
+    .tuple(smallRuleArb('short'), longRuleArb, fc.boolean(), anyBanArb)
+    .chain(([short, long, longFirst, ban]) => {
+      const rules = longFirst ? [long, short] : [short, long];
+      return scheduleArb(rules, { maxBurst: 8 }).map((times) => ({ policy: { rules, ban }, times }));
+    }),
+  fc
+    .constantFrom(enterprisePlan(1, 3), enterprisePlan(5, 8), STANDARD_PLANS.free)
+    .chain(({ rules }) =>
+      scheduleArb(rules, { maxSteps: 300, maxBurst: 25 }).map((times) => ({ policy: { rules, ban: DEFAULT_BAN_POLICY }, times })),
+    ),
+);

@@ -14,7 +14,7 @@ export class ReferenceQuota {
 
   decide(policy: QuotaPolicy, now: number): QuotaDecision {
     const { rules } = policy;
-    if (this.bannedUntil > now) return banned(rules, now, this.bannedUntil);
+    if (this.bannedUntil > now) return banned(rules, this.admitted, now, this.bannedUntil);
     const counted = rules.map((rule) => countedBy(rule, this.admitted, now));
     if (counted.every((list, i) => list.length < rules[i]!.limit)) {
       this.admitted.push(now);
@@ -47,7 +47,7 @@ export class ReferenceQuota {
     if (this.strikes.length === ban.strikes && this.strikes[0]! > now - ban.strikeWindowMs) {
       this.bannedUntil = now + ban.banMs;
       this.strikes = [];
-      return banned(rules, now, this.bannedUntil);
+      return banned(rules, this.admitted, now, this.bannedUntil);
     }
     return decision;
   }
@@ -61,10 +61,19 @@ const dropTime = (rule: QuotaRule, at: number): number => (bucket(rule, at) + 61
 const countedBy = (rule: QuotaRule, admitted: readonly number[], now: number): number[] =>
   admitted.filter((a) => bucket(rule, a) >= bucket(rule, now) - 60);
 
-const banned = (rules: readonly QuotaRule[], now: number, bannedUntil: number): QuotaDecision => ({
-  verdict: 'banned',
-  decidedAt: now,
-  remaining: rules.map(() => 0),
-  resetAt: rules.map(() => bannedUntil),
-  retryAt: bannedUntil,
-});
+/**
+ * Nothing before `bannedUntil`; after it, a rule admits once the request `limit` places
+ * back from the newest admitted one has stopped being counted.
+ */
+const banned = (rules: readonly QuotaRule[], admitted: readonly number[], now: number, bannedUntil: number): QuotaDecision => {
+  const resetAt = rules.map((rule) =>
+    admitted.length < rule.limit ? bannedUntil : Math.max(bannedUntil, dropTime(rule, admitted[admitted.length - rule.limit]!)),
+  );
+  return {
+    verdict: 'banned',
+    decidedAt: now,
+    remaining: rules.map(() => 0),
+    resetAt,
+    retryAt: Math.max(bannedUntil, ...resetAt),
+  };
+};

@@ -60,16 +60,51 @@ if stored[1] ~= signature then
   writes = { 'w', signature }
 end
 
-local bannedUntil = tonumber(stored[3]) or -math.huge
-local function bannedReply()
-  local reply = { 'banned', num(t), num(bannedUntil) }
-  for i = 1, n do
-    reply[2 + 2 * i] = '0'
-    reply[3 + 2 * i] = num(bannedUntil)
+local PAIR = 12
+local function pairAt(raw, j) return struct.unpack('<dI4', raw, 5 + (j - 1) * PAIR) end
+-- When a rule counting at least its limit admits again if nothing else is counted: dropping
+-- buckets oldest first (pairs first .. last of raw), the drop time of the one that brings
+-- its count below the limit.
+local function retryTime(raw, first, last, count, limit, g)
+  for j = first, last do
+    local b, k = pairAt(raw, j)
+    count = count - k
+    if count <= limit - 1 then return (b + 61) * g end
   end
+end
+
+-- A banned subject gets nothing before the ban ends, and then what its rules allow: each
+-- rule resets at the ban's end or, still spent then, when it admits again (ruleRetry), and
+-- Retry-After points to the latest reset, so a client that obeys it is admitted.
+local bannedUntil = tonumber(stored[3]) or -math.huge
+local ruleRetry = {}
+local function bannedReply()
+  local reply = { 'banned', num(t), '' }
+  local retryAt = bannedUntil
+  for i = 1, n do
+    local reset = math.max(bannedUntil, ruleRetry[i] or bannedUntil)
+    retryAt = math.max(retryAt, reset)
+    reply[2 + 2 * i] = '0'
+    reply[3 + 2 * i] = num(reset)
+  end
+  reply[3] = num(retryAt)
   return reply
 end
-if bannedUntil > t then return bannedReply() end
+if bannedUntil > t then
+  -- Nothing is counted during a ban, so the rings as stored tell when each rule admits
+  -- again: buckets that dropped out since change no retry time still to come.
+  for i = 1, n do
+    local raw = stored[5 + i] or ''
+    if raw ~= '' then
+      local count = struct.unpack('<I4', raw)
+      local limit = tonumber(ARGV[1 + 2 * i])
+      if count >= limit then
+        ruleRetry[i] = retryTime(raw, 1, (#raw - 4) / PAIR, count, limit, tonumber(windows[i]) / 60)
+      end
+    end
+  end
+  return bannedReply()
+end
 
 local lastAt = tonumber(stored[2]) or -math.huge
 local at = math.max(t, lastAt)
@@ -77,8 +112,6 @@ writes[#writes + 1] = 'la'
 writes[#writes + 1] = num(at)
 
 -- Advance each rule to its current bucket c: only buckets c-60 .. c are counted.
-local PAIR = 12
-local function pairAt(raw, j) return struct.unpack('<dI4', raw, 5 + (j - 1) * PAIR) end
 local rules = {}
 local admitted = true
 for i = 1, n do
@@ -132,16 +165,8 @@ else
     remaining[i] = math.max(0, rule.limit - rule.count)
     resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
     if rule.count >= rule.limit then
-      -- Dropping buckets oldest first, the drop time of the one that brings the count below the limit.
-      local left = rule.count
-      for j = rule.first, rule.pairs do
-        local b, k = pairAt(rule.raw, j)
-        left = left - k
-        if left <= rule.limit - 1 then
-          retryAt = math.max(retryAt, (b + 61) * rule.g)
-          break
-        end
-      end
+      ruleRetry[i] = retryTime(rule.raw, rule.first, rule.pairs, rule.count, rule.limit, rule.g)
+      retryAt = math.max(retryAt, ruleRetry[i])
     end
     -- Keep the forgetting, so later refusals do not redo it.
     if rule.first > 1 then

@@ -10,7 +10,10 @@ export interface QuotaDecision {
   readonly decidedAt: number;
   /** What the next requests can still get under each rule, after this one. */
   readonly remaining: readonly number[];
-  /** When each rule's remaining next rises; `decidedAt` when the rule counts nothing. */
+  /**
+   * When each rule's remaining next rises; `decidedAt` when the rule counts nothing. Banned:
+   * the ban's end, or later for a rule still spent then.
+   */
   readonly resetAt: readonly number[];
   /** Not admitted: the earliest time a request is admitted again if nothing else spends quota. */
   readonly retryAt: number;

@@ -78,24 +78,43 @@ export const isQuotaStateIdle = (state: QuotaState, now: number): boolean => {
   return true;
 };
 
-const bannedDecision = (ruleCount: number, now: number, bannedUntil: number): QuotaDecision => ({
-  verdict: 'banned',
-  decidedAt: now,
-  remaining: new Array<number>(ruleCount).fill(0),
-  resetAt: new Array<number>(ruleCount).fill(bannedUntil),
-  retryAt: bannedUntil,
-});
+/**
+ * A banned subject gets nothing before the ban ends, and from then on what its counters
+ * allow. Nothing is counted during a ban, so the counters as they stand (still at `lastAt`)
+ * tell when each rule admits again: a rule still exhausted at the ban's end resets when it
+ * admits, and Retry-After points to the latest of these, so a client that obeys it is
+ * admitted. Buckets that dropped out since `lastAt` change no retry time still to come.
+ */
+const bannedDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number): QuotaDecision => {
+  const ruleCount = rules.length;
+  const { cells, bannedUntil } = state;
+  const resetAt = new Array<number>(ruleCount);
+  let retryAt = bannedUntil;
+  for (let i = 0; i < ruleCount; i++) {
+    const rule = rules[i]!;
+    let reset = bannedUntil;
+    if (countedRequests(cells, i) >= rule.limit) {
+      const granule = granuleMs(rule.windowMs);
+      const ruleRetry = retryTime(cells, i, ruleCount, Math.floor(state.lastAt / granule), granule, rule.limit);
+      if (ruleRetry > reset) reset = ruleRetry;
+    }
+    resetAt[i] = reset;
+    if (reset > retryAt) retryAt = reset;
+  }
+  return { verdict: 'banned', decidedAt: now, remaining: new Array<number>(ruleCount).fill(0), resetAt, retryAt };
+};
 
 /**
  * Decides one request of the subject at `now` and records it in `state`: admitted only if
  * every rule has room, and then counted in every rule; a refusal counts in none. A banned
- * subject gets nothing and can get nothing before the ban ends: remaining 0, resets at its end.
+ * subject gets nothing and can get nothing before the ban ends: remaining 0, retry no earlier
+ * than its end.
  */
 export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number): QuotaDecision => {
   const rules = policy.rules;
   const ruleCount = rules.length;
   state.policy = policy;
-  if (isBanned(state, now)) return bannedDecision(ruleCount, now, state.bannedUntil);
+  if (isBanned(state, now)) return bannedDecision(state, rules, now);
 
   const cells = state.cells;
   const last = state.lastAt;
@@ -138,7 +157,7 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number)
     }
   }
   if (policy.ban !== undefined && registerRefusal(state, policy.ban, now, retryAt)) {
-    return bannedDecision(ruleCount, now, state.bannedUntil);
+    return bannedDecision(state, rules, now);
   }
   return { verdict: 'rate_limited', decidedAt: now, remaining, resetAt, retryAt };
 };
