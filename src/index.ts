@@ -17,7 +17,7 @@ export { RequestAdmission, type Admission, type AdmissionOptions } from './domai
 
 export type { Clock } from './ports/clock.js';
 export type { PetRepository, PetPageQuery } from './ports/pet-repository.js';
-export type { ApiKeyRegistry } from './ports/api-key-registry.js';
+export type { ApiKeyGrant, ApiKeyRegistry } from './ports/api-key-registry.js';
 export type { QuotaStore } from './ports/quota-store.js';
 
 export { MemoryPetRepository } from './adapters/memory/memory-pet-repository.js';

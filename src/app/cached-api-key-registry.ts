@@ -1,19 +1,18 @@
-import type { Plan } from '../domain/quota/plan.js';
-import type { ApiKeyRegistry } from '../ports/api-key-registry.js';
+import type { ApiKeyGrant, ApiKeyRegistry } from '../ports/api-key-registry.js';
 import type { Clock } from '../ports/clock.js';
 
-interface CachedPlan {
-  readonly plan: Plan | undefined;
+interface CachedGrant {
+  readonly grant: ApiKeyGrant | undefined;
   readonly expiresAt: number;
 }
 
 /**
  * Remembers a remote registry's answers for `ttlMs`, so a request costs one round trip to the
  * store (its quota decision) instead of two, and a flood of unknown keys does not reach it.
- * A changed plan or a revoked key takes effect within `ttlMs` on every instance.
+ * A changed grant or a revoked key takes effect within `ttlMs` on every instance.
  */
 export class CachedApiKeyRegistry implements ApiKeyRegistry {
-  private readonly cache = new Map<string, CachedPlan>();
+  private readonly cache = new Map<string, CachedGrant>();
 
   constructor(
     private readonly registry: ApiKeyRegistry,
@@ -22,28 +21,28 @@ export class CachedApiKeyRegistry implements ApiKeyRegistry {
     private readonly maxEntries: number,
   ) {}
 
-  planOf(keyDigest: string): Plan | undefined | Promise<Plan | undefined> {
+  grantOf(keyDigest: string): ApiKeyGrant | undefined | Promise<ApiKeyGrant | undefined> {
     const now = this.clock.now();
     const cached = this.cache.get(keyDigest);
-    if (cached !== undefined && cached.expiresAt > now) return cached.plan;
-    const found = this.registry.planOf(keyDigest);
+    if (cached !== undefined && cached.expiresAt > now) return cached.grant;
+    const found = this.registry.grantOf(keyDigest);
     if (!(found instanceof Promise)) return this.remember(keyDigest, found, now);
-    return found.then((plan) => this.remember(keyDigest, plan, now));
+    return found.then((grant) => this.remember(keyDigest, grant, now));
   }
 
-  async register(keyDigest: string, plan: Plan): Promise<void> {
-    await this.registry.register(keyDigest, plan);
+  async register(keyDigest: string, grant: ApiKeyGrant): Promise<void> {
+    await this.registry.register(keyDigest, grant);
     this.cache.delete(keyDigest);
   }
 
-  private remember(keyDigest: string, plan: Plan | undefined, now: number): Plan | undefined {
+  private remember(keyDigest: string, grant: ApiKeyGrant | undefined, now: number): ApiKeyGrant | undefined {
     // Oldest first out: a Map iterates in insertion order, and a refreshed entry is re-inserted.
     this.cache.delete(keyDigest);
     if (this.cache.size >= this.maxEntries) {
       const oldest = this.cache.keys().next();
       if (oldest.done !== true) this.cache.delete(oldest.value);
     }
-    this.cache.set(keyDigest, { plan, expiresAt: now + this.ttlMs });
-    return plan;
+    this.cache.set(keyDigest, { grant, expiresAt: now + this.ttlMs });
+    return grant;
   }
 }

@@ -18,7 +18,7 @@ const FLAGS = {
 
 const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
                 [--store memory|redis] [--redis-url URL] [--redis-prefix P]
-                [--api-keys KEY:PLAN,...] [--quota-fallback local|allow|deny]
+                [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny]
                 [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
 Every flag can be given as its environment variable instead (see README).`;
 
@@ -48,9 +48,10 @@ function announce(store: RunningPetStore): void {
   console.log(`Pet store (${config.environment}, ${config.store} store) listening on ${store.baseUrl}`);
   if (store.demoKeys.length === 0) return;
   console.log('Demo API keys (new at every start):');
-  for (const { key, plan } of store.demoKeys) {
+  for (const { key, plan, role } of store.demoKeys) {
     const [perMinute, perDay] = plan.rules.map((rule) => rule.limit);
-    console.log(`  ${plan.name.padEnd(10)} ${key}  (${perMinute}/min, ${perDay}/day)`);
+    const label = role === 'staff' ? `${plan.name} staff` : plan.name;
+    console.log(`  ${label.padEnd(10)} ${key}  (${perMinute}/min, ${perDay}/day)`);
   }
   const [free] = store.demoKeys;
   if (free !== undefined) console.log(`Try:\n  curl -i -H 'Authorization: Bearer ${free.key}' '${store.baseUrl}/pets?limit=5'`);

@@ -1,5 +1,6 @@
 import { parseTrustProxy, type TrustProxy } from '../adapters/http/client-address.js';
 import { parseCorsOrigins, type CorsOrigins } from '../adapters/http/cors.js';
+import { ROLES, type Role } from '../domain/access/caller.js';
 import { DEFAULT_BAN_POLICY } from '../domain/quota/ban-policy.js';
 import { enterprisePlan, STANDARD_PLANS, type Plan } from '../domain/quota/plan.js';
 import type { BanPolicy } from '../domain/quota/quota-rule.js';
@@ -16,6 +17,7 @@ export type QuotaFallback = (typeof QUOTA_FALLBACKS)[number];
 export interface ConfiguredKey {
   readonly key: string;
   readonly plan: Plan;
+  readonly role: Role;
 }
 
 export interface PetStoreConfig {
@@ -115,23 +117,32 @@ function parseApiKeys(raw: string): Result<ConfiguredKey[], string> {
   return ok(keys);
 }
 
-// Messages never echo the key itself: configuration errors end up in logs.
+const KEY_SHAPE = 'expected KEY:PLAN[:ROLE] with PLAN one of free, pro, business, or KEY:enterprise:PER_MINUTE:PER_DAY[:ROLE]';
+const ENTERPRISE_SHAPE = 'an enterprise key is KEY:enterprise:PER_MINUTE:PER_DAY[:ROLE] with two positive whole numbers';
+
+// Messages never echo the key itself, nor any other field: a misplaced comma can put a key anywhere.
 function parseApiKey(entry: string): Result<ConfiguredKey, string> {
-  const [key = '', plan = '', ...limits] = entry.split(':');
+  const [key = '', planName = '', ...rest] = entry.split(':');
   if (!/^[A-Za-z0-9._~+/=-]{8,256}$/.test(key)) {
     return err('the key must be 8 to 256 characters of letters, digits or ._~+/=-');
   }
-  if (plan === 'enterprise') {
+  // The role is an optional last field, after the two limits of an enterprise plan.
+  const roleAt = planName === 'enterprise' ? 2 : 0;
+  if (rest.length > roleAt + 1) return err(planName === 'enterprise' ? ENTERPRISE_SHAPE : KEY_SHAPE);
+  const plan = parsePlan(planName, rest.slice(0, roleAt));
+  if (!plan.ok) return plan;
+  const roleField = rest[roleAt];
+  const role = roleField === undefined ? 'customer' : ROLES.find((known) => known === roleField);
+  if (role === undefined) return err('ROLE, the last field, must be customer or staff');
+  return ok({ key, plan: plan.value, role });
+}
+
+function parsePlan(name: string, limits: readonly string[]): Result<Plan, string> {
+  if (name === 'enterprise') {
     const [perMinute, perDay] = limits.map(Number);
-    if (limits.length !== 2 || !isPositiveInteger(perMinute) || !isPositiveInteger(perDay)) {
-      return err('an enterprise key is KEY:enterprise:PER_MINUTE:PER_DAY with two positive whole numbers');
-    }
-    return ok({ key, plan: enterprisePlan(perMinute, perDay) });
+    return isPositiveInteger(perMinute) && isPositiveInteger(perDay) ? ok(enterprisePlan(perMinute, perDay)) : err(ENTERPRISE_SHAPE);
   }
-  if ((plan === 'free' || plan === 'pro' || plan === 'business') && limits.length === 0) {
-    return ok({ key, plan: STANDARD_PLANS[plan] });
-  }
-  return err('expected KEY:PLAN with PLAN one of free, pro, business, or KEY:enterprise:PER_MINUTE:PER_DAY');
+  return name === 'free' || name === 'pro' || name === 'business' ? ok(STANDARD_PLANS[name]) : err(KEY_SHAPE);
 }
 
 const isPositiveInteger = (value: number | undefined): value is number =>

@@ -1,5 +1,4 @@
-import type { Plan } from '../domain/quota/plan.js';
-import type { ApiKeyRegistry } from '../ports/api-key-registry.js';
+import type { ApiKeyGrant, ApiKeyRegistry } from '../ports/api-key-registry.js';
 
 /**
  * The keys of this instance's configuration first, then the shared store. Configured keys
@@ -12,13 +11,13 @@ export class LayeredApiKeyRegistry implements ApiKeyRegistry {
     private readonly shared: ApiKeyRegistry,
   ) {}
 
-  planOf(keyDigest: string): Plan | undefined | Promise<Plan | undefined> {
-    const plan = this.configured.planOf(keyDigest);
-    if (plan instanceof Promise) return plan.then((found) => found ?? this.shared.planOf(keyDigest));
-    return plan ?? this.shared.planOf(keyDigest);
+  grantOf(keyDigest: string): ApiKeyGrant | undefined | Promise<ApiKeyGrant | undefined> {
+    const grant = this.configured.grantOf(keyDigest);
+    if (grant instanceof Promise) return grant.then((found) => found ?? this.shared.grantOf(keyDigest));
+    return grant ?? this.shared.grantOf(keyDigest);
   }
 
-  register(keyDigest: string, plan: Plan): Promise<void> {
-    return this.shared.register(keyDigest, plan);
+  register(keyDigest: string, grant: ApiKeyGrant): Promise<void> {
+    return this.shared.register(keyDigest, grant);
   }
 }

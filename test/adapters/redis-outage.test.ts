@@ -17,8 +17,8 @@ const operationsOf = (redis: Redis): Record<string, () => Promise<unknown>> => {
     'create a pet': () => pets.create({ name: 'Rex', categoryId: 1, status: 'available' }),
     'get a pet': () => pets.get(1),
     'page pets': () => pets.page({ afterId: 0, limit: 20, status: 'available' }),
-    'register a key': () => keys.register('ab'.repeat(32), STANDARD_PLANS.free),
-    'look a key up': () => keys.planOf('ab'.repeat(32)),
+    'register a key': () => keys.register('ab'.repeat(32), { plan: STANDARD_PLANS.free, role: 'customer' }),
+    'look a key up': () => keys.grantOf('ab'.repeat(32)),
     'decide a quota': () => quotas.decide('key:ab', { rules: STANDARD_PLANS.free.rules }),
   };
 };

@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { startCli } from '../support/cli-process.js';
 
 describe('the standalone server (CLI)', () => {
-  it('starts with no configuration, prints a demo key per plan and a curl line that works', async () => {
+  it('starts with no configuration, prints a demo key per plan, a staff key and a curl line that works', async () => {
     const cli = startCli({ PORT: '0' });
     try {
       const [, curlKey = '', url = ''] = await cli.waitFor(/curl -i -H 'Authorization: Bearer (\S+)' '(\S+)'/);
       for (const plan of ['free', 'pro', 'business', 'enterprise']) expect(cli.output()).toMatch(new RegExp(`${plan}\\s+demo-${plan}-`));
+      expect(cli.output(), 'and one staff key, to try what only staff may do').toMatch(/pro staff\s+demo-staff-/);
       const response = await fetch(url, { headers: { authorization: `Bearer ${curlKey}` } });
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual([]);

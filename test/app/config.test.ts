@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, type Environ } from '../../src/app/config.js';
+import { enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 
 const problems = (environ: Environ): readonly string[] => {
   const loaded = loadConfig(environ);
@@ -33,5 +34,48 @@ describe('proxy and CORS configuration', () => {
       'PETSTORE_TRUST_PROXY="yes": "yes" is not an IP address or CIDR; expected a hop count, or IP addresses and CIDRs such as 10.0.0.0/8, ::1/128',
       'PETSTORE_CORS_ORIGINS="a.example": "a.example" is not an origin such as https://app.example.com (scheme://host[:port], no path)',
     ]);
+  });
+});
+
+describe('API keys and their roles', () => {
+  const keysOf = (apiKeys: string) => {
+    const loaded = loadConfig({ PETSTORE_API_KEYS: apiKeys });
+    return loaded.ok ? loaded.value.apiKeys.map(({ key, plan, role }) => [key, plan, role]) : loaded.error;
+  };
+
+  it('makes a key a customer unless its last field says staff; customer may be written too', () => {
+    expect(keysOf('cust-key-1:pro, staff-key-1:pro:staff, cust-key-2:business:customer')).toEqual([
+      ['cust-key-1', STANDARD_PLANS.pro, 'customer'],
+      ['staff-key-1', STANDARD_PLANS.pro, 'staff'],
+      ['cust-key-2', STANDARD_PLANS.business, 'customer'],
+    ]);
+  });
+
+  it('reads the role of an enterprise key after its limits', () => {
+    expect(keysOf('ent-key-01:enterprise:100:1000:staff,ent-key-02:enterprise:100:1000')).toEqual([
+      ['ent-key-01', enterprisePlan(100, 1_000), 'staff'],
+      ['ent-key-02', enterprisePlan(100, 1_000), 'customer'],
+    ]);
+  });
+
+  it('refuses an unknown role or a field too many, in a line that never echoes the entry', () => {
+    const secret = 'sEcReT-key-42';
+    expect(problems({ PETSTORE_API_KEYS: `ok-key-123:free,${secret}:pro:admin` })).toEqual([
+      'PETSTORE_API_KEYS: entry 2: ROLE, the last field, must be customer or staff',
+    ]);
+    expect(problems({ PETSTORE_API_KEYS: `${secret}:enterprise:100:1000:Staff` })).toEqual([
+      'PETSTORE_API_KEYS: entry 1: ROLE, the last field, must be customer or staff',
+    ]);
+    expect(problems({ PETSTORE_API_KEYS: `${secret}:pro:staff:staff` })).toEqual([
+      'PETSTORE_API_KEYS: entry 1: expected KEY:PLAN[:ROLE] with PLAN one of free, pro, business, or KEY:enterprise:PER_MINUTE:PER_DAY[:ROLE]',
+    ]);
+    expect(problems({ PETSTORE_API_KEYS: `${secret}:enterprise:100:staff` })).toEqual([
+      'PETSTORE_API_KEYS: entry 1: an enterprise key is KEY:enterprise:PER_MINUTE:PER_DAY[:ROLE] with two positive whole numbers',
+    ]);
+    for (const entry of [`${secret}:pro:${secret}`, `${secret}:gold:staff`]) {
+      const [line = ''] = problems({ PETSTORE_API_KEYS: entry });
+      expect(line).toMatch(/^PETSTORE_API_KEYS: entry 1: /);
+      expect(line).not.toContain(secret);
+    }
   });
 });

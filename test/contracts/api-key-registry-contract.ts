@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ROLES, type Role } from '../../src/domain/access/caller.js';
 import { enterprisePlan, STANDARD_PLANS, type Plan } from '../../src/domain/quota/plan.js';
-import type { ApiKeyRegistry } from '../../src/ports/api-key-registry.js';
+import type { ApiKeyGrant, ApiKeyRegistry } from '../../src/ports/api-key-registry.js';
 
 export interface ApiKeyRegistryFixture {
   readonly registry: ApiKeyRegistry;
@@ -15,6 +16,9 @@ export interface ApiKeyRegistryContractOptions {
 }
 
 const digestOf = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+const customer = (plan: Plan): ApiKeyGrant => ({ plan, role: 'customer' });
+const staff = (plan: Plan): ApiKeyGrant => ({ plan, role: 'staff' });
 
 const attempt = (mutation: () => void): void => {
   try {
@@ -45,11 +49,11 @@ export const describeApiKeyRegistryContract = (
       await fixture.cleanup();
     });
 
-    it('a digest never registered has no plan', async () => {
-      expect(await registry.planOf(digestOf('unknown'))).toBeUndefined();
-      await registry.register(digestOf('known'), STANDARD_PLANS.free);
-      expect(await registry.planOf(digestOf('unknown'))).toBeUndefined();
-      expect(await registry.planOf('')).toBeUndefined();
+    it('a digest never registered has no grant', async () => {
+      expect(await registry.grantOf(digestOf('unknown'))).toBeUndefined();
+      await registry.register(digestOf('known'), customer(STANDARD_PLANS.free));
+      expect(await registry.grantOf(digestOf('unknown'))).toBeUndefined();
+      expect(await registry.grantOf('')).toBeUndefined();
     });
 
     it('a registered digest answers its own plan, standard or enterprise', async () => {
@@ -59,17 +63,26 @@ export const describeApiKeyRegistryContract = (
         business: STANDARD_PLANS.business,
         enterprise: enterprisePlan(5_000, 2_000_000),
       };
-      for (const [key, plan] of Object.entries(plans)) await registry.register(digestOf(key), plan);
-      for (const [key, plan] of Object.entries(plans)) expect(await registry.planOf(digestOf(key))).toEqual(plan);
+      for (const [key, plan] of Object.entries(plans)) await registry.register(digestOf(key), customer(plan));
+      for (const [key, plan] of Object.entries(plans)) expect(await registry.grantOf(digestOf(key))).toEqual(customer(plan));
     });
 
-    it('registering a digest again replaces its plan', async () => {
-      await registry.register(digestOf('k'), STANDARD_PLANS.free);
-      await registry.register(digestOf('k'), STANDARD_PLANS.business);
-      expect(await registry.planOf(digestOf('k'))).toEqual(STANDARD_PLANS.business);
+    it('a registered digest answers its own role, customer or staff, whatever the plan', async () => {
+      await registry.register(digestOf('customer'), customer(STANDARD_PLANS.pro));
+      await registry.register(digestOf('staff'), staff(STANDARD_PLANS.pro));
+      await registry.register(digestOf('enterprise staff'), staff(enterprisePlan(100, 1_000)));
+      expect(await registry.grantOf(digestOf('customer'))).toEqual({ plan: STANDARD_PLANS.pro, role: 'customer' });
+      expect(await registry.grantOf(digestOf('staff'))).toEqual({ plan: STANDARD_PLANS.pro, role: 'staff' });
+      expect(await registry.grantOf(digestOf('enterprise staff'))).toEqual({ plan: enterprisePlan(100, 1_000), role: 'staff' });
     });
 
-    it('neither the registered plan nor a returned plan can change what is stored', async () => {
+    it('registering a digest again replaces its plan and its role: staff registered again as a customer is a customer', async () => {
+      await registry.register(digestOf('k'), staff(STANDARD_PLANS.free));
+      await registry.register(digestOf('k'), customer(STANDARD_PLANS.business));
+      expect(await registry.grantOf(digestOf('k'))).toEqual(customer(STANDARD_PLANS.business));
+    });
+
+    it('neither the registered grant nor a returned grant can change what is stored', async () => {
       const plan = {
         name: 'enterprise' as const,
         rules: [
@@ -77,44 +90,52 @@ export const describeApiKeyRegistryContract = (
           { name: 'day', limit: 100, windowMs: 86_400_000 },
         ],
       };
-      await registry.register(digestOf('k'), plan);
+      const grant: { plan: Plan; role: Role } = { plan, role: 'customer' };
+      await registry.register(digestOf('k'), grant);
       plan.rules[0] = { name: 'minute', limit: 1, windowMs: 1 };
-      const returned = await registry.planOf(digestOf('k'));
+      grant.role = 'staff';
+      const returned = await registry.grantOf(digestOf('k'));
       attempt(() => {
-        (returned?.rules[1] as { limit: number }).limit = 1;
+        (returned?.plan.rules[1] as { limit: number }).limit = 1;
       });
       attempt(() => {
-        (returned?.rules as unknown[]).pop();
+        (returned?.plan.rules as unknown[]).pop();
       });
-      expect(await registry.planOf(digestOf('k'))).toEqual(enterprisePlan(10, 100));
+      attempt(() => {
+        (returned as { role: string }).role = 'staff';
+      });
+      expect(await registry.grantOf(digestOf('k'))).toEqual(customer(enterprisePlan(10, 100)));
     });
 
     it('concurrent registrations of many digests are all kept', async () => {
       const keys = Array.from({ length: 100 }, (_, index) => `key-${index}`);
-      await Promise.all(keys.map((key, index) => registry.register(digestOf(key), enterprisePlan(index + 1, index + 1_000))));
-      for (const [index, key] of keys.entries()) {
-        expect(await registry.planOf(digestOf(key))).toEqual(enterprisePlan(index + 1, index + 1_000));
-      }
+      const grantAt = (index: number): ApiKeyGrant => ({
+        plan: enterprisePlan(index + 1, index + 1_000),
+        role: index % 2 === 0 ? 'customer' : 'staff',
+      });
+      await Promise.all(keys.map((key, index) => registry.register(digestOf(key), grantAt(index))));
+      for (const [index, key] of keys.entries()) expect(await registry.grantOf(digestOf(key))).toEqual(grantAt(index));
     });
 
-    it('any sequence of registrations answers every lookup like a map of the last plan per digest', async () => {
+    it('any sequence of registrations answers every lookup like a map of the last grant per digest', async () => {
       const planArb = fc.oneof(
         fc.constantFrom(STANDARD_PLANS.free, STANDARD_PLANS.pro, STANDARD_PLANS.business),
         fc.tuple(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: 1_000_000_000 })).map(([minute, day]) =>
           enterprisePlan(minute, day),
         ),
       );
+      const grantArb = fc.record({ plan: planArb, role: fc.constantFrom(...ROLES) });
       const keyArb = fc.constantFrom('a', 'b', 'c', 'd', 'e');
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.tuple(keyArb, planArb), { maxLength: 12 }), async (registrations) => {
+        fc.asyncProperty(fc.array(fc.tuple(keyArb, grantArb), { maxLength: 12 }), async (registrations) => {
           const run = await create();
           try {
-            const model = new Map<string, Plan>();
-            for (const [key, plan] of registrations) {
-              await run.registry.register(digestOf(key), plan);
-              model.set(key, plan);
+            const model = new Map<string, ApiKeyGrant>();
+            for (const [key, grant] of registrations) {
+              await run.registry.register(digestOf(key), grant);
+              model.set(key, grant);
             }
-            for (const key of ['a', 'b', 'c', 'd', 'e']) expect(await run.registry.planOf(digestOf(key))).toEqual(model.get(key));
+            for (const key of ['a', 'b', 'c', 'd', 'e']) expect(await run.registry.grantOf(digestOf(key))).toEqual(model.get(key));
           } finally {
             await run.cleanup();
           }

@@ -36,7 +36,7 @@ describe('slow clients', () => {
 
   beforeAll(async () => {
     const keys = new MemoryApiKeyRegistry();
-    await keys.register(digestApiKey('slow-test-key'), STANDARD_PLANS.pro);
+    await keys.register(digestApiKey('slow-test-key'), { plan: STANDARD_PLANS.pro, role: 'customer' });
     const admission = new RequestAdmission(keys, new MemoryQuotaStore(new SystemClock()), {
       anonymousPolicy: { rules: [{ name: 'minute', limit: 60, windowMs: 60_000 }] },
       ban: DEFAULT_BAN_POLICY,

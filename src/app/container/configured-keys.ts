@@ -5,6 +5,6 @@ import type { PetStoreConfig } from '../config.js';
 /** The keys of PETSTORE_API_KEYS (or the demo keys), held in this process as digests. */
 export async function configuredKeys(config: PetStoreConfig): Promise<MemoryApiKeyRegistry> {
   const registry = new MemoryApiKeyRegistry();
-  for (const { key, plan } of config.apiKeys) await registry.register(digestApiKey(key), plan);
+  for (const { key, plan, role } of config.apiKeys) await registry.register(digestApiKey(key), { plan, role });
   return registry;
 }

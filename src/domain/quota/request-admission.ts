@@ -1,5 +1,6 @@
-import type { ApiKeyRegistry } from '../../ports/api-key-registry.js';
+import type { ApiKeyGrant, ApiKeyRegistry } from '../../ports/api-key-registry.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
+import type { Caller } from '../access/caller.js';
 import type { Plan } from './plan.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { BanPolicy, QuotaPolicy } from './quota-rule.js';
@@ -7,6 +8,8 @@ import type { BanPolicy, QuotaPolicy } from './quota-rule.js';
 export interface Admission {
   /** The caller's plan; undefined when the request carried no known key (limited per address). */
   readonly plan: Plan | undefined;
+  /** Who the key identifies (its digest) and its role; undefined exactly when `plan` is. */
+  readonly caller: Caller | undefined;
   readonly policy: QuotaPolicy;
   readonly decision: QuotaDecision;
 }
@@ -17,6 +20,12 @@ export interface AdmissionOptions {
   readonly ban: BanPolicy;
 }
 
+/** What a grant resolves to for one key, made once and reused by each of its requests. */
+interface KeyHolder {
+  readonly caller: Caller;
+  readonly policy: QuotaPolicy;
+}
+
 /**
  * Who is calling and may they: one key lookup and one atomic quota decision per request.
  * Stays synchronous when both ports answer synchronously, so the in-memory hot path
@@ -24,6 +33,7 @@ export interface AdmissionOptions {
  */
 export class RequestAdmission {
   private readonly policies = new WeakMap<Plan, QuotaPolicy>();
+  private readonly holders = new WeakMap<ApiKeyGrant, KeyHolder>();
 
   constructor(
     private readonly keys: ApiKeyRegistry,
@@ -33,20 +43,31 @@ export class RequestAdmission {
 
   admit(keyDigest: string | undefined, clientAddress: string): Admission | Promise<Admission> {
     if (keyDigest === undefined) return this.decideAnonymous(clientAddress);
-    const plan = this.keys.planOf(keyDigest);
-    if (plan instanceof Promise) return plan.then((found) => this.decideFor(found, keyDigest, clientAddress));
-    return this.decideFor(plan, keyDigest, clientAddress);
+    const grant = this.keys.grantOf(keyDigest);
+    if (grant instanceof Promise) return grant.then((found) => this.decideFor(found, keyDigest, clientAddress));
+    return this.decideFor(grant, keyDigest, clientAddress);
   }
 
-  private decideFor(plan: Plan | undefined, keyDigest: string, clientAddress: string): Admission | Promise<Admission> {
-    if (plan === undefined) return this.decideAnonymous(clientAddress);
-    const policy = this.policyOf(plan);
-    return settle(plan, policy, this.quotas.decide(`key:${keyDigest}`, policy));
+  private decideFor(grant: ApiKeyGrant | undefined, keyDigest: string, clientAddress: string): Admission | Promise<Admission> {
+    if (grant === undefined) return this.decideAnonymous(clientAddress);
+    const { caller, policy } = this.holderOf(grant, keyDigest);
+    return settle(grant.plan, caller, policy, this.quotas.decide(`key:${keyDigest}`, policy));
   }
 
   private decideAnonymous(clientAddress: string): Admission | Promise<Admission> {
     const policy = this.options.anonymousPolicy;
-    return settle(undefined, policy, this.quotas.decide(`addr:${clientAddress}`, policy));
+    return settle(undefined, undefined, policy, this.quotas.decide(`addr:${clientAddress}`, policy));
+  }
+
+  // A registry hands out one grant object per key (and per cache refill), so this misses once
+  // per key; the id check keeps a grant object shared by several keys correct.
+  private holderOf(grant: ApiKeyGrant, keyDigest: string): KeyHolder {
+    let holder = this.holders.get(grant);
+    if (holder === undefined || holder.caller.id !== keyDigest) {
+      holder = { caller: Object.freeze({ id: keyDigest, role: grant.role }), policy: this.policyOf(grant.plan) };
+      this.holders.set(grant, holder);
+    }
+    return holder;
   }
 
   private policyOf(plan: Plan): QuotaPolicy {
@@ -61,9 +82,10 @@ export class RequestAdmission {
 
 function settle(
   plan: Plan | undefined,
+  caller: Caller | undefined,
   policy: QuotaPolicy,
   decision: QuotaDecision | Promise<QuotaDecision>,
 ): Admission | Promise<Admission> {
-  if (decision instanceof Promise) return decision.then((decided) => ({ plan, policy, decision: decided }));
-  return { plan, policy, decision };
+  if (decision instanceof Promise) return decision.then((decided) => ({ plan, caller, policy, decision: decided }));
+  return { plan, caller, policy, decision };
 }
