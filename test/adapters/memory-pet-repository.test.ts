@@ -1,8 +1,4 @@
-import { MemoryPetRepository } from '../../src/adapters/memory/memory-pet-repository.js';
 import { describePetRepositoryContract } from '../contracts/pet-repository-contract.js';
+import { memoryStores } from './memory-stores-fixture.js';
 
-describePetRepositoryContract(
-  'MemoryPetRepository',
-  async () => ({ repository: new MemoryPetRepository(), cleanup: async () => {} }),
-  { numRuns: 2_000 },
-);
+describePetRepositoryContract('MemoryPetRepository', async () => memoryStores(), { numRuns: 2_000 });

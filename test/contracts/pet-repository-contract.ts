@@ -2,11 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
-
-export interface PetRepositoryFixture {
-  readonly repository: PetRepository;
-  cleanup(): Promise<void>;
-}
+import { claimOf, type CreateStores, type StoresFixture } from './stores-fixture.js';
 
 export interface PetRepositoryContractOptions {
   /** Runs of the model-based property; each run creates a fresh repository. */
@@ -38,21 +34,21 @@ const pageAll = async (repository: PetRepository, limit: number, status?: PetSta
 };
 
 /**
- * The behaviour every PetRepository adapter shares. `create` must give a fresh, empty
- * repository (ids start at 1) and `cleanup` must release it.
+ * The behaviour every PetRepository adapter shares. `create` must give fresh, empty stores
+ * (ids start at 1) and `cleanup` must release them.
  */
 export const describePetRepositoryContract = (
   adapterName: string,
-  create: () => Promise<PetRepositoryFixture>,
+  create: CreateStores,
   options: PetRepositoryContractOptions = {},
 ): void => {
   describe(`${adapterName} fulfils the PetRepository contract`, () => {
-    let fixture: PetRepositoryFixture;
+    let fixture: StoresFixture;
     let repository: PetRepository;
 
     beforeEach(async () => {
       fixture = await create();
-      repository = fixture.repository;
+      repository = fixture.pets;
     });
     afterEach(async () => {
       await fixture.cleanup();
@@ -148,6 +144,25 @@ export const describePetRepositoryContract = (
       expect(await repository.page({ afterId: 0, limit: 10, status: 'pending' })).toEqual([expected]);
     });
 
+    it('counts the pets of each status, zero for a status no pet has', async () => {
+      expect(await repository.countByStatus()).toEqual({ available: 0, pending: 0, sold: 0 });
+      const statuses: PetStatus[] = ['sold', 'available', 'sold', 'sold', 'available'];
+      for (const [index, status] of statuses.entries()) await repository.create(newPet(`pet ${index}`, status));
+      expect(await repository.countByStatus()).toEqual({ available: 2, pending: 0, sold: 3 });
+    });
+
+    it('create with a claim completes its Idempotency-Key record with the pet as created, in the same step', async () => {
+      const claim = claimOf('create-rex');
+      expect(await fixture.idempotency.begin(claim)).toEqual({ kind: 'started' });
+      const created = await repository.create(newPet('Rex', 'sold', 12), claim);
+      expect(await fixture.idempotency.begin(claim)).toEqual({ kind: 'replay', result: { kind: 'pet', pet: created } });
+      // Without a begin before it (its mark expired meanwhile) the record is written all the same.
+      const unmarked = claimOf('create-tom');
+      const tom = await repository.create(newPet('Tom'), unmarked);
+      expect(await fixture.idempotency.begin(unmarked)).toEqual({ kind: 'replay', result: { kind: 'pet', pet: tom } });
+      expect(await repository.countByStatus()).toEqual({ available: 1, pending: 0, sold: 1 });
+    });
+
     it('any sequence of creates answers every get and page like a list sorted by id', async () => {
       const statusArb = fc.constantFrom(...PET_STATUSES);
       const queryArb = fc.record({
@@ -161,17 +176,20 @@ export const describePetRepositoryContract = (
           try {
             const model: Pet[] = [];
             for (const [index, status] of statuses.entries()) {
-              const pet = await run.repository.create(newPet(`pet ${index}`, status, index + 1));
+              const pet = await run.pets.create(newPet(`pet ${index}`, status, index + 1));
               expect(pet).toEqual({ id: model.length + 1, name: `pet ${index}`, categoryId: index + 1, status });
               model.push(pet);
             }
+            const counts = { available: 0, pending: 0, sold: 0 };
+            for (const pet of model) counts[pet.status] += 1;
+            expect(await run.pets.countByStatus()).toEqual(counts);
             for (const { afterId, limit, status } of queries) {
               const expected = model
                 .filter((pet) => pet.id > afterId && (status === undefined || pet.status === status))
                 .slice(0, limit);
               const filter = status === undefined ? {} : { status };
-              expect(await run.repository.page({ afterId, limit, ...filter })).toEqual(expected);
-              expect(await run.repository.get(afterId)).toEqual(model[afterId - 1]);
+              expect(await run.pets.page({ afterId, limit, ...filter })).toEqual(expected);
+              expect(await run.pets.get(afterId)).toEqual(model[afterId - 1]);
             }
           } finally {
             await run.cleanup();

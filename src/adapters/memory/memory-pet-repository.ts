@@ -1,42 +1,70 @@
 import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
+import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository } from '../../ports/pet-repository.js';
-
-/** Index of the first pet with an id above `afterId` in an array ascending by id. */
-const firstAfter = (pets: readonly Pet[], afterId: number): number => {
-  let low = 0;
-  let high = pets.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((pets[middle]?.id ?? Infinity) <= afterId) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-};
+import { MemoryIdempotencyRecords } from './memory-idempotency-records.js';
+import { SortedIds } from './sorted-ids.js';
 
 /**
- * Pets are never updated and ids only grow, so append-only arrays stay sorted by id:
- * one for all pets and one per status, each paged by binary search in O(log n + limit).
- * Stored pets are frozen, so what callers receive cannot change the store.
+ * Pets in an array by id (ids are 1..n without gaps, so a pet's id is its position + 1) and
+ * an index of ids per status, each paged in O(log n + limit). A status change replaces the
+ * pet, so stored pets stay frozen and what callers receive cannot change the store.
+ * Every operation runs in one synchronous step: no other call can interleave with it.
  */
 export class MemoryPetRepository implements PetRepository {
-  private readonly all: Pet[] = [];
-  private readonly byStatus = new Map<PetStatus, Pet[]>(PET_STATUSES.map((status) => [status, []]));
+  readonly #pets: Pet[] = [];
+  readonly #byStatus = new Map<PetStatus, SortedIds>(PET_STATUSES.map((status) => [status, new SortedIds()]));
+  readonly #records: MemoryIdempotencyRecords;
 
-  async create(pet: NewPet): Promise<Pet> {
-    const stored = Object.freeze({ id: this.all.length + 1, name: pet.name, categoryId: pet.categoryId, status: pet.status });
-    this.all.push(stored);
-    this.byStatus.get(stored.status)?.push(stored);
+  /** `records`: shared with the MemoryIdempotencyStore whose claims `create` completes. */
+  constructor(records = new MemoryIdempotencyRecords({ now: () => Date.now() })) {
+    this.#records = records;
+  }
+
+  async create(pet: NewPet, claim?: IdempotencyClaim): Promise<Pet> {
+    const stored = Object.freeze({ id: this.#pets.length + 1, name: pet.name, categoryId: pet.categoryId, status: pet.status });
+    this.#pets.push(stored);
+    this.#index(stored.status).insert(stored.id);
+    if (claim !== undefined) this.#records.complete(claim, { kind: 'pet', pet: stored });
     return stored;
   }
 
   async get(id: number): Promise<Pet | undefined> {
-    // Ids are 1..n without gaps, so the id is the position.
-    return Number.isInteger(id) ? this.all[id - 1] : undefined;
+    return this.find(id);
   }
 
-  async page(query: PetPageQuery): Promise<readonly Pet[]> {
-    const pets = query.status === undefined ? this.all : (this.byStatus.get(query.status) ?? []);
-    const start = firstAfter(pets, query.afterId);
-    return pets.slice(start, start + query.limit);
+  async page({ afterId, limit, status }: PetPageQuery): Promise<readonly Pet[]> {
+    if (status === undefined) {
+      // The pets after afterId start at position afterId.
+      const start = Math.max(0, afterId);
+      return this.#pets.slice(start, start + limit);
+    }
+    const page: Pet[] = [];
+    for (const id of this.#index(status).after(afterId, limit)) {
+      const pet = this.#pets[id - 1];
+      if (pet !== undefined) page.push(pet);
+    }
+    return page;
+  }
+
+  async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
+    return { available: this.#index('available').size, pending: this.#index('pending').size, sold: this.#index('sold').size };
+  }
+
+  /** `get` without a promise, for MemoryOrderRepository's synchronous steps. */
+  find(id: number): Pet | undefined {
+    return Number.isInteger(id) ? this.#pets[id - 1] : undefined;
+  }
+
+  /** For MemoryOrderRepository: `pet`, as `find` gave it in the same step, takes `status`. */
+  setStatus(pet: Pet, status: PetStatus): void {
+    this.#pets[pet.id - 1] = Object.freeze({ ...pet, status });
+    this.#index(pet.status).remove(pet.id);
+    this.#index(status).insert(pet.id);
+  }
+
+  #index(status: PetStatus): SortedIds {
+    const index = this.#byStatus.get(status);
+    if (index === undefined) throw new RangeError(`unknown pet status: ${String(status)}`);
+    return index;
   }
 }

@@ -1,9 +1,12 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { PetStoreHttpServer } from '../../adapters/http/http-server.js';
+import type { OrderService } from '../../domain/orders/order-service.js';
 import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import type { RequestAdmission } from '../../domain/quota/request-admission.js';
 import type { ApiKeyRegistry } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
+import type { IdempotencyStore } from '../../ports/idempotency-store.js';
+import type { OrderRepository } from '../../ports/order-repository.js';
 import type { PetRepository } from '../../ports/pet-repository.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { PetStoreConfig } from '../config.js';
@@ -13,9 +16,12 @@ export const TOKENS = {
   config: Symbol('PetStoreConfig') as ServiceIdentifier<PetStoreConfig>,
   clock: Symbol('Clock') as ServiceIdentifier<Clock>,
   petRepository: Symbol('PetRepository') as ServiceIdentifier<PetRepository>,
+  orderRepository: Symbol('OrderRepository') as ServiceIdentifier<OrderRepository>,
+  idempotencyStore: Symbol('IdempotencyStore') as ServiceIdentifier<IdempotencyStore>,
   apiKeyRegistry: Symbol('ApiKeyRegistry') as ServiceIdentifier<ApiKeyRegistry>,
   quotaStore: Symbol('QuotaStore') as ServiceIdentifier<QuotaStore>,
   catalog: Symbol('PetCatalog') as ServiceIdentifier<PetCatalog>,
+  orders: Symbol('OrderService') as ServiceIdentifier<OrderService>,
   admission: Symbol('RequestAdmission') as ServiceIdentifier<RequestAdmission>,
   httpServer: Symbol('HttpServer') as ServiceIdentifier<PetStoreHttpServer>,
   logError: Symbol('LogError') as ServiceIdentifier<(message: string, error: unknown) => void>,

@@ -1,0 +1,22 @@
+import type { IdempotencyClaim, IdempotencyStore } from '../../src/ports/idempotency-store.js';
+import type { OrderRepository } from '../../src/ports/order-repository.js';
+import type { PetRepository } from '../../src/ports/pet-repository.js';
+
+/**
+ * The stores of one technology over one fresh, empty store: the pets the orders move, and the
+ * Idempotency-Key records both complete. `cleanup` releases it.
+ */
+export interface StoresFixture {
+  readonly pets: PetRepository;
+  readonly orders: OrderRepository;
+  readonly idempotency: IdempotencyStore;
+  cleanup(): Promise<void>;
+}
+
+export type CreateStores = () => Promise<StoresFixture>;
+
+export const claimOf = (key: string, fingerprint = 'POST /v1/pets {"name":"Rex"}', scope = 'a'.repeat(64)): IdempotencyClaim => ({
+  scope,
+  key,
+  fingerprint,
+});
