@@ -34,14 +34,38 @@ const hasBody = (req: IncomingMessage): boolean => {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 };
 
+/** Whether `name` is already in the list: an answer that asks for `connection: close` itself gets it once. */
+const hasField = (headers: HeaderList, name: string): boolean => {
+  for (let i = 0; i < headers.length; i += 2) if (headers[i] === name) return true;
+  return false;
+};
+
+/**
+ * The connection of an answer sent before its body was read reads nothing more: Node would
+ * otherwise go on reading (and discarding) the body until the close it does after the answer,
+ * several reads of 64 KiB later, and would resume a paused socket to do so. So the socket stops
+ * reading now and is destroyed as soon as the answer has been handed to the kernel. An answer
+ * decided while the headers are parsed (in-memory stores) has then read at most the rest of the
+ * one read that completed the headers: up to 64 KiB, libuv's read size, which Node does not let
+ * a server socket lower. An answer that awaits a remote store lets Node read on meanwhile until
+ * the request's buffer reaches its highWaterMark (16 KiB on Node 20): at most that plus one read.
+ */
+const stopReading = (ctx: RequestContext): void => {
+  const socket = ctx.req.socket;
+  socket.pause();
+  ctx.res.once('finish', () => socket.destroy());
+};
+
 export function sendJson(ctx: RequestContext, status: number, body: string, extra?: readonly (string | number)[]): void {
   const headers = ctx.headers;
   if (extra !== undefined) for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
   // An answer sent before the body was read closes the connection: reading the rest only to
-  // find the next request could cost any amount of bytes the client chooses.
-  if (!ctx.bodyRead && hasBody(ctx.req)) headers.push('connection', 'close');
+  // find the next request could cost any amount of bytes the client chooses (see stopReading).
+  const unread = !ctx.bodyRead && hasBody(ctx.req);
+  if (unread && !hasField(headers, 'connection')) headers.push('connection', 'close');
   headers.push('content-type', JSON_TYPE, 'content-length', Buffer.byteLength(body));
   ctx.res.writeHead(status, headers);
+  if (unread) stopReading(ctx);
   ctx.res.end(body);
 }
 
