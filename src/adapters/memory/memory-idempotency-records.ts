@@ -1,3 +1,4 @@
+import type { Clock } from '../../ports/clock.js';
 import {
   IDEMPOTENCY_IN_FLIGHT_MS,
   IDEMPOTENCY_RECORD_MS,
@@ -5,7 +6,6 @@ import {
   type IdempotencyStart,
   type IdempotentResult,
 } from '../../ports/idempotency-store.js';
-import type { Clock } from '../../ports/clock.js';
 import { ExpiryQueue } from './expiry-queue.js';
 
 interface IdempotencyRecord {
