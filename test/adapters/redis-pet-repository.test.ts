@@ -3,19 +3,13 @@ import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
 import { RedisPetRepository } from '../../src/adapters/redis/redis-pet-repository.js';
 import { MAX_ID } from '../../src/domain/pets/pet.js';
 import { describePetRepositoryContract } from '../contracts/pet-repository-contract.js';
-import { deleteKeysUnder, startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
+import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
+import { redisStores } from './redis-stores-fixture.js';
 
 const shared = useTestRedis();
 
-describePetRepositoryContract(
-  'RedisPetRepository',
-  async () => {
-    const prefix = shared.freshPrefix();
-    return { repository: new RedisPetRepository(shared.redis, prefix), cleanup: () => deleteKeysUnder(shared.redis, prefix) };
-  },
-  { numRuns: 200 },
-);
+describePetRepositoryContract('RedisPetRepository', redisStores(shared), { numRuns: 200 });
 
 describe('RedisPetRepository', () => {
   it('refuses a key prefix with braces, which would replace its hash tag', () => {

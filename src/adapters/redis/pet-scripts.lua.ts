@@ -3,35 +3,30 @@
  * so that `tsc` carries them into dist with the code (a .lua file would need a copy step
  * and a path lookup at run time), and apart from the TypeScript so the Lua reads as Lua.
  *
- * Ids cross into strings with string.format('%d'): Lua's own number-to-string conversion
- * keeps 14 digits, which would turn a large id into 1e+15.
+ * Ids and counts cross into strings with string.format('%d'): Lua's own number-to-string
+ * conversion keeps 14 digits, which would turn a large id into 1e+15.
  */
+import { REMEMBER_LUA } from './record-scripts.lua.js';
 
 /**
- * KEYS: next id counter, records hash, all-ids sorted set, the status's sorted set.
- * ARGV: the record (JSON without the id). Returns the new id.
- * One script, so no pet is indexed without its record, nor the reverse.
+ * KEYS: next id counter, records hash, all-ids sorted set, the status's sorted set, and with a
+ * claim its Idempotency-Key record.
+ * ARGV: the record (JSON without the id), and with a claim its fingerprint and the record's lifetime in ms.
+ * Returns the new id. One script, so no pet is indexed without its record, nor stored without
+ * the record of the request that created it.
  */
-export const CREATE_PET_LUA = `
+export const CREATE_PET_LUA = `${REMEMBER_LUA}
 local id = string.format('%d', redis.call('INCR', KEYS[1]))
 redis.call('HSET', KEYS[2], id, ARGV[1])
 redis.call('ZADD', KEYS[3], id, id)
 redis.call('ZADD', KEYS[4], id, id)
+if KEYS[5] then remember(KEYS[5], ARGV[2], 'pet', id, ARGV[1], ARGV[3]) end
 return id
 `;
 
-/**
- * KEYS: records hash, the sorted set to page (all ids or one status).
- * ARGV: afterId, limit. Returns id, record, id, record... ascending: O(log n + limit), one round trip.
- */
-export const PET_PAGE_LUA = `
-local ids = redis.call('ZRANGE', KEYS[2], '(' .. ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, ARGV[2])
-if #ids == 0 then return {} end
-local records = redis.call('HMGET', KEYS[1], unpack(ids))
-local page = {}
-for i = 1, #ids do
-  page[2 * i - 1] = ids[i]
-  page[2 * i] = records[i]
-end
-return page
+/** KEYS: the sorted set of each status. Returns their sizes in the same order, read in one step. */
+export const COUNT_PETS_LUA = `
+local counts = {}
+for i = 1, #KEYS do counts[i] = string.format('%d', redis.call('ZCARD', KEYS[i])) end
+return counts
 `;

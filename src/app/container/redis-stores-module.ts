@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import { MemoryQuotaStore } from '../../adapters/memory/memory-quota-store.js';
 import { createRedisClient } from '../../adapters/redis/redis-client.js';
 import { RedisApiKeyRegistry } from '../../adapters/redis/redis-api-key-registry.js';
+import { RedisIdempotencyStore } from '../../adapters/redis/redis-idempotency-store.js';
+import { RedisOrderRepository } from '../../adapters/redis/redis-order-repository.js';
 import { RedisPetRepository } from '../../adapters/redis/redis-pet-repository.js';
 import { RedisQuotaStore } from '../../adapters/redis/redis-quota-store.js';
 import { QuotaOutageFallback } from '../../domain/quota/quota-outage-fallback.js';
@@ -37,6 +39,12 @@ export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModul
       });
     bind(TOKENS.petRepository)
       .toResolvedValue((redis: Redis, config: PetStoreConfig) => new RedisPetRepository(redis, config.redisPrefix), [REDIS, TOKENS.config])
+      .inSingletonScope();
+    bind(TOKENS.orderRepository)
+      .toResolvedValue((redis: Redis, config: PetStoreConfig) => new RedisOrderRepository(redis, config.redisPrefix), [REDIS, TOKENS.config])
+      .inSingletonScope();
+    bind(TOKENS.idempotencyStore)
+      .toResolvedValue((redis: Redis, config: PetStoreConfig) => new RedisIdempotencyStore(redis, config.redisPrefix), [REDIS, TOKENS.config])
       .inSingletonScope();
     bind(TOKENS.apiKeyRegistry)
       .toResolvedValue(
