@@ -2,6 +2,7 @@ import { parseTrustProxy, type TrustProxy } from '../adapters/http/client-addres
 import { parseCorsOrigins, type CorsOrigins } from '../adapters/http/cors.js';
 import { ROLES, type Role } from '../domain/access/caller.js';
 import { DEFAULT_BAN_POLICY } from '../domain/quota/ban-policy.js';
+import { MAX_RULE_LIMIT } from '../domain/quota/decidable-policy.js';
 import { enterprisePlan, STANDARD_PLANS, type Plan } from '../domain/quota/plan.js';
 import type { BanPolicy } from '../domain/quota/quota-rule.js';
 import { err, ok, type Result } from '../domain/result.js';
@@ -140,7 +141,12 @@ function parseApiKey(entry: string): Result<ConfiguredKey, string> {
 function parsePlan(name: string, limits: readonly string[]): Result<Plan, string> {
   if (name === 'enterprise') {
     const [perMinute, perDay] = limits.map(Number);
-    return isPositiveInteger(perMinute) && isPositiveInteger(perDay) ? ok(enterprisePlan(perMinute, perDay)) : err(ENTERPRISE_SHAPE);
+    if (!isPositiveInteger(perMinute) || !isPositiveInteger(perDay)) return err(ENTERPRISE_SHAPE);
+    // Refused here, once, rather than answered 500 on every request of the key.
+    if (perMinute > MAX_RULE_LIMIT || perDay > MAX_RULE_LIMIT) {
+      return err(`enterprise limits must be at most ${MAX_RULE_LIMIT}, the most a quota counter holds`);
+    }
+    return ok(enterprisePlan(perMinute, perDay));
   }
   return name === 'free' || name === 'pro' || name === 'business' ? ok(STANDARD_PLANS[name]) : err(KEY_SHAPE);
 }

@@ -1,5 +1,11 @@
 /** Failures the domain reports as values. The HTTP adapter alone maps them to statuses. */
-export type DomainErrorCode = 'invalid_request' | 'not_found';
+export type DomainErrorCode =
+  | 'invalid_request'
+  | 'not_found'
+  | 'forbidden'
+  | 'pet_unavailable'
+  | 'order_not_cancellable'
+  | 'invalid_transition';
 
 export interface DomainError {
   readonly code: DomainErrorCode;
@@ -10,6 +16,7 @@ export interface DomainError {
 
 export const invalid = (field: string, message: string): DomainError => ({ code: 'invalid_request', field, message });
 export const notFound = (message: string): DomainError => ({ code: 'not_found', message });
+export const refused = (code: Exclude<DomainErrorCode, 'invalid_request' | 'not_found'>, message: string): DomainError => ({ code, message });
 
 /**
  * Thrown by an adapter whose backing store cannot be reached (or answers too late).

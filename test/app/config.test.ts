@@ -58,6 +58,13 @@ describe('API keys and their roles', () => {
     ]);
   });
 
+  it('refuses an enterprise limit the quota counters cannot hold (above 2^32-1) in one line, and accepts the largest', () => {
+    expect(problems({ PETSTORE_API_KEYS: 'big-key-1:enterprise:4294967296:5000000000' })).toEqual([
+      'PETSTORE_API_KEYS: entry 1: enterprise limits must be at most 4294967295, the most a quota counter holds',
+    ]);
+    expect(keysOf('big-key-1:enterprise:4294967295:4294967295')).toEqual([['big-key-1', enterprisePlan(4_294_967_295, 4_294_967_295), 'customer']]);
+  });
+
   it('refuses an unknown role or a field too many, in a line that never echoes the entry', () => {
     const secret = 'sEcReT-key-42';
     expect(problems({ PETSTORE_API_KEYS: `ok-key-123:free,${secret}:pro:admin` })).toEqual([

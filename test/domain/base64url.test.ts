@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64Url, encodeBase64Url } from '../../src/domain/pets/base64url.js';
+import { decodeBase64Url, encodeBase64Url } from '../../src/domain/paging/base64url.js';
 
 const latin1Arb = fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((code) => String.fromCharCode(code)), maxLength: 60 });
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryPetRepository } from '../../src/adapters/memory/memory-pet-repository.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../src/domain/pets/page-limits.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../src/domain/paging/page-limits.js';
 import { MAX_ID, PET_STATUSES, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import { PetCatalog, type ListPetsQuery, type PetPage } from '../../src/domain/pets/pet-catalog.js';
 import { encodePetCursor } from '../../src/domain/pets/pet-cursor.js';
@@ -317,6 +317,7 @@ describe('PetCatalog and an unreachable store', () => {
     create: () => Promise.reject(new StoreUnavailableError('pet store')),
     get: () => Promise.reject(new StoreUnavailableError('pet store')),
     page: () => Promise.reject(new StoreUnavailableError('pet store')),
+    countByStatus: () => Promise.reject(new StoreUnavailableError('pet store')),
   };
   const catalog = new PetCatalog(down);
 

@@ -1,3 +1,4 @@
+import { memoryServices } from '../support/memory-services.js';
 import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { getDefaultHighWaterMark } from 'node:stream';
@@ -6,11 +7,9 @@ import { digestApiKey } from '../../src/adapters/api-key-digest.js';
 import { createHttpServer, type PetStoreHttpServer } from '../../src/adapters/http/http-server.js';
 import { MAX_BODY_BYTES } from '../../src/adapters/http/request-limits.js';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
-import { MemoryPetRepository } from '../../src/adapters/memory/memory-pet-repository.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import { SystemClock } from '../../src/adapters/system/system-clock.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
-import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import { STANDARD_PLANS, type Plan } from '../../src/domain/quota/plan.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
@@ -220,7 +219,7 @@ async function startEdgeServer(options: EdgeServerOptions = {}): Promise<EdgeSer
     ban: NEVER_BANNED,
   });
   const server: PetStoreHttpServer = createHttpServer(
-    { catalog: new PetCatalog(options.repository ?? new MemoryPetRepository()), admission },
+    { ...memoryServices(options.repository === undefined ? {} : { pets: options.repository }), admission },
     {
       deprecatedAt: new Date('2026-01-01T00:00:00Z'),
       headersTimeoutMs: options.headersTimeoutMs ?? 5_000,

@@ -1,13 +1,12 @@
+import { memoryServices } from '../support/memory-services.js';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, type PetStoreHttpServer } from '../../src/adapters/http/http-server.js';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
-import { MemoryPetRepository } from '../../src/adapters/memory/memory-pet-repository.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import { SystemClock } from '../../src/adapters/system/system-clock.js';
 import { digestApiKey } from '../../src/adapters/api-key-digest.js';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
-import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
 
@@ -42,7 +41,7 @@ describe('slow clients', () => {
       ban: DEFAULT_BAN_POLICY,
     });
     server = createHttpServer(
-      { catalog: new PetCatalog(new MemoryPetRepository()), admission },
+      { ...memoryServices(), admission },
       {
         deprecatedAt: new Date('2026-01-01T00:00:00Z'),
         headersTimeoutMs: 500,

@@ -51,6 +51,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     for (const name in match.query) {
       if (!queryNames.includes(name)) return sendError(ctx, 'invalid_request', `Unknown query parameter: ${name}.`);
     }
+    ctx.caller = admitted.caller;
     ctx.params = match.params;
     ctx.query = match.query;
     const done = operation.handler(ctx, services);

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { OrderService } from '../../domain/orders/order-service.js';
 import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import type { RequestAdmission } from '../../domain/quota/request-admission.js';
+import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import { createAdmissionPipeline } from './admission-pipeline.js';
 import { createApiRouter } from './api-router.js';
 import { answerClientError } from './client-error.js';
@@ -30,6 +32,8 @@ export interface HttpServerOptions {
 
 export interface HttpServerDependencies {
   readonly catalog: PetCatalog;
+  readonly orders: OrderService;
+  readonly idempotency: IdempotencyStore;
   readonly admission: RequestAdmission;
 }
 
@@ -41,7 +45,11 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
   const router = createApiRouter(operations, { deprecatedAt: options.deprecatedAt });
   const openApiJson = JSON.stringify(buildOpenApiDocument(operations, { deprecatedAt: options.deprecatedAt }));
   const listener = createAdmissionPipeline(
-    { router, admission: deps.admission, services: { catalog: deps.catalog, openApiJson } },
+    {
+      router,
+      admission: deps.admission,
+      services: { catalog: deps.catalog, orders: deps.orders, idempotency: deps.idempotency, openApiJson },
+    },
     {
       clientAddress: clientAddressResolver(options.trustProxy ?? { kind: 'none' }),
       cors: options.corsOrigins === undefined ? undefined : createCors(options.corsOrigins),

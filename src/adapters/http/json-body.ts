@@ -5,7 +5,8 @@ import type { RequestContext } from './request-context.js';
 import { MAX_BODY_BYTES } from './request-limits.js';
 
 export type BodyResult =
-  | { readonly ok: true; readonly value: unknown }
+  /** `bytes`: the body as sent, for an Idempotency-Key fingerprint. */
+  | { readonly ok: true; readonly value: unknown; readonly bytes: Buffer }
   | { readonly ok: false; readonly code: HttpErrorCode; readonly message: string };
 
 /** `application/json`, any parameters (charset) allowed, case-insensitive. */
@@ -74,5 +75,5 @@ function parseJson(bytes: Buffer): BodyResult {
     const field = fraction.member ?? 'a number';
     return invalid(`${field} must be an integer: ${fraction.source} is not one, and is not rounded`);
   }
-  return { ok: true, value };
+  return { ok: true, value, bytes };
 }

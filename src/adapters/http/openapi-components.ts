@@ -74,6 +74,11 @@ export const HEADER_COMPONENTS = {
     required: false,
     schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
   },
+  'Idempotent-Replayed': {
+    description: '`true` when this 201 replays the first answer to the same Idempotency-Key and body; nothing was stored.',
+    required: false,
+    schema: { type: 'string', const: 'true' },
+  },
   Location: {
     description: 'The created resource.',
     required: true,

@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
 import { BASE_PATH } from './base-path.js';
+import type { HttpErrorCode } from './http-errors.js';
 import { isErrorResponse, type Operation } from './operation.js';
 import { errorContent, HEADER_COMPONENTS, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
 import { NAMED_SCHEMAS } from './schemas.js';
@@ -49,20 +50,29 @@ const shared = (name: SharedResponseName): DocumentResponse => ({ shared: name, 
 /** The answers of one operation: its own, then those every operation of its kind shares. */
 function responsesOf(operation: Operation): Map<number, DocumentResponse> {
   const responses = new Map<number, DocumentResponse>();
+  const errors = new Map<number, { description: string; codes: HttpErrorCode[] }>();
+  const addErrors = (status: number, description: string, codes: readonly HttpErrorCode[]): void => {
+    const known = errors.get(status);
+    errors.set(status, known === undefined ? { description, codes: [...codes] } : { description: `${known.description} ${description}`, codes: [...known.codes, ...codes] });
+  };
   for (const [status, response] of Object.entries(operation.responses)) {
-    responses.set(
-      Number(status),
-      isErrorResponse(response)
-        ? { description: response.description, headers: rateLimitHeaders, content: errorContent(response.errors) }
-        : {
-            description: response.description,
-            headers: {
-              ...rateLimitHeaders,
-              ...Object.fromEntries(Object.entries(response.headers ?? {}).map(([name, component]) => [name, ref(`headers/${component}`)])),
-            },
-            content: jsonContent(response.body),
-          },
-    );
+    if (isErrorResponse(response)) {
+      addErrors(Number(status), response.description, response.errors);
+      continue;
+    }
+    const headers = { ...(response.headers ?? {}), ...(operation.idempotent === true ? { 'Idempotent-Replayed': 'Idempotent-Replayed' } : {}) };
+    responses.set(Number(status), {
+      description: response.description,
+      headers: { ...rateLimitHeaders, ...Object.fromEntries(Object.entries(headers).map(([name, component]) => [name, ref(`headers/${component}`)])) },
+      content: jsonContent(response.body),
+    });
+  }
+  if (operation.idempotent === true) {
+    addErrors(409, 'A request with this Idempotency-Key is still in flight.', ['idempotency_conflict']);
+    addErrors(422, 'This Idempotency-Key was used with another body.', ['idempotency_key_reused']);
+  }
+  for (const [status, { description, codes }] of errors) {
+    responses.set(status, { description, headers: rateLimitHeaders, content: errorContent(codes) });
   }
   const add = (status: number, name: SharedResponseName): void => {
     if (!responses.has(status)) responses.set(status, shared(name));
@@ -79,6 +89,15 @@ function responsesOf(operation: Operation): Map<number, DocumentResponse> {
   add(503, 'ServiceUnavailable');
   return new Map([...responses].sort(([a], [b]) => a - b));
 }
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'draft-ietf-httpapi-idempotency-key-header: 1 to 255 visible ASCII characters, scoped to the API key and kept 24 h. A repeat with the same body replays the first 201 (`Idempotent-Replayed: true`) and stores nothing; another body is a 422; a repeat while the first is in flight a 409. Only a 201 is remembered.',
+  schema: { type: 'string', pattern: '^[\\x21-\\x7E]{1,255}$' },
+};
 
 const deprecationHeaders = {
   Deprecation: ref('headers/Deprecation'),
@@ -128,6 +147,7 @@ function operationObject(operation: Operation, options: OpenApiOptions, headOnly
       description,
       schema: documentSchema(schema),
     })),
+    ...(operation.idempotent === true ? [IDEMPOTENCY_KEY_PARAMETER] : []),
   ];
   const description = describe(operation, options);
   return {

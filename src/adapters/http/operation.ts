@@ -1,5 +1,7 @@
 import type { TSchema } from 'typebox';
+import type { OrderService } from '../../domain/orders/order-service.js';
 import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
+import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import type { HttpErrorCode } from './http-errors.js';
 import type { HeaderComponentName } from './openapi-components.js';
 import type { RequestContext } from './request-context.js';
@@ -29,6 +31,8 @@ export interface ErrorResponse {
 /** What the handlers use: the use cases, and what the server builds at start. */
 export interface OperationServices {
   readonly catalog: PetCatalog;
+  readonly orders: OrderService;
+  readonly idempotency: IdempotencyStore;
   /** The served OpenAPI document, serialised once. */
   readonly openApiJson: string;
 }
@@ -54,6 +58,8 @@ export interface Operation {
   readonly params?: Readonly<Record<string, ParameterDeclaration>>;
   readonly query?: Readonly<Record<string, ParameterDeclaration>>;
   readonly body?: { readonly description: string; readonly schema: TSchema };
+  /** Takes an optional Idempotency-Key: a repeat replays the first 201 instead of creating twice. */
+  readonly idempotent?: true;
   readonly responses: Readonly<Record<number, SuccessResponse | ErrorResponse>>;
   readonly handler: OperationHandler;
 }

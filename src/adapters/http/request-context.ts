@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Caller } from '../../domain/access/caller.js';
 import { errorBody, HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
 
 /** Header names and values, alternating: what `writeHead` takes without building an object. */
@@ -10,6 +11,8 @@ export interface RequestContext {
   readonly res: ServerResponse;
   /** Headers of whatever answer is sent, decided before it (rate-limit fields, route and CORS headers). */
   readonly headers: HeaderList;
+  /** Who sent it: set for a request with a valid API key. */
+  caller: Caller | undefined;
   params: Readonly<Record<string, string | undefined>>;
   query: Readonly<Record<string, unknown>>;
   /** Set once the request body has been read to its end. */
@@ -22,10 +25,17 @@ export const createRequestContext = (req: IncomingMessage, res: ServerResponse):
   req,
   res,
   headers: [],
+  caller: undefined,
   params: NO_VALUES,
   query: NO_VALUES,
   bodyRead: false,
 });
+
+/** The caller of an operation that requires a key: the pipeline refuses the request before the handler without one. */
+export const authenticatedCaller = (ctx: RequestContext): Caller => {
+  if (ctx.caller === undefined) throw new Error(`${ctx.req.method} ${ctx.req.url} reached a handler that requires a key without one`);
+  return ctx.caller;
+};
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

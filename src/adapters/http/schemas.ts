@@ -1,6 +1,8 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { MAX_NAME_LENGTH } from '../../domain/pets/new-pet-validation.js';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../domain/pets/page-limits.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../domain/paging/page-limits.js';
+import { ORDER_STATUSES, type OrderStatus } from '../../domain/orders/order.js';
+import { STAFF_STATUSES, type StaffStatus } from '../../domain/orders/order-status-machine.js';
 import { MAX_ID, PET_STATUSES, type PetStatus } from '../../domain/pets/pet.js';
 import { HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
 
@@ -69,6 +71,42 @@ export const ErrorSchema = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorSchema>;
 
+export const OrderStatusSchema = Type.Unsafe<OrderStatus>({
+  type: 'string',
+  enum: [...ORDER_STATUSES],
+  description: 'placed -> approved -> delivered; placed or approved -> cancelled.',
+});
+
+export const NewOrderSchema = Type.Object(
+  { petId: idSchema('The pet to order: it must be `available`, and becomes `pending`.') },
+  { additionalProperties: false },
+);
+export type NewOrderBody = Static<typeof NewOrderSchema>;
+
+export const OrderUpdateSchema = Type.Object(
+  { status: Type.Unsafe<StaffStatus>({ type: 'string', enum: [...STAFF_STATUSES] }) },
+  { additionalProperties: false },
+);
+export type OrderUpdateBody = Static<typeof OrderUpdateSchema>;
+
+export const OrderSchema = Type.Object(
+  {
+    id: { ...idSchema('Assigned by the service when the order is placed.'), readOnly: true },
+    petId: idSchema('The ordered pet.'),
+    status: OrderStatusSchema,
+    placedAt: Type.String({ format: 'date-time', description: 'RFC 3339 UTC with milliseconds.' }),
+  },
+  { additionalProperties: false },
+);
+export type OrderBody = Static<typeof OrderSchema>;
+
+export const OrdersSchema = Type.Array(OrderSchema, { maxItems: MAX_PAGE_LIMIT });
+
+export const InventorySchema = Type.Object(
+  Object.fromEntries(PET_STATUSES.map((status) => [status, Type.Integer({ minimum: 0 })])) as Record<PetStatus, ReturnType<typeof Type.Integer>>,
+  { additionalProperties: false, description: 'How many pets have each status.' },
+);
+
 export const PageLimitSchema = Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT });
 
 /** Schemas the document names under components/schemas and references wherever they appear. */
@@ -77,5 +115,11 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   NewPet: NewPetSchema,
   Pet: PetSchema,
   Pets: PetsSchema,
+  OrderStatus: OrderStatusSchema,
+  NewOrder: NewOrderSchema,
+  OrderUpdate: OrderUpdateSchema,
+  Order: OrderSchema,
+  Orders: OrdersSchema,
+  Inventory: InventorySchema,
   Error: ErrorSchema,
 };

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { QuotaDecision, QuotaVerdict } from '../../domain/quota/quota-decision.js';
+import { assertDecidablePolicy } from '../../domain/quota/decidable-policy.js';
 import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
@@ -43,7 +44,7 @@ export class RedisQuotaStore implements QuotaStore {
 
   async decide(subject: string, policy: QuotaPolicy): Promise<QuotaDecision> {
     if (!this.checked.has(policy)) {
-      assertScriptCanDecide(policy);
+      assertDecidablePolicy(policy);
       this.checked.add(policy);
     }
     const now = this.clock === undefined ? '' : String(this.clock.now());
@@ -59,28 +60,6 @@ export class RedisQuotaStore implements QuotaStore {
     return `${this.keyPrefix}{q:${subject}}`;
   }
 }
-
-/** Counts are stored as 32-bit integers, as in the in-memory engine. */
-const MAX_LIMIT = 0xffff_ffff;
-
-/**
- * The rules the in-memory engine accepts, and for the same reasons: granules of whole
- * milliseconds keep every time an exact integer, a limit of at least 1 always has a retry
- * time, and counts fit their 32 bits. A rule outside them is a configuration mistake.
- */
-const assertScriptCanDecide = ({ rules, ban }: QuotaPolicy): void => {
-  for (const { name, limit, windowMs } of rules) {
-    if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % 60 !== 0) {
-      throw new RangeError(`quota rule ${name}: windowMs must be a positive multiple of 60`);
-    }
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new RangeError(`quota rule ${name}: limit must be an integer from 1 to ${MAX_LIMIT}`);
-    }
-  }
-  if (ban !== undefined && !(Number.isSafeInteger(ban.strikes) && ban.strikes >= 1)) {
-    throw new RangeError('ban policy: strikes must be a positive integer');
-  }
-};
 
 const decisionOf = (reply: readonly string[], ruleCount: number): QuotaDecision => {
   const verdict = VERDICTS.find((known) => known === reply[0]);

@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { createHttpServer } from '../../adapters/http/http-server.js';
 import { MINUTE_MS } from '../../domain/quota/plan.js';
+import { OrderService } from '../../domain/orders/order-service.js';
 import { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import { RequestAdmission } from '../../domain/quota/request-admission.js';
 import { TOKENS } from './tokens.js';
@@ -9,6 +10,9 @@ import { TOKENS } from './tokens.js';
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.catalog)
     .toResolvedValue((pets) => new PetCatalog(pets), [TOKENS.petRepository])
+    .inSingletonScope();
+  bind(TOKENS.orders)
+    .toResolvedValue((orders, clock) => new OrderService(orders, clock), [TOKENS.orderRepository, TOKENS.clock])
     .inSingletonScope();
   bind(TOKENS.admission)
     .toResolvedValue(
@@ -22,9 +26,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.httpServer)
     .toResolvedValue(
-      (config, catalog, admission, logError) =>
+      (config, catalog, orders, idempotency, admission, logError) =>
         createHttpServer(
-          { catalog, admission },
+          { catalog, orders, idempotency, admission },
           {
             deprecatedAt: config.deprecatedAt,
             trustProxy: config.trustProxy,
@@ -35,7 +39,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             logError,
           },
         ),
-      [TOKENS.config, TOKENS.catalog, TOKENS.admission, TOKENS.logError],
+      [TOKENS.config, TOKENS.catalog, TOKENS.orders, TOKENS.idempotencyStore, TOKENS.admission, TOKENS.logError],
     )
     .inSingletonScope();
 });

@@ -14,6 +14,5 @@ export interface Pet extends NewPet {
   readonly id: number;
 }
 
-/** Ids and categoryIds stay within JavaScript's exact integer range: never rounded. */
-export const MAX_ID = Number.MAX_SAFE_INTEGER;
-export const isValidId = (value: number): boolean => Number.isSafeInteger(value) && value >= 1;
+// Ids and categoryIds share the id range of every resource.
+export { MAX_ID, isValidId } from '../paging/ids.js';

@@ -1,3 +1,4 @@
+import { assertDecidablePolicy } from './decidable-policy.js';
 import { type BanState, isBanned, registerRefusal, strikesExpired } from './ban-policy.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { QuotaPolicy, QuotaRule } from './quota-rule.js';
@@ -24,23 +25,9 @@ export interface QuotaState extends BanState {
   lastAt: number;
 }
 
-const MAX_LIMIT = 0xffff_ffff;
-
-const checkRule = (rule: QuotaRule): void => {
-  if (!Number.isSafeInteger(rule.windowMs) || rule.windowMs <= 0 || rule.windowMs % GRANULES_PER_WINDOW !== 0) {
-    throw new RangeError(`quota rule ${rule.name}: windowMs must be a positive multiple of ${GRANULES_PER_WINDOW}`);
-  }
-  if (!Number.isInteger(rule.limit) || rule.limit < 1 || rule.limit > MAX_LIMIT) {
-    throw new RangeError(`quota rule ${rule.name}: limit must be an integer from 1 to ${MAX_LIMIT}`);
-  }
-};
-
 /** A subject that has never been seen. Throws on a rule no counter can hold: a configuration mistake. */
 export const createQuotaState = (policy: QuotaPolicy): QuotaState => {
-  policy.rules.forEach(checkRule);
-  if (policy.ban !== undefined && !(Number.isInteger(policy.ban.strikes) && policy.ban.strikes >= 1)) {
-    throw new RangeError('ban policy: strikes must be a positive integer');
-  }
+  assertDecidablePolicy(policy);
   return {
     cells: windowCells(policy.rules.length),
     policy,

@@ -1,16 +1,23 @@
-import { sendDomainError } from '../failures.js';
-import { readJsonBody, isJsonContentType } from '../json-body.js';
-import type { Operation } from '../operation.js';
+import type { Pet } from '../../../domain/pets/pet.js';
+import { BASE_PATH } from '../base-path.js';
+import { createIdempotently, type IdempotentCreation } from '../idempotent-create.js';
+import { readJsonRequest } from '../json-request.js';
+import type { Operation, OperationServices } from '../operation.js';
 import { serializePet } from '../pet-json.js';
-import { sendError, sendJson } from '../request-context.js';
+import { sendJson } from '../request-context.js';
 import { MAX_BODY_BYTES } from '../request-limits.js';
 import { NewPetSchema, PetSchema } from '../schemas.js';
-import { BASE_PATH } from '../base-path.js';
 import { getPet } from './get-pet.js';
 
-const CLOSE = ['connection', 'close'];
 // `/v1/pets/` from getPet's declared path, built once.
 const LOCATION_PREFIX = BASE_PATH + getPet.path.slice(0, getPet.path.indexOf('{'));
+
+const creation = (services: OperationServices): IdempotentCreation<Pet> => ({
+  operationId: 'createPet',
+  create: (input, claim) => services.catalog.create(input, claim),
+  replayOf: (result) => (result.kind === 'pet' ? result.pet : undefined),
+  send: (ctx, pet, extra) => sendJson(ctx, 201, serializePet(pet), ['location', LOCATION_PREFIX + pet.id, ...(extra ?? [])]),
+});
 
 export const createPet = {
   operationId: 'createPet',
@@ -23,15 +30,12 @@ export const createPet = {
     description: `A JSON object of at most ${MAX_BODY_BYTES} bytes of UTF-8; \`Content-Type: application/json\` (a charset parameter is fine).`,
     schema: NewPetSchema,
   },
+  idempotent: true,
   responses: {
     201: { description: 'Animal added; the body carries its assigned `id`.', body: PetSchema, headers: { Location: 'Location' } },
   },
-  handler: async (ctx, { catalog }) => {
-    if (!isJsonContentType(ctx.req.headers['content-type'])) return sendError(ctx, 'unsupported_media_type');
-    const body = await readJsonBody(ctx);
-    if (!body.ok) return sendError(ctx, body.code, body.message, body.code === 'payload_too_large' ? CLOSE : undefined);
-    const created = await catalog.create(body.value);
-    if (!created.ok) return sendDomainError(ctx, created.error);
-    sendJson(ctx, 201, serializePet(created.value), ['location', LOCATION_PREFIX + created.value.id]);
+  handler: async (ctx, services) => {
+    const body = await readJsonRequest(ctx);
+    if (body !== undefined) await createIdempotently(ctx, services, body, creation(services));
   },
 } as const satisfies Operation;

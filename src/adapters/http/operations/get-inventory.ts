@@ -1,0 +1,17 @@
+import type { Operation } from '../operation.js';
+import { serializeInventory } from '../order-json.js';
+import { sendJson } from '../request-context.js';
+import { InventorySchema } from '../schemas.js';
+
+export const getInventory = {
+  operationId: 'getInventory',
+  method: 'GET',
+  path: '/store/inventory',
+  auth: 'apiKey',
+  tags: ['Store'],
+  summary: 'Count pets by status',
+  responses: {
+    200: { description: 'How many pets have each status, over all pets.', body: InventorySchema },
+  },
+  handler: async (ctx, { catalog }) => sendJson(ctx, 200, serializeInventory(await catalog.inventory())),
+} as const satisfies Operation;

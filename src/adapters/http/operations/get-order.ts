@@ -1,0 +1,28 @@
+import { sendDomainError } from '../failures.js';
+import type { Operation } from '../operation.js';
+import { serializeOrder } from '../order-json.js';
+import { authenticatedCaller, sendJson } from '../request-context.js';
+import { idSchema, OrderSchema } from '../schemas.js';
+
+export const orderIdParameter = {
+  orderId: { description: 'Identifier of the order: plain decimal digits.', schema: idSchema('Identifier of the order.') },
+};
+
+export const getOrder = {
+  operationId: 'getOrder',
+  method: 'GET',
+  path: '/store/orders/{orderId}',
+  auth: 'apiKey',
+  tags: ['Store'],
+  summary: 'Get an order',
+  params: orderIdParameter,
+  responses: {
+    200: { description: 'The order.', body: OrderSchema },
+    404: { description: 'No such order, or it belongs to another key (a customer cannot learn that it exists).', errors: ['not_found'] },
+  },
+  handler: async (ctx, { orders }) => {
+    const order = await orders.get(authenticatedCaller(ctx), ctx.params['orderId']);
+    if (!order.ok) return sendDomainError(ctx, order.error);
+    sendJson(ctx, 200, serializeOrder(order.value));
+  },
+} as const satisfies Operation;

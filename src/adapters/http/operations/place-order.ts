@@ -1,0 +1,40 @@
+import type { Order } from '../../../domain/orders/order.js';
+import { BASE_PATH } from '../base-path.js';
+import { createIdempotently, type IdempotentCreation } from '../idempotent-create.js';
+import { readJsonRequest } from '../json-request.js';
+import type { Operation, OperationServices } from '../operation.js';
+import { serializeOrder } from '../order-json.js';
+import { authenticatedCaller, sendJson, type RequestContext } from '../request-context.js';
+import { NewOrderSchema, OrderSchema } from '../schemas.js';
+import { getOrder } from './get-order.js';
+
+const LOCATION_PREFIX = BASE_PATH + getOrder.path.slice(0, getOrder.path.indexOf('{'));
+
+const creation = (services: OperationServices, ctx: RequestContext): IdempotentCreation<Order> => ({
+  operationId: 'placeOrder',
+  create: (input, claim) => services.orders.place(authenticatedCaller(ctx), input, claim),
+  replayOf: (result) => (result.kind === 'order' ? result.order : undefined),
+  send: (answered, order, extra) =>
+    sendJson(answered, 201, serializeOrder(order), ['location', LOCATION_PREFIX + order.id, ...(extra ?? [])]),
+});
+
+export const placeOrder = {
+  operationId: 'placeOrder',
+  method: 'POST',
+  path: '/store/orders',
+  auth: 'apiKey',
+  tags: ['Store'],
+  summary: 'Order a pet',
+  description: 'The pet must be `available`; it becomes `pending` in the same step that stores the order. Of concurrent orders for one pet, exactly one succeeds.',
+  body: { description: '`{"petId": n}`; any other field is a 400.', schema: NewOrderSchema },
+  idempotent: true,
+  responses: {
+    201: { description: 'The order, `placed`.', body: OrderSchema, headers: { Location: 'Location' } },
+    404: { description: 'No pet has this identifier.', errors: ['not_found'] },
+    409: { description: 'The pet is not available.', errors: ['pet_unavailable'] },
+  },
+  handler: async (ctx, services) => {
+    const body = await readJsonRequest(ctx);
+    if (body !== undefined) await createIdempotently(ctx, services, body, creation(services, ctx));
+  },
+} as const satisfies Operation;

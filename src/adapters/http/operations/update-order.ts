@@ -1,0 +1,35 @@
+import { sendDomainError } from '../failures.js';
+import { readJsonRequest } from '../json-request.js';
+import type { Operation } from '../operation.js';
+import { serializeOrder } from '../order-json.js';
+import { authenticatedCaller, sendError, sendJson } from '../request-context.js';
+import { OrderSchema, OrderUpdateSchema } from '../schemas.js';
+import { orderIdParameter } from './get-order.js';
+
+export const updateOrder = {
+  operationId: 'updateOrder',
+  method: 'PATCH',
+  path: '/store/orders/{orderId}',
+  auth: 'apiKey',
+  tags: ['Store'],
+  summary: 'Approve or deliver an order (staff)',
+  description: '`placed -> approved -> delivered` only; delivery makes the pet `sold`. A customer key gets 403 before anything is looked up.',
+  params: orderIdParameter,
+  body: { description: '`{"status": "approved"}` or `{"status": "delivered"}`.', schema: OrderUpdateSchema },
+  responses: {
+    200: { description: 'The order in its new status.', body: OrderSchema },
+    403: { description: 'Only staff keys may change an order.', errors: ['forbidden'] },
+    404: { description: 'No such order.', errors: ['not_found'] },
+    409: { description: 'The order cannot move to this status from its current one.', errors: ['invalid_transition'] },
+  },
+  handler: async (ctx, { orders }) => {
+    const caller = authenticatedCaller(ctx);
+    // Refused before the body is read: it closes the connection, and nothing is looked up.
+    if (caller.role !== 'staff') return sendError(ctx, 'forbidden', 'Only staff keys may change an order.');
+    const body = await readJsonRequest(ctx);
+    if (body === undefined) return;
+    const order = await orders.update(caller, ctx.params['orderId'], body.value);
+    if (!order.ok) return sendDomainError(ctx, order.error);
+    sendJson(ctx, 200, serializeOrder(order.value));
+  },
+} as const satisfies Operation;

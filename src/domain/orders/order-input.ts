@@ -1,0 +1,37 @@
+import { invalid, type DomainError } from '../errors.js';
+import { isValidId, MAX_ID } from '../paging/ids.js';
+import { err, ok, type Result } from '../result.js';
+import { STAFF_STATUS_ACTIONS, STAFF_STATUSES, type OrderAction, type StaffStatus } from './order-status-machine.js';
+
+const isJsonObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A JSON object with exactly the field `field` (any other is a 400), or the first problem. */
+const onlyField = (input: unknown, field: string): Result<unknown, DomainError> => {
+  if (!isJsonObject(input)) return err(invalid('body', 'body must be a JSON object'));
+  const unknownField = Object.keys(input).find((key) => key !== field);
+  if (unknownField !== undefined) return err(invalid(unknownField, `unknown field: ${unknownField}`));
+  if (!Object.hasOwn(input, field)) return err(invalid(field, `${field} is required`));
+  return ok(input[field]);
+};
+
+/** The body of placeOrder: `{"petId": n}`, n a JSON integer from 1 to 2^53-1 (not a string). */
+export const validateNewOrder = (input: unknown): Result<{ readonly petId: number }, DomainError> => {
+  const petId = onlyField(input, 'petId');
+  if (!petId.ok) return petId;
+  if (typeof petId.value !== 'number' || !isValidId(petId.value)) {
+    return err(invalid('petId', `petId must be an integer from 1 to ${MAX_ID}`));
+  }
+  return ok({ petId: petId.value });
+};
+
+/** The body of updateOrder: `{"status": "approved"}` or `{"status": "delivered"}`, as the action it asks for. */
+export const validateOrderUpdate = (input: unknown): Result<OrderAction, DomainError> => {
+  const status = onlyField(input, 'status');
+  if (!status.ok) return status;
+  const value = status.value;
+  if (typeof value !== 'string' || !Object.hasOwn(STAFF_STATUS_ACTIONS, value)) {
+    return err(invalid('status', `status must be one of ${STAFF_STATUSES.join(', ')}`));
+  }
+  return ok(STAFF_STATUS_ACTIONS[value as StaffStatus]);
+};

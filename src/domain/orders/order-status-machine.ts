@@ -1,0 +1,31 @@
+import type { PetStatus } from '../pets/pet.js';
+import type { OrderStatus } from './order.js';
+
+/** The moves an order can make after it is placed. */
+export type OrderAction = 'approve' | 'deliver' | 'cancel';
+
+/** placed -> approved -> delivered; placed | approved -> cancelled. */
+export const ORDER_TRANSITIONS = {
+  approve: { from: ['placed'], to: 'approved' },
+  deliver: { from: ['approved'], to: 'delivered' },
+  cancel: { from: ['placed', 'approved'], to: 'cancelled' },
+} as const satisfies Record<OrderAction, { readonly from: readonly OrderStatus[]; readonly to: OrderStatus }>;
+
+/** The status a pet has while its latest order is in this status: a pet's status changes only through its orders. */
+export const PET_STATUS_OF_ORDER: Readonly<Record<OrderStatus, PetStatus>> = {
+  placed: 'pending',
+  approved: 'pending',
+  delivered: 'sold',
+  cancelled: 'available',
+};
+
+/** A live order holds its pet: at most one live order per pet. */
+export const isLiveOrderStatus = (status: OrderStatus): boolean => status === 'placed' || status === 'approved';
+
+/** The statuses staff set with PATCH, each with its action: every transition's target but cancellation (DELETE). */
+export const STAFF_STATUS_ACTIONS = {
+  [ORDER_TRANSITIONS.approve.to]: 'approve',
+  [ORDER_TRANSITIONS.deliver.to]: 'deliver',
+} as const satisfies Partial<Record<OrderStatus, OrderAction>>;
+export type StaffStatus = keyof typeof STAFF_STATUS_ACTIONS;
+export const STAFF_STATUSES = Object.keys(STAFF_STATUS_ACTIONS) as StaffStatus[];

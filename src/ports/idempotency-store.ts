@@ -1,0 +1,42 @@
+import type { Order } from '../domain/orders/order.js';
+import type { Pet } from '../domain/pets/pet.js';
+
+/**
+ * A request's claim on an Idempotency-Key: the key, the scope it is unique in (the API key's
+ * digest) and the fingerprint of the request (method, path and body bytes).
+ */
+export interface IdempotencyClaim {
+  readonly scope: string;
+  readonly key: string;
+  readonly fingerprint: string;
+}
+
+/** What a first request created, replayed to its repeats. */
+export type IdempotentResult = { readonly kind: 'pet'; readonly pet: Pet } | { readonly kind: 'order'; readonly order: Order };
+
+export type IdempotencyStart =
+  /** No record: the claim is now in flight and the request may run. */
+  | { readonly kind: 'started' }
+  /** A request with this key and fingerprint already succeeded. */
+  | { readonly kind: 'replay'; readonly result: IdempotentResult }
+  /** A request with this key has not finished yet. */
+  | { readonly kind: 'in_flight' }
+  /** The key was used for a request with another fingerprint. */
+  | { readonly kind: 'reused' };
+
+/**
+ * Idempotency-Key records, kept 24 h and shared by every instance. Completion is not here: the
+ * repository that creates the resource writes the record in the same atomic step (see
+ * PetRepository.create and OrderRepository.place), so a request that succeeded can always be
+ * replayed, even when its answer was lost.
+ */
+export interface IdempotencyStore {
+  begin(claim: IdempotencyClaim): Promise<IdempotencyStart>;
+  /** The request stored nothing: drop the in-flight mark so a retry may run. */
+  release(claim: IdempotencyClaim): Promise<void>;
+}
+
+/** How long a completed record is kept. */
+export const IDEMPOTENCY_RECORD_MS = 24 * 60 * 60 * 1000;
+/** An in-flight mark left by a request that never finished (its instance died) expires after this. */
+export const IDEMPOTENCY_IN_FLIGHT_MS = 60 * 1000;
