@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, type } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { renderChart } from './http/chart.js';
-import { runLoad, type Load } from './http/load.js';
+import { runLoad, type Load, type RepeatedLoad } from './http/load.js';
 import { commandCounts, connectRedis, deleteKeysUnder, callsBetween, redisVersion } from './http/redis-stats.js';
 import { evaluateTargets, markdownReport, summarise, type BenchResults, type Round, type ScenarioResult } from './http/report.js';
 import { scenarios } from './http/scenarios.js';
@@ -50,7 +50,7 @@ else notes.push('Redis calls per request come from INFO commandstats deltas: oth
 const format = (rps: number): string => Math.round(rps).toLocaleString('en-US').padStart(7);
 
 /** What one request of `load` is answered with, e.g. `429 api_key_banned`. */
-const probe = async (baseUrl: string, load: Load): Promise<string> => {
+const probe = async (baseUrl: string, load: RepeatedLoad): Promise<string> => {
   const response = await fetch(baseUrl + load.path, {
     method: load.method,
     headers: load.headers,
@@ -70,13 +70,20 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
   console.log(`\n${scenario.title}`);
   const prefix = `${runPrefix}${scenario.id}:`;
   const servers: RunningServer[] = [];
+  const loads = new Map<RunningServer, Load>();
   const rounds = new Map<RunningServer, Round[]>();
+  const settle = async (server: RunningServer): Promise<void> => scenario.settle?.(server.baseUrl, server.spec.name);
   try {
-    for (const spec of serverSpecs(redis === undefined ? undefined : { url: redisUrl, prefix })) servers.push(await startServer(spec));
+    const specs = serverSpecs(redis === undefined ? undefined : { url: redisUrl, prefix });
+    for (const spec of specs.filter(({ name }) => scenario.servers === undefined || scenario.servers.includes(name))) {
+      servers.push(await startServer(spec));
+    }
     const answers = new Map<RunningServer, string>();
     for (const server of servers) {
-      await scenario.prepare(server.baseUrl);
-      if (scenario.load.authorizationsOf === undefined) answers.set(server, await probe(server.baseUrl, scenario.load));
+      const load = await scenario.prepare(server.baseUrl, server.spec.name);
+      loads.set(server, load);
+      // Only a load of one repeated request can be probed without upsetting what it measures.
+      if (load.stepsOf === undefined && load.authorizationsOf === undefined) answers.set(server, await probe(server.baseUrl, load));
       rounds.set(server, []);
     }
     if (scenario.id === 'limited') {
@@ -84,13 +91,16 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
     }
     for (let round = 1; round <= settings.rounds; round++) {
       for (const server of servers) {
-        await runLoad(server.baseUrl, scenario.load, CONNECTIONS, settings.warmUpSeconds);
+        const load = loads.get(server)!;
+        await runLoad(server.baseUrl, load, CONNECTIONS, settings.warmUpSeconds);
+        await settle(server);
         const isRedis = redis !== undefined && server.spec.name === 'redis';
         const before = isRedis ? await commandCounts(redis) : undefined;
         const cpuBefore = server.cpuSeconds();
-        const measurement = await runLoad(server.baseUrl, scenario.load, CONNECTIONS, settings.seconds);
+        const measurement = await runLoad(server.baseUrl, load, CONNECTIONS, settings.seconds);
         const cpuAfter = server.cpuSeconds();
         const after = isRedis ? await commandCounts(redis) : undefined;
+        await settle(server);
         const redisCalls = before !== undefined && after !== undefined ? callsBetween(before, after) : undefined;
         const serverCpuUsPerRequest =
           cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / measurement.responses;
@@ -100,9 +110,11 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
           ...(redisCalls === undefined ? {} : { redisCalls }),
         });
         const trouble = measurement.errors > 0 ? `, ${measurement.errors} socket errors/timeouts` : '';
+        const statuses = Object.entries(measurement.statusCounts);
+        const mix = statuses.length > 1 ? ` (${statuses.map(([status, count]) => `${status} × ${count}`).join(', ')})` : '';
         console.log(
           `  round ${round} ${server.spec.name.padEnd(7)} ${format(measurement.requestsPerSecond)} req/s, ` +
-            `p50 ${measurement.p50Ms.toFixed(2)} ms, p99 ${measurement.p99Ms.toFixed(2)} ms, non-2xx ${(100 * measurement.non2xxShare).toFixed(1)}%` +
+            `p50 ${measurement.p50Ms.toFixed(2)} ms, p99 ${measurement.p99Ms.toFixed(2)} ms, non-2xx ${(100 * measurement.non2xxShare).toFixed(1)}%${mix}` +
             `${serverCpuUsPerRequest === undefined ? '' : `, server CPU ${serverCpuUsPerRequest.toFixed(0)} µs/req`}${trouble}`,
         );
       }
@@ -115,6 +127,7 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
     id: scenario.id,
     title: scenario.title,
     expected: scenario.expected,
+    ...(scenario.note === undefined ? {} : { note: scenario.note }),
     servers: summarise(servers.map((server) => ({ server: server.spec.name, label: server.spec.label, rounds: rounds.get(server)! }))),
   });
 }

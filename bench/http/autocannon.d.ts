@@ -10,6 +10,13 @@ declare module 'autocannon' {
       path?: string;
       headers?: Record<string, string>;
       body?: string;
+      /**
+       * Called before each sending with the connection's context; what it answers is sent, and
+       * null skips the rest of the connection's requests, which start again from the first.
+       */
+      setupRequest?: (request: RequestSpec, context: any) => RequestSpec | null;
+      /** Called with every answer to this request; the context is emptied whenever the requests start again. */
+      onResponse?: (status: number, body: string, context: any, headers: Record<string, string | string[]>) => void;
     }
 
     interface Client {

@@ -2,11 +2,14 @@ import type { BenchResults, Summary } from './report.js';
 import type { ServerName } from './servers.js';
 
 const COLOURS: Record<ServerName, string> = { ceiling: '#9e9e9e', peer: '#e07b39', memory: '#2f6fb0', redis: '#b03a2e' };
+/** The order of the bars in every group, whichever servers a scenario measured. */
+const SERVER_ORDER: readonly ServerName[] = ['ceiling', 'peer', 'memory', 'redis'];
 const SHORT_TITLES: Record<string, string> = {
   list: 'GET /pets?limit=20',
   limited: '429 path',
   create: 'POST /pets',
   spread: 'GET, 10,000 keys',
+  order: 'order + cancel',
 };
 
 const WIDTH = 960;
@@ -27,7 +30,9 @@ interface Panel {
 
 /**
  * Two grouped bar charts drawn from the results file: median req/s per scenario and server
- * (min–max as whiskers), and the server's CPU time per request.
+ * (min–max as whiskers), and the server's CPU time per request. Every group has a place for
+ * each server of the run, so a server's bar sits at the same place in every group; where a
+ * scenario did not measure one (the peer has no orders), its place says `n/a`.
  */
 export const renderChart = (results: BenchResults): string => {
   const parts: string[] = [];
@@ -36,6 +41,12 @@ export const renderChart = (results: BenchResults): string => {
   };
   const plotWidth = WIDTH - LEFT - RIGHT;
   const groupWidth = plotWidth / Math.max(1, results.scenarios.length);
+  const legend = new Map<ServerName, string>();
+  for (const name of SERVER_ORDER) {
+    const found = results.scenarios.flatMap((s) => s.servers).find(({ server }) => server === name);
+    if (found !== undefined) legend.set(name, found.label);
+  }
+  const slots = [...legend.keys()];
 
   const drawPanel = ({ title, top, value, range, tick, label }: Panel): void => {
     const plotTop = top + 30;
@@ -50,13 +61,18 @@ export const renderChart = (results: BenchResults): string => {
       text(LEFT - 8, y(v) + 4, tick(v), 'font-size="11" text-anchor="end" fill="#555"');
     }
     results.scenarios.forEach((scenario, g) => {
-      const barWidth = (groupWidth * 0.8) / scenario.servers.length;
+      const barWidth = (groupWidth * 0.8) / Math.max(1, slots.length);
       const groupLeft = LEFT + g * groupWidth + groupWidth * 0.1;
-      scenario.servers.forEach(({ server, summary }, b) => {
-        const measured = value(summary);
-        if (measured === null) return;
+      slots.forEach((server, b) => {
         const x = groupLeft + b * barWidth;
         const middle = x + barWidth / 2;
+        const summary = scenario.servers.find((result) => result.server === server)?.summary;
+        if (summary === undefined) {
+          text(middle, plotTop + plotHeight - 5, 'n/a', 'font-size="10" text-anchor="middle" fill="#999"');
+          return;
+        }
+        const measured = value(summary);
+        if (measured === null) return;
         const barTop = y(measured);
         parts.push(
           `<rect x="${(x + 2).toFixed(1)}" y="${barTop.toFixed(1)}" width="${(barWidth - 4).toFixed(1)}" height="${(plotTop + plotHeight - barTop).toFixed(1)}" fill="${COLOURS[server]}"/>`,
@@ -93,9 +109,8 @@ export const renderChart = (results: BenchResults): string => {
   });
 
   const legendTop = 50 + 2 * PANEL_HEIGHT + 10;
-  const legend = results.scenarios[0]?.servers ?? [];
-  legend.forEach(({ server, label }, i) => {
-    const x = LEFT + i * (plotWidth / Math.max(1, legend.length));
+  [...legend].forEach(([server, label], i) => {
+    const x = LEFT + i * (plotWidth / Math.max(1, legend.size));
     parts.push(`<rect x="${x.toFixed(1)}" y="${legendTop - 10}" width="12" height="12" fill="${COLOURS[server]}"/>`);
     text(x + 18, legendTop, label, 'font-size="12"');
   });

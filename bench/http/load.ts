@@ -1,17 +1,41 @@
 import autocannon from 'autocannon';
 
-/** What every connection sends, in a loop. */
-export interface Load {
-  readonly method: 'GET' | 'POST';
-  /** Under the server's base URL, e.g. `/pets?limit=20`. */
+/** One HTTP request of a load, its path under the server's base URL (e.g. `/pets?limit=20`). */
+export interface LoadRequest {
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
-  /** Per connection: the Authorization values it cycles through (spread over many keys). */
-  readonly authorizationsOf?: (connection: number) => readonly string[];
 }
 
+/** Every connection sends the same request in a loop. */
+export interface RepeatedLoad extends LoadRequest {
+  /** Per connection: the Authorization values it cycles through (spread over many keys). */
+  readonly authorizationsOf?: (connection: number) => readonly string[];
+  readonly stepsOf?: undefined;
+}
+
+/**
+ * One step of a connection's cycle. A step whose path is a function takes what an earlier step
+ * of the same cycle captured from its answer (an order's id, say); when nothing was captured
+ * (that answer was a refusal) the step is not sent and the connection starts its cycle again.
+ */
+export interface LoadStep extends Omit<LoadRequest, 'path'> {
+  readonly path: string | ((captured: string) => string);
+  /** What later steps need from this step's answer; undefined when the answer gives nothing to go on. */
+  readonly capture?: (status: number, body: string) => string | undefined;
+}
+
+/** Every connection sends its own steps in turn, in a loop: e.g. place an order, then cancel that order. */
+export interface SequenceLoad {
+  /** Per connection; the first step's path is fixed (autocannon has to be able to build it at any time). */
+  readonly stepsOf: (connection: number) => readonly LoadStep[];
+}
+
+export type Load = RepeatedLoad | SequenceLoad;
+
 export interface Measurement {
+  /** Responses per second, whatever step of a sequence they answer. */
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -23,6 +47,36 @@ export interface Measurement {
   readonly statusCounts: Readonly<Record<string, number>>;
 }
 
+/** autocannon's per-connection context of a cycle: emptied each time the cycle starts again. */
+interface CycleContext {
+  captured?: string;
+}
+
+const sequenceRequests = (steps: readonly LoadStep[], prefix: string): autocannon.RequestSpec[] => {
+  if (typeof steps[0]?.path !== 'string') throw new Error('a sequence needs at least one step, the first with a fixed path');
+  return steps.map(({ method, path, headers, body, capture }) => ({
+    method,
+    headers: { ...headers },
+    ...(body === undefined ? {} : { body }),
+    ...(typeof path === 'string'
+      ? { path: prefix + path }
+      : {
+          // Null tells autocannon to skip the rest of the cycle and send the first step again.
+          setupRequest: (request: autocannon.RequestSpec, context: CycleContext) =>
+            context.captured === undefined ? null : { ...request, path: prefix + path(context.captured) },
+        }),
+    ...(capture === undefined
+      ? {}
+      : {
+          onResponse: (status: number, responseBody: string, context: CycleContext) => {
+            const captured = capture(status, responseBody);
+            if (captured === undefined) delete context.captured;
+            else context.captured = captured;
+          },
+        }),
+  }));
+};
+
 /**
  * One autocannon run of `seconds` with `connections` keep-alive connections. Latencies are
  * taken from every response (2xx or not) in fractions of a millisecond: autocannon's own
@@ -30,33 +84,38 @@ export interface Measurement {
  */
 export const runLoad = (baseUrl: string, load: Load, connections: number, seconds: number): Promise<Measurement> => {
   const base = new URL(baseUrl);
-  const path = base.pathname + load.path;
   let connection = 0;
-  const setupClient =
-    load.authorizationsOf === undefined
-      ? undefined
-      : (client: autocannon.Client): void => {
-          const authorizations = load.authorizationsOf!(connection++ % connections);
-          client.setRequests(
-            authorizations.map((authorization) => ({
-              method: load.method,
-              path,
-              headers: { ...load.headers, authorization },
-              ...(load.body === undefined ? {} : { body: load.body }),
-            })),
-          );
-        };
+  const nextConnection = (): number => connection++ % connections;
+  let setupClient: ((client: autocannon.Client) => void) | undefined;
+  let defaults: autocannon.RequestSpec & { readonly method: string; readonly path: string };
+  if (load.stepsOf !== undefined) {
+    const { stepsOf } = load;
+    setupClient = (client) => client.setRequests(sequenceRequests(stepsOf(nextConnection()), base.pathname));
+    // Replaced by every connection's own steps before it sends anything.
+    defaults = { method: 'GET', path: base.pathname };
+  } else {
+    const path = base.pathname + load.path;
+    defaults = { method: load.method, path, headers: { ...load.headers }, ...(load.body === undefined ? {} : { body: load.body }) };
+    const { authorizationsOf } = load;
+    if (authorizationsOf !== undefined) {
+      setupClient = (client) => {
+        client.setRequests(
+          authorizationsOf(nextConnection()).map((authorization) => ({ ...defaults, headers: { ...load.headers, authorization } })),
+        );
+      };
+    }
+  }
   let latencies = new Float64Array(1 << 16);
   let count = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
-        url: base.origin + path,
+        url: base.origin + defaults.path,
+        method: defaults.method,
+        ...(defaults.headers === undefined ? {} : { headers: defaults.headers }),
+        ...(defaults.body === undefined ? {} : { body: defaults.body }),
         connections,
         duration: seconds,
-        method: load.method,
-        headers: { ...load.headers },
-        ...(load.body === undefined ? {} : { body: load.body }),
         ...(setupClient === undefined ? {} : { setupClient }),
       },
       (error, result) => {

@@ -37,6 +37,9 @@ export interface ScenarioResult {
   readonly id: ScenarioId;
   readonly title: string;
   readonly expected: string;
+  /** E.g. why a server is not measured in this scenario. */
+  readonly note?: string;
+  /** Those measured in this scenario: the fastify peer is missing from one it cannot serve. */
   readonly servers: readonly ServerResult[];
 }
 
@@ -144,18 +147,27 @@ export const describeRedisCalls = (calls: CommandCounts): string => {
   return `sent ${list(true)}; inside scripts ${list(false)}`;
 };
 
-/** Markdown: one table per scenario, then the targets. */
+/** Markdown: one table per scenario, then the targets. A ratio column is left out where its reference was not measured. */
 export const markdownReport = (results: BenchResults): string => {
   const lines: string[] = [];
   for (const scenario of results.scenarios) {
     lines.push(`### ${scenario.title}`, '', `Expected: ${scenario.expected}.`, '');
-    lines.push('| server | req/s median | min – max | × ceiling | × peer | p50 ms | p99 ms | non-2xx | server CPU µs/req |');
-    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-    for (const { label, summary: s } of scenario.servers) {
-      lines.push(
-        `| ${label} | ${integer(s.requestsPerSecond)} | ${integer(s.minRequestsPerSecond)} – ${integer(s.maxRequestsPerSecond)} | ` +
-          `${fixed(s.vsCeiling)} | ${fixed(s.vsPeer)} | ${fixed(s.p50Ms)} | ${fixed(s.p99Ms)} | ${percent(s.non2xxShare)} | ${fixed(s.serverCpuUsPerRequest, 0)} |`,
-      );
+    if (scenario.note !== undefined) lines.push(scenario.note, '');
+    const measured = (server: ServerName): boolean => scenario.servers.some((result) => result.server === server);
+    const columns: { readonly head: string; readonly cell: (s: Summary) => string }[] = [
+      { head: 'req/s median', cell: (s) => integer(s.requestsPerSecond) },
+      { head: 'min – max', cell: (s) => `${integer(s.minRequestsPerSecond)} – ${integer(s.maxRequestsPerSecond)}` },
+      ...(measured('ceiling') ? [{ head: '× ceiling', cell: (s: Summary) => fixed(s.vsCeiling) }] : []),
+      ...(measured('peer') ? [{ head: '× peer', cell: (s: Summary) => fixed(s.vsPeer) }] : []),
+      { head: 'p50 ms', cell: (s) => fixed(s.p50Ms) },
+      { head: 'p99 ms', cell: (s) => fixed(s.p99Ms) },
+      { head: 'non-2xx', cell: (s) => percent(s.non2xxShare) },
+      { head: 'server CPU µs/req', cell: (s) => fixed(s.serverCpuUsPerRequest, 0) },
+    ];
+    lines.push(`| server | ${columns.map(({ head }) => head).join(' | ')} |`);
+    lines.push(`|---|${columns.map(() => '---:').join('|')}|`);
+    for (const { label, summary } of scenario.servers) {
+      lines.push(`| ${label} | ${columns.map(({ cell }) => cell(summary)).join(' | ')} |`);
     }
     const redis = scenario.servers.find((server) => server.summary.redisCallsPerRequest !== undefined);
     if (redis?.summary.redisCallsPerRequest !== undefined) {
@@ -163,7 +175,12 @@ export const markdownReport = (results: BenchResults): string => {
     }
     lines.push('');
   }
-  lines.push('### Targets', '', '| target | this run | needed | |', '|---|---:|---:|---|');
+  lines.push('### Targets', '');
+  if (results.targets.length === 0) {
+    lines.push('None in this run: the scenarios they compare (`list`, `limited`) were not measured.');
+    return lines.join('\n');
+  }
+  lines.push('| target | this run | needed | |', '|---|---:|---:|---|');
   for (const target of results.targets) {
     lines.push(`| ${target.name} | ${target.value.toFixed(2)} | ≥ ${target.threshold.toFixed(2)} | ${target.met ? 'met' : 'MISSED'} |`);
   }
