@@ -28,7 +28,8 @@ export type IdempotencyStart =
  * Idempotency-Key records, kept 24 h and shared by every instance. Completion is not here: the
  * repository that creates the resource writes the record in the same atomic step (see
  * PetRepository.create and OrderRepository.place), so a request that succeeded can always be
- * replayed, even when its answer was lost.
+ * replayed, even when its answer was lost; and that step returns what the claim already stored
+ * instead of storing it again.
  */
 export interface IdempotencyStore {
   begin(claim: IdempotencyClaim): Promise<IdempotencyStart>;
@@ -38,5 +39,10 @@ export interface IdempotencyStore {
 
 /** How long a completed record is kept. */
 export const IDEMPOTENCY_RECORD_MS = 24 * 60 * 60 * 1000;
-/** An in-flight mark left by a request that never finished (its instance died) expires after this. */
-export const IDEMPOTENCY_IN_FLIGHT_MS = 60 * 1000;
+/**
+ * A request holds its in-flight mark only from `begin` to its one creating step; a mark left
+ * behind (the store failed, the instance died) expires after this, so a retry is held off no
+ * longer. A creating step whose claim already stored something returns that instead, so an
+ * expired mark can never let a repeat store twice.
+ */
+export const IDEMPOTENCY_IN_FLIGHT_MS = 5 * 1000;

@@ -10,7 +10,7 @@ describeIdempotencyStoreContract('MemoryIdempotencyStore', async () => memorySto
 describe('MemoryIdempotencyStore expiry', () => {
   const REX = { name: 'Rex', categoryId: 1, status: 'available' } as const;
 
-  it('an in-flight mark expires after 60 s, so a request whose instance died blocks its key no longer', async () => {
+  it('an in-flight mark expires after IDEMPOTENCY_IN_FLIGHT_MS, so a request whose instance died blocks its key no longer', async () => {
     const clock = new ManualClock(START);
     const { idempotency } = memoryStores(clock);
     const claim = claimOf('k1');
@@ -29,22 +29,22 @@ describe('MemoryIdempotencyStore expiry', () => {
     await idempotency.begin(claim);
     clock.advance(30_000);
     const pet = await pets.create(REX, claim);
-    // Past the in-flight mark's 60 s: the completed record replaced it.
+    // Past the in-flight mark's lifetime: the completed record replaced it.
     clock.advance(IDEMPOTENCY_RECORD_MS - 1);
     expect(await idempotency.begin(claim)).toEqual({ kind: 'replay', result: { kind: 'pet', pet } });
     clock.advance(1);
     expect(await idempotency.begin(claim)).toEqual({ kind: 'started' });
   });
 
-  it('a mark released and begun again lives its own 60 s, not the first one', async () => {
+  it('a mark released and begun again lives its own lifetime, not the first one', async () => {
     const clock = new ManualClock(START);
     const { idempotency } = memoryStores(clock);
     const claim = claimOf('k1');
     await idempotency.begin(claim);
-    clock.advance(40_000);
+    clock.advance(IDEMPOTENCY_IN_FLIGHT_MS * 0.6);
     await idempotency.release(claim);
     expect(await idempotency.begin(claim)).toEqual({ kind: 'started' });
-    clock.advance(30_000);
+    clock.advance(IDEMPOTENCY_IN_FLIGHT_MS * 0.6);
     expect(await idempotency.begin(claim)).toEqual({ kind: 'in_flight' });
   });
 

@@ -22,7 +22,7 @@ describe('RedisIdempotencyStore expiry, by Redis itself', () => {
     expect(ttl).toBeGreaterThan(ms - 5_000);
   };
 
-  it('an in-flight mark expires after 60 s; a record completed by create or place after 24 h', async () => {
+  it('an in-flight mark expires after IDEMPOTENCY_IN_FLIGHT_MS; a record completed by create or place after 24 h', async () => {
     const prefix = shared.freshPrefix();
     const store = new RedisIdempotencyStore(shared.redis, prefix);
     const pets = new RedisPetRepository(shared.redis, prefix);
@@ -42,7 +42,7 @@ describe('RedisIdempotencyStore expiry, by Redis itself', () => {
     const store = new RedisIdempotencyStore(shared.redis, prefix);
     const claim = claimOf('k1');
     await store.begin(claim);
-    // What 60 s of waiting would do.
+    // What waiting out the mark would do.
     await shared.redis.pexpire(recordKey(prefix, claim), 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await store.begin(claimOf('k1', 'another request'))).toEqual({ kind: 'started' });

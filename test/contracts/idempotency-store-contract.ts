@@ -51,6 +51,19 @@ export const describeIdempotencyStoreContract = (adapterName: string, create: Cr
       expect(await store.begin(claim)).toEqual({ kind: 'replay', result: { kind: 'pet', pet } });
     });
 
+    it('a creating step whose claim already stored something returns it and stores nothing more (a mark that expired cannot let a repeat store twice)', async () => {
+      const petClaim = claimOf('k1', FIRST);
+      const pet = await fixture.pets.create(REX, petClaim);
+      expect(await fixture.pets.create(REX, petClaim)).toEqual(pet);
+      expect(await fixture.pets.page({ afterId: 0, limit: 10 })).toEqual([pet]);
+      const orderClaim = claimOf('k2', `POST /v1/store/orders {"petId":${pet.id}}`);
+      const first = await fixture.orders.place({ petId: pet.id, ownerId: 'o', placedAt: '2026-01-01T00:00:00.000Z' }, orderClaim);
+      expect(first.kind).toBe('placed');
+      const again = await fixture.orders.place({ petId: pet.id, ownerId: 'o', placedAt: '2026-01-01T00:00:09.000Z' }, orderClaim);
+      expect(again).toEqual(first);
+      expect(await fixture.orders.page({ afterId: 0, limit: 10 })).toHaveLength(1);
+    });
+
     it('release drops the in-flight mark of its own fingerprint only, so a retry may run', async () => {
       const claim = claimOf('k1', FIRST);
       await store.begin(claim);

@@ -413,6 +413,20 @@ describe('HTTP edge', () => {
       assertMatchesOpenApi('GET', `${store.baseUrl}/pets`, observed(response!));
     });
 
+    it('answers an HTTP/1.1 request without Host with 400 in the Error format (HTTP/1.0 may omit it)', async () => {
+      const missing = parseResponse((await exchange(port, `GET /v1/pets HTTP/1.1\r\nAuthorization: Bearer ${KEYS.enterprise}\r\nConnection: close\r\n\r\n`)).received);
+      expect(missing?.status).toBe(400);
+      expect(JSON.parse(missing!.body.toString('utf8'))).toEqual({ code: 'invalid_request', message: expect.stringContaining('Host'), status: 400 });
+      const old = parseResponse((await exchange(port, `GET /v1/pets HTTP/1.0\r\nAuthorization: Bearer ${KEYS.enterprise}\r\n\r\n`)).received);
+      expect(old?.status).toBe(200);
+    });
+
+    it('answers an Expect other than 100-continue with 417 expectation_failed in the Error format', async () => {
+      const response = parseResponse((await exchange(port, `GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n`)).received);
+      expect(response?.status).toBe(417);
+      expect(JSON.parse(response!.body.toString('utf8'))).toEqual({ code: 'expectation_failed', message: expect.stringMatching(/./), status: 417 });
+    });
+
     it('stores nothing for a create with two Authorization headers', async () => {
       const before = (await listAll(store.client)).pets;
       const body = '{"name":"Twice","categoryId":1}';

@@ -22,6 +22,11 @@ const BASE_PATH = new URL(openApiDocument.servers[0]!.url).pathname;
 
 const ajv = new Ajv2020.default({ strict: true, allErrors: true });
 ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
+// RFC 3339 as the service writes it (Date.prototype.toISOString), and a real instant.
+ajv.addFormat('date-time', {
+  type: 'string',
+  validate: (value: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) && !Number.isNaN(Date.parse(value)),
+});
 // The document is added whole, so `#/components/...` references resolve; its top-level fields are not schema keywords.
 ajv.addVocabulary(['openapi', 'info', 'servers', 'security', 'tags', 'paths', 'components']);
 ajv.addSchema(openApiDocument, DOCUMENT_ID);

@@ -8,7 +8,7 @@ import { answerFailure, type LogError } from './failures.js';
 import type { OperationServices } from './operation.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { createRequestContext, sendError, type RequestContext } from './request-context.js';
-import { hasRepeatedCredentials } from './request-headers.js';
+import { credentialHeadersProblem } from './request-headers.js';
 
 const CHALLENGE = ['www-authenticate', 'Bearer'];
 
@@ -35,7 +35,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
   const { router, admission, services } = deps;
   const { cors, logError } = options;
 
-  const answer = (ctx: RequestContext, match: RouteMatch | null, ambiguous: boolean, admitted: Admission): void => {
+  const answer = (ctx: RequestContext, match: RouteMatch | null, headerProblem: string | undefined, admitted: Admission): void => {
     writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
     if (match?.kind === 'route') for (const header of match.route.headers) ctx.headers.push(header);
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
@@ -43,7 +43,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     const verdict = admitted.decision.verdict;
     if (verdict === 'rate_limited') return sendError(ctx, 'rate_limited');
     if (verdict === 'banned') return sendError(ctx, 'api_key_banned');
-    if (ambiguous) return sendError(ctx, 'invalid_request', 'Send exactly one Authorization header and one Host header.');
+    if (headerProblem !== undefined) return sendError(ctx, 'invalid_request', headerProblem);
     if (match === null) return refuseUnrouted(ctx);
     if (match.kind === 'bad_url') return sendError(ctx, 'invalid_request', 'The URL is malformed.');
     const { operation, queryNames } = match.route;
@@ -81,13 +81,13 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     try {
       const match = router.find(req.method ?? 'GET', req.url ?? '/');
       if (answeredPreflight(req, res, match)) return;
-      const ambiguous = hasRepeatedCredentials(req.rawHeaders);
-      const token = ambiguous ? undefined : bearerToken(req.headers.authorization);
+      const headerProblem = credentialHeadersProblem(req);
+      const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;
       const admitted = admission.admit(token === undefined ? undefined : digestApiKey(token), options.clientAddress(req));
       if (admitted instanceof Promise) {
-        admitted.then((decided) => answer(ctx, match, ambiguous, decided)).catch((error: unknown) => answerFailure(ctx, error, logError));
+        admitted.then((decided) => answer(ctx, match, headerProblem, decided)).catch((error: unknown) => answerFailure(ctx, error, logError));
       } else {
-        answer(ctx, match, ambiguous, admitted);
+        answer(ctx, match, headerProblem, admitted);
       }
     } catch (error) {
       answerFailure(ctx, error, logError);

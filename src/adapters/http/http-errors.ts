@@ -13,6 +13,7 @@ export const HTTP_ERRORS = {
   invalid_transition: { status: 409, message: 'The order cannot move to this status from its current one.' },
   idempotency_conflict: { status: 409, message: 'A request with this Idempotency-Key is still in flight; retry when it has finished.' },
   payload_too_large: { status: 413, message: `The request body must be at most ${MAX_BODY_BYTES} bytes.` },
+  expectation_failed: { status: 417, message: 'The only expectation this server meets is Expect: 100-continue.' },
   unsupported_media_type: { status: 415, message: 'The request body must be sent as Content-Type: application/json.' },
   idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used for a different request.' },
   headers_too_large: { status: 431, message: 'The request headers are too large.' },

@@ -11,6 +11,7 @@ import { createCors, type CorsOrigins } from './cors.js';
 import type { LogError } from './failures.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import type { Operation } from './operation.js';
+import { createRequestContext, sendError } from './request-context.js';
 import { PET_STORE_OPERATIONS } from './operations/index.js';
 
 export interface HttpServerOptions {
@@ -63,9 +64,13 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
       keepAliveTimeout: options.keepAliveTimeoutMs,
       // Node checks the two timeouts above on this interval; its 30 s default would let them overrun.
       connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs),
+      // A request without Host is refused by the pipeline, in the Error format, instead of by Node with an empty 400.
+      requireHostHeader: false,
     },
     listener,
   );
   server.on('clientError', answerClientError);
+  // Any Expect but 100-continue: Node would answer 417 with an empty body.
+  server.on('checkExpectation', (req, res) => sendError(createRequestContext(req, res), 'expectation_failed'));
   return server;
 }

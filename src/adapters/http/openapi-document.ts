@@ -180,7 +180,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], options: 
       title: 'Pet Store',
       version: '1.0.0',
       description:
-        'List animals, filter them by availability, add animals and fetch one by identifier. Every response carries the rate-limit fields of the caller: per API key, two sliding-window rules of its plan (per minute and per day); without a valid key, a per-minute rule per client address. An unknown path answers 404 and a known path with another method 405 (with `Allow`), before authentication and with or without a key. Requests the HTTP parser cannot read are answered with an Error body and `Connection: close` (400, 408 `request_timeout`, 413, 431 `headers_too_large`).',
+        'List animals, filter them by availability, add animals and fetch one by identifier. Every response carries the rate-limit fields of the caller: per API key, two sliding-window rules of its plan (per minute and per day); without a valid key, a per-minute rule per client address. An unknown path answers 404 and a known path with another method 405 (with `Allow`), before authentication and with or without a key. Requests the HTTP parser cannot read are answered with an Error body, `Connection: close` and no rate-limit fields, as no route or caller is known yet (400, 408 `request_timeout`, 413, 431 `headers_too_large`); so is an `Expect` other than `100-continue` (417 `expectation_failed`).',
     },
     servers: [
       { url: `https://api.petstore.example${BASE_PATH}`, description: 'Production' },

@@ -66,6 +66,13 @@ export class MemoryIdempotencyRecords {
     if (record !== undefined && record.result === undefined && record.fingerprint === claim.fingerprint) this.#records.delete(key);
   }
 
+  /** What a request of this claim already stored, if one did: a repeat stores nothing more. */
+  completed(claim: IdempotencyClaim): IdempotentResult | undefined {
+    const now = this.#sweep();
+    const record = this.#records.get(keyOf(claim));
+    return record !== undefined && record.expiresAt > now && record.fingerprint === claim.fingerprint ? record.result : undefined;
+  }
+
   /** What the claim's request stored, kept 24 h: replaces its mark, or stands alone when there was none. */
   complete(claim: IdempotencyClaim, result: IdempotentResult): void {
     const now = this.#sweep();

@@ -37,6 +37,8 @@ export class MemoryOrderRepository implements OrderRepository {
   ) {}
 
   async place(order: NewOrder, claim?: IdempotencyClaim): Promise<PlaceOutcome> {
+    const done = claim === undefined ? undefined : this.records.completed(claim);
+    if (done?.kind === 'order') return { kind: 'placed', order: done.order };
     const pet = this.pets.find(order.petId);
     if (pet === undefined) return PET_NOT_FOUND;
     if (pet.status !== 'available') return PET_UNAVAILABLE;

@@ -21,6 +21,8 @@ export class MemoryPetRepository implements PetRepository {
   }
 
   async create(pet: NewPet, claim?: IdempotencyClaim): Promise<Pet> {
+    const done = claim === undefined ? undefined : this.#records.completed(claim);
+    if (done?.kind === 'pet') return done.pet;
     const stored = Object.freeze({ id: this.#pets.length + 1, name: pet.name, categoryId: pet.categoryId, status: pet.status });
     this.#pets.push(stored);
     this.#index(stored.status).insert(stored.id);

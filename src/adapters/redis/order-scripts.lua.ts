@@ -16,9 +16,14 @@ const luaList = (values: readonly string[]): string => `{ ${values.map((value) =
  * Idempotency-Key record.
  * ARGV: pet id, the order's record (JSON without the id, status `placed`), and with a claim its
  * fingerprint and the record's lifetime in ms.
- * Returns {'placed', id}, {'pet_not_found'} or {'pet_unavailable'}.
+ * Returns {'placed', id, record} (the order the claim already placed, if it did), {'pet_not_found'} or {'pet_unavailable'}.
  */
 export const PLACE_ORDER_LUA = `${RECORD_STATUS_LUA}${REMEMBER_LUA}
+if KEYS[10] then
+  -- This claim already placed its order: that order as placed, never a second one.
+  local done = redis.call('HMGET', KEYS[10], 'f', 'k', 'i', 'r')
+  if done[1] == ARGV[3] and done[2] == 'order' then return { 'placed', done[3], done[4] } end
+end
 local pet = redis.call('HGET', KEYS[1], ARGV[1])
 if not pet then return { 'pet_not_found' } end
 if statusOf(pet) ~= 'available' then return { 'pet_unavailable' } end
@@ -29,7 +34,7 @@ local id = string.format('%d', redis.call('INCR', KEYS[4]))
 redis.call('HSET', KEYS[5], id, ARGV[2])
 for i = 6, 9 do redis.call('ZADD', KEYS[i], id, id) end
 if KEYS[10] then remember(KEYS[10], ARGV[3], 'order', id, ARGV[2], ARGV[4]) end
-return { 'placed', id }
+return { 'placed', id, ARGV[2] }
 `;
 
 /**

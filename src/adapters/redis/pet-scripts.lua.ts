@@ -12,10 +12,16 @@ import { REMEMBER_LUA } from './record-scripts.lua.js';
  * KEYS: next id counter, records hash, all-ids sorted set, the status's sorted set, and with a
  * claim its Idempotency-Key record.
  * ARGV: the record (JSON without the id), and with a claim its fingerprint and the record's lifetime in ms.
- * Returns the new id. One script, so no pet is indexed without its record, nor stored without
+ * Returns the new id, or the id the claim already stored. One script, so no pet is indexed without its record, nor stored without
  * the record of the request that created it.
  */
 export const CREATE_PET_LUA = `${REMEMBER_LUA}
+if KEYS[5] then
+  -- This claim already stored its pet (its answer was lost, or its in-flight mark expired
+  -- while a frozen Redis held the command): that pet, never a second one.
+  local done = redis.call('HMGET', KEYS[5], 'f', 'k', 'i')
+  if done[1] == ARGV[2] and done[2] == 'pet' then return done[3] end
+end
 local id = string.format('%d', redis.call('INCR', KEYS[1]))
 redis.call('HSET', KEYS[2], id, ARGV[1])
 redis.call('ZADD', KEYS[3], id, id)

@@ -61,8 +61,8 @@ export class RedisOrderRepository implements OrderRepository {
       keys.push(k.idempotency(claim));
       args.push(claim.fingerprint, String(IDEMPOTENCY_RECORD_MS));
     }
-    const [outcome, id] = await fromRedis(this.redis, () => this.redis.petstorePlaceOrder(keys.length, ...keys, ...args));
-    if (outcome === 'placed') return { kind: 'placed', order: orderOf(Number(id), record) };
+    const [outcome, id, placed] = await fromRedis(this.redis, () => this.redis.petstorePlaceOrder(keys.length, ...keys, ...args));
+    if (outcome === 'placed') return { kind: 'placed', order: orderOf(Number(id), placed ?? record) };
     if (outcome === 'pet_unavailable') return PET_UNAVAILABLE;
     if (outcome === 'pet_not_found') return PET_NOT_FOUND;
     throw new Error(`Unexpected place order script reply: ${String(outcome)}`);
