@@ -130,15 +130,22 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('lists every error code of DESIGN.md', () => {
+  it('lists every error code of DESIGN.md, the Store group and the HTTP edge included', () => {
     expect([...(openApiDocument.components as any).schemas.Error.properties.code.enum].sort()).toEqual(
       [
         'invalid_request',
         'unauthorized',
+        'forbidden',
         'not_found',
         'method_not_allowed',
         'request_timeout',
+        'pet_unavailable',
+        'order_not_cancellable',
+        'invalid_transition',
+        'idempotency_conflict',
         'payload_too_large',
+        'expectation_failed',
+        'idempotency_key_reused',
         'headers_too_large',
         'unsupported_media_type',
         'rate_limited',
