@@ -28,6 +28,7 @@
  *          ru   refusedUntil: the end of the last Retry-After told, in whole seconds.
  *          st   the strike ring's size, then the times of the last strikes, oldest first.
  *          bu   bannedUntil.
+ *          bx   what the ban answers, worked out when it started: each rule's reset.
  * Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule.
  */
 export const QUOTA_LUA = `
@@ -46,12 +47,34 @@ local strikeWindowMs = tonumber(ARGV[4 + 2 * n])
 local banMs = tonumber(ARGV[5 + 2 * n])
 
 local windows = {}
-local fields = { 'w', 'la', 'bu', 'ru', 'st' }
-for i = 1, n do
-  windows[i] = ARGV[2 + 2 * i]
-  fields[5 + i] = 'r' .. i
-end
+for i = 1, n do windows[i] = ARGV[2 + 2 * i] end
 local signature = table.concat(windows, ',')
+
+-- A ban answers what was worked out when it started (bx: each rule's reset), so a banned
+-- subject costs one small read: nothing is counted during a ban.
+local head = redis.call('HMGET', KEYS[1], 'w', 'bu', 'bx')
+local bannedUntil = -math.huge
+if head[1] == signature then bannedUntil = tonumber(head[2]) or -math.huge end
+local function bannedReply(resets)
+  local reply = { 'banned', num(t), '' }
+  local retryAt = bannedUntil
+  for i = 1, n do
+    local reset = math.max(bannedUntil, tonumber(resets[i]) or bannedUntil)
+    retryAt = math.max(retryAt, reset)
+    reply[2 + 2 * i] = '0'
+    reply[3 + 2 * i] = num(reset)
+  end
+  reply[3] = num(retryAt)
+  return reply
+end
+if bannedUntil > t then
+  local resets = {}
+  for v in string.gmatch(head[3] or '', '%S+') do resets[#resets + 1] = v end
+  return bannedReply(resets)
+end
+
+local fields = { 'w', 'la', 'bu', 'ru', 'st' }
+for i = 1, n do fields[5 + i] = 'r' .. i end
 local stored = redis.call('HMGET', KEYS[1], unpack(fields))
 local writes = {}
 if stored[1] ~= signature then
@@ -73,38 +96,10 @@ local function retryTime(raw, first, last, count, limit, g)
   end
 end
 
--- A banned subject gets nothing before the ban ends, and then what its rules allow: each
--- rule resets at the ban's end or, still spent then, when it admits again (ruleRetry), and
--- Retry-After points to the latest reset, so a client that obeys it is admitted.
-local bannedUntil = tonumber(stored[3]) or -math.huge
+-- When a ban starts: each rule resets at the ban's end or, still spent then, when it admits
+-- again (ruleRetry), and Retry-After points to the latest reset, so a client that obeys it is
+-- admitted.
 local ruleRetry = {}
-local function bannedReply()
-  local reply = { 'banned', num(t), '' }
-  local retryAt = bannedUntil
-  for i = 1, n do
-    local reset = math.max(bannedUntil, ruleRetry[i] or bannedUntil)
-    retryAt = math.max(retryAt, reset)
-    reply[2 + 2 * i] = '0'
-    reply[3 + 2 * i] = num(reset)
-  end
-  reply[3] = num(retryAt)
-  return reply
-end
-if bannedUntil > t then
-  -- Nothing is counted during a ban, so the rings as stored tell when each rule admits
-  -- again: buckets that dropped out since change no retry time still to come.
-  for i = 1, n do
-    local raw = stored[5 + i] or ''
-    if raw ~= '' then
-      local count = struct.unpack('<I4', raw)
-      local limit = tonumber(ARGV[1 + 2 * i])
-      if count >= limit then
-        ruleRetry[i] = retryTime(raw, 1, (#raw - 4) / PAIR, count, limit, tonumber(windows[i]) / 60)
-      end
-    end
-  end
-  return bannedReply()
-end
 
 local lastAt = tonumber(stored[2]) or -math.huge
 local at = math.max(t, lastAt)
@@ -194,8 +189,12 @@ if verdict == 'rate_limited' and banStrikes > 0 then
       bannedUntil = t + banMs
       verdict = 'banned'
       strikes = {}
+      local resets = {}
+      for i = 1, n do resets[i] = num(math.max(bannedUntil, ruleRetry[i] or bannedUntil)) end
       writes[#writes + 1] = 'bu'
       writes[#writes + 1] = num(bannedUntil)
+      writes[#writes + 1] = 'bx'
+      writes[#writes + 1] = table.concat(resets, ' ')
     end
     writes[#writes + 1] = 'st'
     writes[#writes + 1] = table.concat({ num(banStrikes), unpack(strikes) }, ' ')
@@ -211,7 +210,7 @@ if banStrikes > 0 then ttl = math.max(ttl, strikeWindowMs) end
 redis.call('HSET', KEYS[1], unpack(writes))
 redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(ttl) + 1000))
 
-if verdict == 'banned' then return bannedReply() end
+if verdict == 'banned' then return bannedReply(ruleRetry) end
 local reply = { verdict, num(t), num(retryAt) }
 for i = 1, n do
   reply[2 + 2 * i] = num(remaining[i])

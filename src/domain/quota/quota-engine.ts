@@ -23,6 +23,8 @@ export interface QuotaState extends BanState {
   policy: QuotaPolicy;
   /** The latest time the counters were advanced to. */
   lastAt: number;
+  /** The decision of the current or last ban, worked out when it started. */
+  ban: QuotaDecision | null;
 }
 
 /** A subject that has never been seen. Throws on a rule no counter can hold: a configuration mistake. */
@@ -35,6 +37,7 @@ export const createQuotaState = (policy: QuotaPolicy): QuotaState => {
     refusedUntil: Number.NEGATIVE_INFINITY,
     bannedUntil: Number.NEGATIVE_INFINITY,
     strikes: null,
+    ban: null,
   };
 };
 
@@ -66,13 +69,13 @@ export const isQuotaStateIdle = (state: QuotaState, now: number): boolean => {
 };
 
 /**
- * A banned subject gets nothing before the ban ends, and from then on what its counters
- * allow. Nothing is counted during a ban, so the counters as they stand (still at `lastAt`)
- * tell when each rule admits again: a rule still exhausted at the ban's end resets when it
- * admits, and Retry-After points to the latest of these, so a client that obeys it is
- * admitted. Buckets that dropped out since `lastAt` change no retry time still to come.
+ * What a ban answers until it ends, worked out once when it starts: nothing before the ban
+ * ends, and from then on what the counters allow. Nothing is counted during a ban, so the
+ * counters as they stand then tell when each rule admits again: a rule still exhausted at the
+ * ban's end resets when it admits, and Retry-After points to the latest of these, so a client
+ * that obeys it is admitted.
  */
-const bannedDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number): QuotaDecision => {
+const banDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number): QuotaDecision => {
   const ruleCount = rules.length;
   const { cells, bannedUntil } = state;
   const resetAt = new Array<number>(ruleCount);
@@ -88,8 +91,13 @@ const bannedDecision = (state: QuotaState, rules: readonly QuotaRule[], now: num
     resetAt[i] = reset;
     if (reset > retryAt) retryAt = reset;
   }
-  return { verdict: 'banned', decidedAt: now, remaining: new Array<number>(ruleCount).fill(0), resetAt, retryAt };
+  const decision: QuotaDecision = { verdict: 'banned', decidedAt: now, remaining: new Array<number>(ruleCount).fill(0), resetAt, retryAt };
+  state.ban = decision;
+  return decision;
 };
+
+/** The ban's decision as of `now`; its arrays are shared by every answer of the ban, read only. */
+const duringBan = (ban: QuotaDecision, now: number): QuotaDecision => ({ ...ban, decidedAt: now });
 
 /**
  * Decides one request of the subject at `now` and records it in `state`: admitted only if
@@ -101,7 +109,7 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number)
   const rules = policy.rules;
   const ruleCount = rules.length;
   state.policy = policy;
-  if (isBanned(state, now)) return bannedDecision(state, rules, now);
+  if (isBanned(state, now) && state.ban !== null) return duringBan(state.ban, now);
 
   const cells = state.cells;
   const last = state.lastAt;
@@ -144,7 +152,7 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number)
     }
   }
   if (policy.ban !== undefined && registerRefusal(state, policy.ban, now, retryAt)) {
-    return bannedDecision(state, rules, now);
+    return banDecision(state, rules, now);
   }
   return { verdict: 'rate_limited', decidedAt: now, remaining, resetAt, retryAt };
 };
