@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { STANDARD_PLANS, enterprisePlan } from '../../src/domain/quota/plan.js';
 import { createQuotaState, decideQuota } from '../../src/domain/quota/quota-engine.js';

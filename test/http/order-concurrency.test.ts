@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAll, type HttpClient, type HttpResult, type PetBody } from '../support/http-client.js';
+import { listAll, type HttpClient, type PetBody, outcomes } from '../support/http-client.js';
 import { KEYS, listAllOrders, requestWithHeaders, startTestPetStore, type OrderBody, type TestPetStore } from '../support/test-pet-store.js';
 
 let store: TestPetStore;
@@ -10,16 +10,6 @@ beforeAll(async () => {
 
 afterAll(() => store.close());
 
-/** `status code` of each answer, counted: `{ '201': 1, '409 pet_unavailable': 29 }`. */
-function outcomes(results: readonly HttpResult[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const result of results) {
-    const code = (result.body as { code?: string } | undefined)?.code;
-    const outcome = code === undefined ? String(result.status) : `${result.status} ${code}`;
-    counts[outcome] = (counts[outcome] ?? 0) + 1;
-  }
-  return counts;
-}
 
 async function newPet(name: string): Promise<PetBody> {
   const created = await store.client.post('/pets', { json: { name, categoryId: 1 } });

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli, type CliProcess } from '../support/cli-process.js';
-import { HttpClient, listAll, type HttpResult, type PetBody } from '../support/http-client.js';
+import { HttpClient, listAll, type HttpResult, type PetBody, outcomes } from '../support/http-client.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 import { listAllOrders, requestWithHeaders, type OrderBody } from '../support/test-pet-store.js';
 
@@ -18,16 +18,6 @@ const API_KEYS = [
 /** `status code` of an answer. */
 const outcomeOf = (result: HttpResult): string => `${result.status} ${(result.body as { code?: string } | undefined)?.code ?? ''}`.trim();
 
-/** `status code` of each answer, counted: `{ '201': 1, '409 pet_unavailable': 39 }`. */
-function outcomes(results: readonly HttpResult[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const result of results) {
-    const code = (result.body as { code?: string } | undefined)?.code;
-    const outcome = code === undefined ? String(result.status) : `${result.status} ${code}`;
-    counts[outcome] = (counts[outcome] ?? 0) + 1;
-  }
-  return counts;
-}
 
 /**
  * A TCP proxy in front of Redis that can hold back the next client chunk that matches (and

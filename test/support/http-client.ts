@@ -124,3 +124,14 @@ export function expectError(result: HttpResult, status: number, code: string, fi
   expect(result.text).not.toMatch(/\n\s+at |\.[cm]?[jt]s:\d|node_modules|node:internal|\bstack\b/);
   if (field !== undefined) expect(message, `the message names ${field}`).toContain(field);
 }
+
+/** `status code` of each answer, counted: `{ '201': 1, '409 pet_unavailable': 29 }`. */
+export function outcomes(results: readonly HttpResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) {
+    const code = (result.body as { code?: string } | undefined)?.code;
+    const outcome = code === undefined ? String(result.status) : `${result.status} ${code}`;
+    counts[outcome] = (counts[outcome] ?? 0) + 1;
+  }
+  return counts;
+}
