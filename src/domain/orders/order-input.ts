@@ -3,6 +3,16 @@ import { isValidId, MAX_ID } from '../paging/ids.js';
 import { err, ok, type Result } from '../result.js';
 import { STAFF_STATUS_ACTIONS, STAFF_STATUSES, type OrderAction, type StaffStatus } from './order-status-machine.js';
 
+/** What a caller passes to place an order; validated like a request body. */
+export interface NewOrderInput {
+  readonly petId: number;
+}
+
+/** What staff pass to move an order: the status it is to take. */
+export interface OrderUpdateInput {
+  readonly status: StaffStatus;
+}
+
 const isJsonObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -10,6 +10,13 @@ export interface NewPet {
   readonly status: PetStatus;
 }
 
+/** What an embedder passes to create a pet: validated like a request body, `status` defaulting to available. */
+export interface NewPetInput {
+  readonly name: string;
+  readonly categoryId: number;
+  readonly status?: PetStatus;
+}
+
 export interface Pet extends NewPet {
   readonly id: number;
 }
