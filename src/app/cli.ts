@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigurationError, startPetStore, type RunningPetStore } from './start-pet-store.js';
 
-// Each flag mirrors an environment variable of DESIGN.md; a flag wins over the variable.
+// Each flag mirrors an environment variable (README, "Configuration"); a flag wins over the variable.
 const FLAGS = {
   port: 'PORT',
   host: 'HOST',

@@ -42,7 +42,7 @@ export interface PetStoreConfig {
 export type Environ = Readonly<Record<string, string | undefined>>;
 
 /**
- * Reads the configuration of DESIGN.md from environment variables. Every mistake is reported,
+ * Reads the configuration (README, "Configuration") from environment variables. Every mistake is reported,
  * one line each, so an operator fixes them all in one go.
  */
 export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly string[]> {

@@ -26,7 +26,7 @@ export interface RunningPetStore {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts the standalone server from environment variables (DESIGN.md), or throws ConfigurationError. */
+/** Starts the standalone server from environment variables (README, "Configuration"), or throws ConfigurationError. */
 export async function startPetStore(environ: Environ, overrides: ContainerOverrides = {}): Promise<RunningPetStore> {
   const loaded = loadConfig(environ);
   if (!loaded.ok) throw new ConfigurationError(loaded.error);

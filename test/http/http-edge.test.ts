@@ -18,7 +18,7 @@ import { expectError, HttpClient, listAll, type HttpResult, type PetBody } from 
 import { assertMatchesOpenApi } from '../support/openapi-validator.js';
 import { KEYS, startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
 
-// "HTTP edge" (DESIGN.md): nothing answers outside the Error format {code, message, status}.
+// The HTTP edge (docs/decisions.md): nothing answers outside the Error format {code, message, status}.
 // Every test talks to a real server over real sockets; raw bytes through node:net wherever
 // fetch cannot express the request (or would merge, fix or hide what is under test).
 

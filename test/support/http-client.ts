@@ -113,7 +113,7 @@ export async function listAll(client: HttpClient, query = ''): Promise<{ pets: P
 }
 
 /**
- * An error answer of DESIGN.md: `{code, message, status}` and nothing else, status equal to
+ * An error answer (docs/interface.md): `{code, message, status}` and nothing else, status equal to
  * the HTTP status, no stack trace or file path; a 400's message names the offending field.
  */
 export function expectError(result: HttpResult, status: number, code: string, field?: string): void {

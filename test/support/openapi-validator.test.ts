@@ -130,7 +130,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('lists every error code of DESIGN.md, the Store group and the HTTP edge included', () => {
+  it('lists every error code, the Store group and the HTTP edge included', () => {
     expect([...(openApiDocument.components as any).schemas.Error.properties.code.enum].sort()).toEqual(
       [
         'invalid_request',

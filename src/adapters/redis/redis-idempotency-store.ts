@@ -23,7 +23,7 @@ const REUSED: IdempotencyStart = { kind: 'reused' };
 /**
  * Idempotency-Key records shared by every instance: one hash per claim in the `{pets}` slot,
  * completed by the pet and order scripts in the step that stores, expired by Redis itself
- * (an in-flight mark after 60 s, a completed record after 24 h). Each call is one script.
+ * (an in-flight mark after IDEMPOTENCY_IN_FLIGHT_MS, a completed record after 24 h). Each call is one script.
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly redis: Redis & IdempotencyScripts;
