@@ -1,0 +1,84 @@
+import { bindingRuleIndex } from './binding-rule.js';
+import type { QuotaDecision } from './quota-decision.js';
+import type { QuotaPolicy } from './quota-rule.js';
+
+/**
+ * The values of the rate-limit header fields of one decision, formatted once for every
+ * transport: the node:http server pushes them onto its header list, the embeddable limiter
+ * hands them out as a record.
+ */
+export interface RateLimitFields {
+  /** `X-RateLimit-Limit`: the binding rule's limit (fewest remaining, the shorter window on a tie). */
+  readonly limit: number;
+  /** `X-RateLimit-Remaining`: what the binding rule still admits after this request. */
+  readonly remaining: number;
+  /** `X-RateLimit-Reset`: the Unix second, rounded up, at which the binding rule's remaining next rises. */
+  readonly reset: number;
+  /** `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-11): `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+  readonly policy: string;
+  /** `RateLimit`: `"minute";r=59;t=60, "day";r=999;t=86400`, every rule's remaining and seconds to its reset. */
+  readonly rateLimit: string;
+  /** `Retry-After` in whole seconds, at least 1, when the request was refused; undefined when admitted. */
+  readonly retryAfter: number | undefined;
+}
+
+const policyFields = new WeakMap<QuotaPolicy, string>();
+
+/** The `RateLimit-Policy` field of `policy`, built once per policy object. */
+export const rateLimitPolicyField = (policy: QuotaPolicy): string => {
+  let field = policyFields.get(policy);
+  if (field === undefined) {
+    field = policy.rules.map((rule) => `"${rule.name}";q=${rule.limit};w=${rule.windowMs / 1000}`).join(', ');
+    policyFields.set(policy, field);
+  }
+  return field;
+};
+
+const secondsUntil = (at: number, now: number): number => Math.max(0, Math.ceil((at - now) / 1000));
+
+/** Whole seconds, rounded up, at least 1: a client retrying then is admitted if nothing else spent the quota. */
+export const retryAfterSeconds = (decision: QuotaDecision): number =>
+  Math.max(1, Math.ceil((decision.retryAt - decision.decidedAt) / 1000));
+
+/** The rate-limit fields of `decision`, taken under `policy`; deltas are measured from `decision.decidedAt`. */
+export const rateLimitFields = (policy: QuotaPolicy, decision: QuotaDecision): RateLimitFields => {
+  const rules = policy.rules;
+  const binding = bindingRuleIndex(decision, rules);
+  const now = decision.decidedAt;
+  let rateLimit = '';
+  for (let i = 0; i < rules.length; i++) {
+    if (i > 0) rateLimit += ', ';
+    rateLimit += `"${rules[i]?.name}";r=${decision.remaining[i] ?? 0};t=${secondsUntil(decision.resetAt[i] ?? now, now)}`;
+  }
+  return {
+    limit: rules[binding]?.limit ?? 0,
+    remaining: decision.remaining[binding] ?? 0,
+    reset: Math.ceil((decision.resetAt[binding] ?? now) / 1000),
+    policy: rateLimitPolicyField(policy),
+    rateLimit,
+    retryAfter: decision.verdict === 'admitted' ? undefined : retryAfterSeconds(decision),
+  };
+};
+
+/** The header fields as a record, values as strings, for `res.set(...)` (express) or `reply.headers(...)` (fastify). */
+export type RateLimitHeaders = {
+  readonly 'X-RateLimit-Limit': string;
+  readonly 'X-RateLimit-Remaining': string;
+  readonly 'X-RateLimit-Reset': string;
+  readonly 'RateLimit-Policy': string;
+  readonly RateLimit: string;
+  /** Only on a refusal (`rate_limited` or `banned`). */
+  readonly 'Retry-After'?: string;
+};
+
+/** `fields` as header fields; `Retry-After` only when the request was refused. */
+export const rateLimitHeaders = (fields: RateLimitFields): RateLimitHeaders => {
+  const headers = {
+    'X-RateLimit-Limit': String(fields.limit),
+    'X-RateLimit-Remaining': String(fields.remaining),
+    'X-RateLimit-Reset': String(fields.reset),
+    'RateLimit-Policy': fields.policy,
+    RateLimit: fields.rateLimit,
+  };
+  return fields.retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(fields.retryAfter) };
+};

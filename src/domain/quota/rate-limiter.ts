@@ -1,0 +1,102 @@
+import type { QuotaStore } from '../../ports/quota-store.js';
+import { assertDecidablePolicy } from './decidable-policy.js';
+import type { QuotaDecision } from './quota-decision.js';
+import type { BanPolicy, QuotaPolicy, QuotaRule } from './quota-rule.js';
+import { type RateLimitHeaders, rateLimitFields, rateLimitHeaders } from './rate-limit-fields.js';
+
+export interface RateLimiterOptions<S extends QuotaStore = QuotaStore> {
+  /**
+   * Every rule must admit the request: at most `limit` requests in any rolling `windowMs`.
+   * `windowMs` a multiple of 3000 (60 sub-windows of whole milliseconds, and whole seconds
+   * for `RateLimit-Policy`'s `w`); `name` a distinct label of printable ASCII without `"` or `\`.
+   */
+  readonly rules: readonly QuotaRule[];
+  /** Where the counters live: a MemoryQuotaStore (synchronous) or a RedisQuotaStore (shared by instances). */
+  readonly store: S;
+  /** Bans a subject refused again and again before its Retry-After (DEFAULT_BAN_POLICY: 20 strikes in 10 min ban for 15 min). Absent: never banned. */
+  readonly ban?: BanPolicy;
+}
+
+/** One request's answer. */
+export interface RateLimitCheck {
+  /** True exactly when `decision.verdict` is `admitted`; a refusal was counted nowhere. */
+  readonly allowed: boolean;
+  readonly decision: QuotaDecision;
+  /**
+   * The fields to write on the response, whatever its status: `X-RateLimit-Limit`,
+   * `X-RateLimit-Remaining`, `X-RateLimit-Reset` of the binding rule, `RateLimit-Policy` and
+   * `RateLimit` of every rule, and `Retry-After` when refused.
+   */
+  readonly headers: RateLimitHeaders;
+}
+
+/** What `check` returns over a store `S`: no promise over a synchronous store, a promise over a remote one. */
+export type RateLimitCheckOf<S extends QuotaStore> = [ReturnType<S['decide']>] extends [QuotaDecision]
+  ? RateLimitCheck
+  : [ReturnType<S['decide']>] extends [Promise<QuotaDecision>]
+    ? Promise<RateLimitCheck>
+    : RateLimitCheck | Promise<RateLimitCheck>;
+
+export interface RateLimiter<S extends QuotaStore = QuotaStore> {
+  /** The validated rules and ban, as handed to the store. */
+  readonly policy: QuotaPolicy;
+  /**
+   * Decides and counts one request of `subject` (a client address, an API key...) in one
+   * atomic step of the store. Limiters sharing a store share subjects: give each limiter's
+   * subjects a prefix of its own (`search:${ip}`). Rejects with StoreUnavailableError when a
+   * remote store cannot answer.
+   */
+  check(subject: string): RateLimitCheckOf<S>;
+}
+
+/** An sf-string's characters (RFC 9651), without the two that would need escaping. */
+const FIELD_SAFE_NAME = /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/** Throws on what the store or the header fields could not honour; DecidablePolicy's checks first. */
+const assertLimiterPolicy = (policy: QuotaPolicy): void => {
+  assertDecidablePolicy(policy);
+  const { rules, ban } = policy;
+  if (rules.length === 0) throw new RangeError('rate limiter: at least one rule is needed');
+  const names = new Set<string>();
+  for (const { name, windowMs } of rules) {
+    if (typeof name !== 'string' || !FIELD_SAFE_NAME.test(name)) {
+      throw new RangeError(`rate limiter rule ${JSON.stringify(name)}: name must be printable ASCII without " or \\`);
+    }
+    if (names.has(name)) throw new RangeError(`rate limiter rule ${name}: names must be distinct`);
+    names.add(name);
+    if (windowMs % 1000 !== 0) throw new RangeError(`rate limiter rule ${name}: windowMs must be whole seconds (a multiple of 3000)`);
+  }
+  if (ban !== undefined) {
+    for (const field of ['strikeWindowMs', 'banMs'] as const) {
+      const value = ban[field];
+      if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`ban policy: ${field} must be a positive integer`);
+    }
+  }
+};
+
+/**
+ * An exact sliding-window limiter of its own, for an embedder's routes: every rule at once,
+ * bans, and the header fields of each answer. Throws a RangeError here, at creation, on a
+ * rule or ban no store could decide, never on a request.
+ */
+export const createRateLimiter = <S extends QuotaStore>({ rules, store, ban }: RateLimiterOptions<S>): RateLimiter<S> => {
+  const ownRules = rules.map(({ name, limit, windowMs }): QuotaRule => Object.freeze({ name, limit, windowMs }));
+  const policy: QuotaPolicy = Object.freeze(
+    ban === undefined
+      ? { rules: Object.freeze(ownRules) }
+      : { rules: Object.freeze(ownRules), ban: Object.freeze({ strikes: ban.strikes, strikeWindowMs: ban.strikeWindowMs, banMs: ban.banMs }) },
+  );
+  assertLimiterPolicy(policy);
+  const settle = (decision: QuotaDecision): RateLimitCheck => ({
+    allowed: decision.verdict === 'admitted',
+    decision,
+    headers: rateLimitHeaders(rateLimitFields(policy, decision)),
+  });
+  return {
+    policy,
+    check(subject: string): RateLimitCheckOf<S> {
+      const decided = store.decide(subject, policy);
+      return (decided instanceof Promise ? decided.then(settle) : settle(decided)) as RateLimitCheckOf<S>;
+    },
+  };
+};
