@@ -9,6 +9,7 @@ import type { OperationServices } from './operation.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { createRequestContext, sendError, type RequestContext } from './request-context.js';
 import { credentialHeadersProblem } from './request-headers.js';
+import { requestTarget } from './request-target.js';
 
 const CHALLENGE = ['www-authenticate', 'Bearer'];
 
@@ -59,7 +60,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
   };
 
   const refuseUnrouted = (ctx: RequestContext): void => {
-    const url = ctx.req.url ?? '/';
+    const url = requestTarget(ctx.req);
     const allowed = router.allowedMethods(url);
     if (allowed.length === 0) return sendError(ctx, 'not_found', `No resource at ${pathOf(url)}.`);
     const list = allowed.join(', ');
@@ -69,7 +70,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
   /** A CORS preflight: answered before admission, counted nowhere (it carries no credentials and touches no store). */
   const answeredPreflight = (req: IncomingMessage, res: ServerResponse, match: RouteMatch | null): boolean => {
     if (cors === undefined || match !== null || req.method !== 'OPTIONS') return false;
-    const headers = cors.preflight(req, router.allowedMethods(req.url ?? '/'));
+    const headers = cors.preflight(req, router.allowedMethods(requestTarget(req)));
     if (headers === undefined) return false;
     res.writeHead(204, headers as (string | number)[]);
     res.end();
@@ -79,7 +80,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
   return (req, res) => {
     const ctx = createRequestContext(req, res);
     try {
-      const match = router.find(req.method ?? 'GET', req.url ?? '/');
+      const match = router.find(req.method ?? 'GET', requestTarget(req));
       if (answeredPreflight(req, res, match)) return;
       const headerProblem = credentialHeadersProblem(req);
       const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;

@@ -1,5 +1,5 @@
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
-import { BASE_PATH } from './base-path.js';
+import { DEFAULT_BASE_PATH } from './base-path.js';
 import { deprecationHeaders } from './deprecation-headers.js';
 import type { Operation } from './operation.js';
 import { checkOperations } from './operation-table.js';
@@ -26,9 +26,11 @@ export interface ApiRouter {
 
 export interface ApiRouterOptions {
   readonly deprecatedAt: Date;
+  /** Prefix of every route (as the request target carries it) and of the successor links. Default `/v1`. */
+  readonly basePath?: string;
 }
 
-const toRouterPath = (template: string): string => BASE_PATH + template.replace(/\{([^}]+)\}/g, ':$1');
+const toRouterPath = (basePath: string, template: string): string => basePath + template.replace(/\{([^}]+)\}/g, ':$1');
 
 export const pathOf = (url: string): string => {
   const query = url.indexOf('?');
@@ -41,6 +43,7 @@ const unusedHandler = (): void => {};
 /** find-my-way over the declared operations, HEAD wherever GET; checks the table first. */
 export function createApiRouter(operations: readonly Operation[], options: ApiRouterOptions): ApiRouter {
   checkOperations(operations);
+  const basePath = options.basePath ?? DEFAULT_BASE_PATH;
   const router = FindMyWay<HTTPVersion.V1>({
     ignoreTrailingSlash: false,
     // An id of any length must reach its handler, which answers 400; a longer parameter would
@@ -56,9 +59,9 @@ export function createApiRouter(operations: readonly Operation[], options: ApiRo
       headers:
         operation.deprecation === undefined
           ? []
-          : deprecationHeaders(options.deprecatedAt, operation.deprecation.sunsetAt, BASE_PATH + operation.deprecation.successor),
+          : deprecationHeaders(options.deprecatedAt, operation.deprecation.sunsetAt, basePath + operation.deprecation.successor),
     };
-    const path = toRouterPath(operation.path);
+    const path = toRouterPath(basePath, operation.path);
     router.on(operation.method, path, unusedHandler, route);
     methods.add(operation.method);
     if (operation.method === 'GET') {

@@ -1,5 +1,4 @@
 import Type, { type TSchema } from 'typebox';
-import { BASE_PATH } from './base-path.js';
 import type { ParameterDeclaration } from './operation.js';
 import { PageLimitSchema } from './schemas.js';
 
@@ -20,8 +19,11 @@ export interface NextPage {
   readonly status?: string;
 }
 
-/** RFC 8288 `Link: <...>; rel="next"` to the next page of the listing at `path`, keeping `limit` and `status`. */
-export function nextPageLink(path: string, next: NextPage): string {
+/**
+ * RFC 8288 `Link: <...>; rel="next"` to the next page of the listing at `path` under
+ * `basePath` (where the client reached the API), keeping `limit` and `status`.
+ */
+export function nextPageLink(basePath: string, path: string, next: NextPage): string {
   const status = next.status === undefined ? '' : `&status=${next.status}`;
-  return `<${BASE_PATH}${path}?limit=${next.limit}${status}&cursor=${encodeURIComponent(next.cursor)}>; rel="next"`;
+  return `<${basePath}${path}?limit=${next.limit}${status}&cursor=${encodeURIComponent(next.cursor)}>; rel="next"`;
 }

@@ -1,4 +1,4 @@
-import { BASE_PATH } from './base-path.js';
+import { DEFAULT_BASE_PATH } from './base-path.js';
 import { HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
 import { MAX_BODY_BYTES } from './request-limits.js';
 
@@ -8,6 +8,16 @@ import { MAX_BODY_BYTES } from './request-limits.js';
  */
 
 export const ref = (path: string) => ({ $ref: `#/components/${path}` }) as const;
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The Location of a created resource, written under the base path the API is served at. */
+const locationHeader = (basePath: string) =>
+  ({
+    description: 'The created resource.',
+    required: true,
+    schema: { type: 'string', pattern: `^${escapeRegExp(basePath)}(/[a-z]+)+/[1-9][0-9]*$` },
+  }) as const;
 
 export const HEADER_COMPONENTS = {
   'X-RateLimit-Limit': {
@@ -79,12 +89,11 @@ export const HEADER_COMPONENTS = {
     required: false,
     schema: { type: 'string', const: 'true' },
   },
-  Location: {
-    description: 'The created resource.',
-    required: true,
-    schema: { type: 'string', pattern: `^${BASE_PATH}(/[a-z]+)+/[1-9][0-9]*$` },
-  },
+  Location: locationHeader(DEFAULT_BASE_PATH),
 } as const;
+
+/** The header components of the document of the API served under `basePath`. */
+export const headerComponents = (basePath: string) => ({ ...HEADER_COMPONENTS, Location: locationHeader(basePath) });
 
 export type HeaderComponentName = keyof typeof HEADER_COMPONENTS;
 

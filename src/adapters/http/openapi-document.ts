@@ -1,8 +1,8 @@
 import type { TSchema } from 'typebox';
-import { BASE_PATH } from './base-path.js';
+import { DEFAULT_BASE_PATH } from './base-path.js';
 import type { HttpErrorCode } from './http-errors.js';
 import { isErrorResponse, type Operation } from './operation.js';
-import { errorContent, HEADER_COMPONENTS, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
+import { errorContent, headerComponents, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 
 type Json = Readonly<Record<string, unknown>>;
@@ -17,9 +17,29 @@ export interface OpenApiDocument {
   readonly components: Json;
 }
 
+/** An origin the API is served at, without a path: the document's server URL is the origin and the base path. */
+export interface ServerOrigin {
+  /** `https://api.petstore.example`; `''` for the origin the document itself was fetched from (a relative server URL). */
+  readonly origin: string;
+  readonly description: string;
+}
+
+/** The pet store's own deployments: the servers of the standalone server's document. */
+export const PET_STORE_ORIGINS: readonly ServerOrigin[] = [
+  { origin: 'https://api.petstore.example', description: 'Production' },
+  { origin: 'https://staging.api.petstore.example', description: 'Staging' },
+];
+
+/** One relative server: wherever the document was fetched from (OpenAPI 3.1 resolves it against the document's URL). */
+export const SAME_ORIGIN: readonly ServerOrigin[] = [{ origin: '', description: 'The origin this document was served from' }];
+
 export interface OpenApiOptions {
   /** When deprecated operations were deprecated (configurable, so it is not in the declarations). */
   readonly deprecatedAt: Date;
+  /** Where the operations are served: every server URL ends with it and `paths` are relative to it. Default `/v1`. */
+  readonly basePath?: string;
+  /** The origins of `servers`. Default: PET_STORE_ORIGINS. */
+  readonly origins?: readonly ServerOrigin[];
 }
 
 const namedByJson = new Map(Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [JSON.stringify(schema), name]));
@@ -167,6 +187,7 @@ function operationObject(operation: Operation, options: OpenApiOptions, headOnly
 
 /** The OpenAPI 3.1 document: the declarations folded into `paths`, around what no declaration can say. */
 export function buildOpenApiDocument(operations: readonly Operation[], options: OpenApiOptions): OpenApiDocument {
+  const basePath = options.basePath ?? DEFAULT_BASE_PATH;
   const paths: Record<string, Record<string, Json>> = {};
   for (const operation of operations) {
     const item = (paths[operation.path] ??= {});
@@ -182,10 +203,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], options: 
       description:
         'List animals, filter them by availability, add animals and fetch one by identifier. Every response carries the rate-limit fields of the caller: per API key, two sliding-window rules of its plan (per minute and per day); without a valid key, a per-minute rule per client address. An unknown path answers 404 and a known path with another method 405 (with `Allow`), before authentication and with or without a key. Requests the HTTP parser cannot read are answered with an Error body, `Connection: close` and no rate-limit fields, as no route or caller is known yet (400, 408 `request_timeout`, 413, 431 `headers_too_large`); so is an `Expect` other than `100-continue` (417 `expectation_failed`).',
     },
-    servers: [
-      { url: `https://api.petstore.example${BASE_PATH}`, description: 'Production' },
-      { url: `https://staging.api.petstore.example${BASE_PATH}`, description: 'Staging' },
-    ],
+    // An empty base path on the relative server is the root, `/`, not the empty (same document) reference.
+    servers: (options.origins ?? PET_STORE_ORIGINS).map(({ origin, description }) => ({ url: origin + basePath || '/', description })),
     security: [{ bearerAuth: [] }],
     tags: [...new Set(operations.flatMap((operation) => operation.tags ?? []))].map((name) => ({ name })),
     paths,
@@ -198,7 +217,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], options: 
         },
       },
       schemas: Object.fromEntries(Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [name, documentSchema(schema, true)])),
-      headers: HEADER_COMPONENTS,
+      headers: headerComponents(basePath),
       responses: SHARED_RESPONSES,
     },
   };

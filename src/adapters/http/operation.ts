@@ -35,6 +35,8 @@ export interface OperationServices {
   readonly idempotency: IdempotencyStore;
   /** The served OpenAPI document, serialised once. */
   readonly openApiJson: string;
+  /** Where clients reach the operations (`/v1`, `/petstore/v1`): every link written starts with it. */
+  readonly basePath: string;
 }
 
 export type OperationHandler = (ctx: RequestContext, services: OperationServices) => void | Promise<void>;
@@ -46,7 +48,7 @@ export type OperationHandler = (ctx: RequestContext, services: OperationServices
 export interface Operation {
   readonly operationId: string;
   readonly method: OperationMethod;
-  /** OpenAPI template under BASE_PATH: `/pets/{petId}`. */
+  /** OpenAPI template under the base path: `/pets/{petId}`. */
   readonly path: string;
   /** `apiKey`: a valid key is required (401 otherwise); `public`: limited per client address. */
   readonly auth: 'apiKey' | 'public';

@@ -1,5 +1,4 @@
 import type { Pet } from '../../../domain/pets/pet.js';
-import { BASE_PATH } from '../base-path.js';
 import { createIdempotently, type IdempotentCreation } from '../idempotent-create.js';
 import { readJsonRequest } from '../json-request.js';
 import type { Operation, OperationServices } from '../operation.js';
@@ -9,14 +8,14 @@ import { MAX_BODY_BYTES } from '../request-limits.js';
 import { NewPetSchema, PetSchema } from '../schemas.js';
 import { getPet } from './get-pet.js';
 
-// `/v1/pets/` from getPet's declared path, built once.
-const LOCATION_PREFIX = BASE_PATH + getPet.path.slice(0, getPet.path.indexOf('{'));
+// `/pets/` from getPet's declared path, built once; the Location is this under the base path.
+const ITEM_PATH = getPet.path.slice(0, getPet.path.indexOf('{'));
 
 const creation = (services: OperationServices): IdempotentCreation<Pet> => ({
   operationId: 'createPet',
   create: (input, claim) => services.catalog.create(input, claim),
   replayOf: (result) => (result.kind === 'pet' ? result.pet : undefined),
-  send: (ctx, pet, extra) => sendJson(ctx, 201, serializePet(pet), ['location', LOCATION_PREFIX + pet.id, ...(extra ?? [])]),
+  send: (ctx, pet, extra) => sendJson(ctx, 201, serializePet(pet), ['location', services.basePath + ITEM_PATH + pet.id, ...(extra ?? [])]),
 });
 
 export const createPet = {

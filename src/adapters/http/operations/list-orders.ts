@@ -19,11 +19,11 @@ export const listOrders = {
   responses: {
     200: { description: 'A page of orders.', body: OrdersSchema, headers: { Link: 'NextLink' } },
   },
-  handler: async (ctx, { orders }) => {
+  handler: async (ctx, { orders, basePath }) => {
     const { limit, status, cursor } = ctx.query;
     const page = await orders.list(authenticatedCaller(ctx), { limit, status, cursor });
     if (!page.ok) return sendDomainError(ctx, page.error);
     const next = page.value.next;
-    sendJson(ctx, 200, serializeOrders(page.value.orders), next === undefined ? undefined : ['link', nextPageLink(PATH, next)]);
+    sendJson(ctx, 200, serializeOrders(page.value.orders), next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);
   },
 } as const satisfies Operation;

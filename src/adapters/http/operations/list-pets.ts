@@ -19,11 +19,11 @@ export const listPets = {
   responses: {
     200: { description: 'A page of animals.', body: PetsSchema, headers: { Link: 'NextLink' } },
   },
-  handler: async (ctx, { catalog }) => {
+  handler: async (ctx, { catalog, basePath }) => {
     const { limit, status, cursor } = ctx.query;
     const page = await catalog.list({ limit, status, cursor });
     if (!page.ok) return sendDomainError(ctx, page.error);
     const next = page.value.next;
-    sendJson(ctx, 200, serializePets(page.value.pets), next === undefined ? undefined : ['link', nextPageLink(PATH, next)]);
+    sendJson(ctx, 200, serializePets(page.value.pets), next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);
   },
 } as const satisfies Operation;

@@ -1,5 +1,4 @@
 import type { Order } from '../../../domain/orders/order.js';
-import { BASE_PATH } from '../base-path.js';
 import { createIdempotently, type IdempotentCreation } from '../idempotent-create.js';
 import { readJsonRequest } from '../json-request.js';
 import type { Operation, OperationServices } from '../operation.js';
@@ -8,14 +7,15 @@ import { authenticatedCaller, sendJson, type RequestContext } from '../request-c
 import { NewOrderSchema, OrderSchema } from '../schemas.js';
 import { getOrder } from './get-order.js';
 
-const LOCATION_PREFIX = BASE_PATH + getOrder.path.slice(0, getOrder.path.indexOf('{'));
+// `/store/orders/` from getOrder's declared path, built once; the Location is this under the base path.
+const ITEM_PATH = getOrder.path.slice(0, getOrder.path.indexOf('{'));
 
 const creation = (services: OperationServices, ctx: RequestContext): IdempotentCreation<Order> => ({
   operationId: 'placeOrder',
   create: (input, claim) => services.orders.place(authenticatedCaller(ctx), input, claim),
   replayOf: (result) => (result.kind === 'order' ? result.order : undefined),
   send: (answered, order, extra) =>
-    sendJson(answered, 201, serializeOrder(order), ['location', LOCATION_PREFIX + order.id, ...(extra ?? [])]),
+    sendJson(answered, 201, serializeOrder(order), ['location', services.basePath + ITEM_PATH + order.id, ...(extra ?? [])]),
 });
 
 export const placeOrder = {

@@ -1,0 +1,83 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OrderService } from '../../domain/orders/order-service.js';
+import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
+import type { RequestAdmission } from '../../domain/quota/request-admission.js';
+import type { IdempotencyStore } from '../../ports/idempotency-store.js';
+import { createAdmissionPipeline } from './admission-pipeline.js';
+import { createApiRouter } from './api-router.js';
+import { checkedBasePath, DEFAULT_BASE_PATH } from './base-path.js';
+import { clientAddressResolver, type TrustProxy } from './client-address.js';
+import { createCors, type CorsOrigins } from './cors.js';
+import type { LogError } from './failures.js';
+import { buildOpenApiDocument, SAME_ORIGIN, type ServerOrigin } from './openapi-document.js';
+import type { Operation } from './operation.js';
+import { PET_STORE_OPERATIONS } from './operations/index.js';
+
+export interface RequestHandlerDependencies {
+  readonly catalog: PetCatalog;
+  readonly orders: OrderService;
+  readonly idempotency: IdempotencyStore;
+  readonly admission: RequestAdmission;
+}
+
+export interface RequestHandlerOptions {
+  /**
+   * Where clients reach the operations: the path before `/pets` in the URLs they send, mount
+   * path included (`app.use('/petstore', handler)` in express: `/petstore/v1`). The handler
+   * routes on it, and every link it writes starts with it: Location, `Link` rel="next" and
+   * rel="successor-version", the served document's servers. Empty or `/segment/...`, no
+   * trailing slash. Default `/v1`. See request-target.ts for why it includes the mount path.
+   */
+  readonly basePath?: string;
+  /**
+   * The origins of the served document's `servers`, each followed by basePath. Default:
+   * SAME_ORIGIN, one relative server (`/petstore/v1`) that resolves against wherever the
+   * document was fetched from, as the host that mounts the handler is not known to it.
+   */
+  readonly serverOrigins?: readonly ServerOrigin[];
+  /** When deprecated operations (getPet) were deprecated (RFC 9745 `Deprecation`). Default 2026-01-01. */
+  readonly deprecatedAt?: Date;
+  /** Who may set the address anonymous callers are limited by (X-Forwarded-For). Default: nobody. */
+  readonly trustProxy?: TrustProxy;
+  /** Browser origins allowed to call the API (CORS). Default: none, CORS off. */
+  readonly corsOrigins?: CorsOrigins | undefined;
+  /** Unexpected failures: logged here, answered 500 without internals. Default: console.error. */
+  readonly logError?: LogError;
+  /** The operations served; the pet store's own by default. */
+  readonly operations?: readonly Operation[];
+}
+
+/** A node:http request listener; express and fastify can hand it their raw request and response. */
+export type PetStoreRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The documented default of `Deprecation` (README, PETSTORE_DEPRECATION_DATE). */
+export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
+
+const logToConsole: LogError = (message, error) => console.error(message, error);
+
+/**
+ * The API as one `(req, res)` listener: routing, authentication, quotas and the operations.
+ * It answers every request it is given (404 for a path it does not serve), and owns no
+ * socket: timeouts, parser errors and `Expect` are the server's (createHttpServer, or the
+ * host framework's). Everything is derived here, once: the routes, the deprecation headers,
+ * the serialised document; a request only reads them.
+ */
+export function createRequestHandler(deps: RequestHandlerDependencies, options: RequestHandlerOptions = {}): PetStoreRequestHandler {
+  const basePath = checkedBasePath(options.basePath ?? DEFAULT_BASE_PATH);
+  const deprecatedAt = options.deprecatedAt ?? DEFAULT_DEPRECATED_AT;
+  const operations = options.operations ?? PET_STORE_OPERATIONS;
+  const router = createApiRouter(operations, { deprecatedAt, basePath });
+  const openApiJson = JSON.stringify(buildOpenApiDocument(operations, { deprecatedAt, basePath, origins: options.serverOrigins ?? SAME_ORIGIN }));
+  return createAdmissionPipeline(
+    {
+      router,
+      admission: deps.admission,
+      services: { catalog: deps.catalog, orders: deps.orders, idempotency: deps.idempotency, openApiJson, basePath },
+    },
+    {
+      clientAddress: clientAddressResolver(options.trustProxy ?? { kind: 'none' }),
+      cors: options.corsOrigins === undefined ? undefined : createCors(options.corsOrigins),
+      logError: options.logError ?? logToConsole,
+    },
+  );
+}
