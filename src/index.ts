@@ -26,6 +26,14 @@ export { MAX_RULE_LIMIT } from './domain/quota/decidable-policy.js';
 export { bindingRuleIndex } from './domain/quota/binding-rule.js';
 export { RequestAdmission, type Admission, type AdmissionOptions } from './domain/quota/request-admission.js';
 export { QuotaOutageFallback, type QuotaOutagePolicy } from './domain/quota/quota-outage-fallback.js';
+export {
+  createRateLimiter,
+  type RateLimiter,
+  type RateLimiterOptions,
+  type RateLimitCheck,
+  type RateLimitCheckOf,
+} from './domain/quota/rate-limiter.js';
+export type { RateLimitHeaders } from './domain/quota/rate-limit-fields.js';
 
 export type { Clock } from './ports/clock.js';
 export type { PetRepository, PetPageQuery } from './ports/pet-repository.js';
