@@ -2,7 +2,15 @@ import { defineConfig } from 'vitest/config';
 
 // Files that start servers or Redis processes and time their answers run after the rest, one
 // at a time, so CPU-heavy property tests on the other core cannot distort their latencies.
-const PROCESS_TESTS = ['test/redis/**/*.test.ts', 'test/adapters/redis-outage.test.ts', 'test/app/cli.test.ts', 'test/http/slow-clients.test.ts'];
+const PROCESS_TESTS = [
+  'test/redis/**/*.test.ts',
+  'test/adapters/redis-outage.test.ts',
+  'test/app/cli.test.ts',
+  'test/http/slow-clients.test.ts',
+  // npm pack and install into a temporary project, and `npm start`: npm and servers in real processes.
+  'test/package/consumer.test.ts',
+  'test/app/npm-start.test.ts',
+];
 
 export default defineConfig({
   test: {
