@@ -1,5 +1,12 @@
-/** `petstore-service/http`: the HTTP transport over node:http, as a server or a request handler to mount. */
+/** `petstore-service/http`: the HTTP transport over node:http, as a request handler to mount or a whole server. */
+export {
+  createRequestHandler,
+  DEFAULT_DEPRECATED_AT,
+  type PetStoreRequestHandler,
+  type RequestHandlerDependencies,
+  type RequestHandlerOptions,
+} from './adapters/http/request-handler.js';
 export { createHttpServer, type HttpServerDependencies, type HttpServerOptions, type PetStoreHttpServer } from './adapters/http/http-server.js';
 export { PET_STORE_OPERATIONS } from './adapters/http/operations/index.js';
-export { buildOpenApiDocument, type OpenApiDocument } from './adapters/http/openapi-document.js';
+export { buildOpenApiDocument, PET_STORE_ORIGINS, SAME_ORIGIN, type OpenApiDocument, type ServerOrigin } from './adapters/http/openapi-document.js';
 export type { Operation, OperationServices } from './adapters/http/operation.js';

@@ -14,6 +14,7 @@ import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import type { Result } from '../../src/domain/result.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim, type IdempotentResult } from '../../src/ports/idempotency-store.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { untyped } from '../support/untyped.js';
 
 const CALLERS: readonly Caller[] = [
   { id: 'customer', role: 'customer' },
@@ -50,7 +51,7 @@ const system = (clock: ManualClock) => {
   const catalog = new PetCatalog(petRepository);
   const orders = new OrderService(orderRepository, clock);
   const create = (caller: Caller, operation: Operation, body: unknown, claim?: IdempotencyClaim): Promise<Result<Pet | Order, DomainError>> =>
-    operation === 'createPet' ? catalog.create(body, claim) : orders.place(caller, body, claim);
+    operation === 'createPet' ? catalog.create(untyped(body), claim) : orders.place(caller, untyped(body), claim);
   const state = async () => ({
     pets: await petRepository.page({ afterId: 0, limit: 1_000_000 }),
     orders: await orderRepository.page({ afterId: 0, limit: 1_000_000 }),

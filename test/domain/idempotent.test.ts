@@ -15,6 +15,7 @@ import {
   type IdempotencyStore,
 } from '../../src/ports/idempotency-store.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { untyped } from '../support/untyped.js';
 
 const CLAIM: IdempotencyClaim = { scope: 'key-digest', key: 'k-1', fingerprint: 'POST /v1/pets {"name":"Rex","categoryId":1}' };
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' } as const;
@@ -168,7 +169,7 @@ describe('runIdempotently over the memory store and repositories', () => {
 
   it('a refused request leaves no record or mark: the retry with the same key runs', async () => {
     const { store, catalog, records } = wired();
-    const refusedFirst = await runIdempotently(store, CLAIM, () => catalog.create({ name: '' }));
+    const refusedFirst = await runIdempotently(store, CLAIM, () => catalog.create(untyped({ name: '' })));
     expect(refusedFirst).toMatchObject({ kind: 'ran', result: { ok: false, error: { code: 'invalid_request' } } });
     expect(records.size).toBe(0);
     expect(await runIdempotently(store, CLAIM, (claim) => catalog.create(BODY, claim))).toMatchObject({ kind: 'ran', result: { ok: true } });

@@ -12,6 +12,7 @@ import { MAX_ID, PET_STATUSES, isValidId, type Pet, type PetStatus } from '../..
 import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import type { Result } from '../../src/domain/result.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { untyped } from '../support/untyped.js';
 
 // Customers and staff: several of each, so ownership and visibility matter.
 const CALLERS: readonly Caller[] = [
@@ -289,17 +290,17 @@ const run = (store: Store, command: Command): Promise<Result<unknown, DomainErro
   const caller = CALLERS[command.caller]!;
   switch (command.kind) {
     case 'place':
-      return store.service.place(caller, command.body);
+      return store.service.place(caller, untyped(command.body));
     case 'approve':
-      return store.service.update(caller, command.orderId, { status: 'approved' });
+      return store.service.update(caller, untyped(command.orderId), { status: 'approved' });
     case 'deliver':
-      return store.service.update(caller, command.orderId, { status: 'delivered' });
+      return store.service.update(caller, untyped(command.orderId), { status: 'delivered' });
     case 'patch':
-      return store.service.update(caller, command.orderId, command.body);
+      return store.service.update(caller, untyped(command.orderId), untyped(command.body));
     case 'cancel':
-      return store.service.cancel(caller, command.orderId);
+      return store.service.cancel(caller, untyped(command.orderId));
     case 'get':
-      return store.service.get(caller, command.orderId);
+      return store.service.get(caller, untyped(command.orderId));
     case 'list':
       return store.service.list(caller, { limit: 100, ...(command.status === undefined ? {} : { status: command.status }) });
   }

@@ -14,6 +14,7 @@ import { encodePetCursor } from '../../src/domain/pets/pet-cursor.js';
 import type { Result } from '../../src/domain/result.js';
 import type { OrderRepository } from '../../src/ports/order-repository.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { untyped } from '../support/untyped.js';
 
 const START = Date.UTC(2030, 0, 2, 3, 4, 5, 678);
 const alice: Caller = { id: 'alice', role: 'customer' };
@@ -135,7 +136,7 @@ describe('OrderService.place', () => {
     ['an array', [{ petId: 1 }], 'body'],
   ])('%s is a 400 answered before the store is touched', async (_, body, field) => {
     const service = new OrderService(untouchable, new ManualClock(START));
-    expect(errorOf(await service.place(alice, body))).toMatchObject({ code: 'invalid_request', field });
+    expect(errorOf(await service.place(alice, untyped(body)))).toMatchObject({ code: 'invalid_request', field });
   });
 });
 
@@ -173,7 +174,7 @@ describe('OrderService.get', () => {
 
   it.each([0, -1, 1.5, 'abc', '1e2', '', 2 ** 53, null])('orderId %j is a 400 naming orderId, before any lookup', async (orderId) => {
     const service = new OrderService(untouchable, new ManualClock(START));
-    expect(errorOf(await service.get(staff, orderId))).toMatchObject({ code: 'invalid_request', field: 'orderId' });
+    expect(errorOf(await service.get(staff, untyped(orderId)))).toMatchObject({ code: 'invalid_request', field: 'orderId' });
   });
 });
 
@@ -262,7 +263,7 @@ describe('OrderService.list', () => {
     [{ cursor: orderCursors.encode({ afterId: 1, status: 'placed' }) }, 'cursor'],
   ])('%j is a 400 naming %s', async (query, field) => {
     const service = new OrderService(untouchable, new ManualClock(START));
-    expect(errorOf(await service.list(staff, query))).toMatchObject({ code: 'invalid_request', field });
+    expect(errorOf(await service.list(staff, untyped(query)))).toMatchObject({ code: 'invalid_request', field });
   });
 });
 
@@ -369,7 +370,7 @@ describe('OrderService.update', () => {
     ['an unknown order', { status: 'approved' }, 999],
   ])('a customer is forbidden before any lookup (%s)', async (_, body, orderId) => {
     const service = new OrderService(untouchable, new ManualClock(START));
-    expect(errorOf(await service.update(alice, orderId, body))).toEqual({ code: 'forbidden', message: 'only staff keys may change an order' });
+    expect(errorOf(await service.update(alice, untyped(orderId), untyped(body)))).toEqual({ code: 'forbidden', message: 'only staff keys may change an order' });
   });
 
   it("a customer's PATCH changes nothing in a real store", async () => {
@@ -425,7 +426,7 @@ describe('OrderService.update', () => {
     'staff sending %j get a 400, and nothing changes',
     async (body) => {
       const { service, order, petStatus } = await orderIn('placed');
-      expect(codeOf(await service.update(staff, order.id, body))).toBe('invalid_request');
+      expect(codeOf(await service.update(staff, order.id, untyped(body)))).toBe('invalid_request');
       expect(await service.get(staff, order.id)).toEqual({ ok: true, value: order });
       expect(await petStatus(1)).toBe('pending');
     },

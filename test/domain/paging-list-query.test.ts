@@ -5,6 +5,7 @@ import { listPage } from '../../src/domain/paging/list-page.js';
 import { parseListQuery, type ListQuery } from '../../src/domain/paging/list-query.js';
 import { cursorCodec, type PageCursor } from '../../src/domain/paging/page-cursor.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../src/domain/paging/page-limits.js';
+import { untyped } from '../support/untyped.js';
 
 const STATUSES = ['red', 'green'] as const;
 type Colour = (typeof STATUSES)[number];
@@ -27,15 +28,15 @@ describe('parseListQuery', () => {
   });
 
   it.each([0, 101, '0', '101', 1.5, '1.5', '', ['5'], null])('limit %j is a 400 naming limit', (limit) => {
-    expect(parseListQuery({ limit }, STATUSES, codec)).toEqual(invalid('limit', `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`));
+    expect(parseListQuery(untyped<ListQuery<Colour>>({ limit }), STATUSES, codec)).toEqual(invalid('limit', `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`));
   });
 
   it.each(['blue', 'Red', '', ['red'], 1, null])('status %j is a 400 naming status', (status) => {
-    expect(parseListQuery({ status }, STATUSES, codec)).toEqual(invalid('status', 'status must be one of red, green'));
+    expect(parseListQuery(untyped<ListQuery<Colour>>({ status }), STATUSES, codec)).toEqual(invalid('status', 'status must be one of red, green'));
   });
 
   it.each([[['a', 'b']], [1], [null], [{}]])('cursor %j is a 400: it must be a single string', (cursor) => {
-    expect(parseListQuery({ cursor }, STATUSES, codec)).toEqual(invalid('cursor', 'cursor must be a single string'));
+    expect(parseListQuery(untyped<ListQuery<Colour>>({ cursor }), STATUSES, codec)).toEqual(invalid('cursor', 'cursor must be a single string'));
   });
 
   it('a cursor of another listing is a 400', () => {
@@ -94,7 +95,7 @@ describe('listPage', () => {
       fc.property(itemsArb, fc.integer({ min: 1, max: 7 }), fc.option(fc.constantFrom(...STATUSES), { nil: undefined }), (items, limit, status) => {
         const matching = items.filter((item) => status === undefined || item.status === status);
         const seen: number[] = [];
-        let query: ListQuery = { limit, ...(status === undefined ? {} : { status }) };
+        let query: ListQuery<Colour> = { limit, ...(status === undefined ? {} : { status }) };
         for (let pages = 0; pages <= items.length + 1; pages += 1) {
           const parsed = parseListQuery(query, STATUSES, codec);
           if (!parsed.ok) throw new Error(parsed.error.message);

@@ -8,6 +8,7 @@ import { MAX_ID, PET_STATUSES, type Pet, type PetStatus } from '../../src/domain
 import { PetCatalog, type ListPetsQuery, type PetPage } from '../../src/domain/pets/pet-catalog.js';
 import { encodePetCursor } from '../../src/domain/pets/pet-cursor.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
+import { untyped } from '../support/untyped.js';
 
 const catalogWith = async (statuses: readonly PetStatus[]): Promise<{ catalog: PetCatalog; pets: Pet[] }> => {
   const repository = new MemoryPetRepository();
@@ -36,7 +37,7 @@ describe('PetCatalog.list', () => {
     const page = await pageOf(catalog, {});
     expect(page.pets).toEqual(pets.slice(0, DEFAULT_PAGE_LIMIT));
     expect(page.next).toEqual({ cursor: encodePetCursor({ afterId: DEFAULT_PAGE_LIMIT }), limit: DEFAULT_PAGE_LIMIT });
-    expect(await pageOf(catalog, { cursor: page.next?.cursor })).toEqual({ pets: pets.slice(DEFAULT_PAGE_LIMIT) });
+    expect(await pageOf(catalog, untyped({ cursor: page.next?.cursor }))).toEqual({ pets: pets.slice(DEFAULT_PAGE_LIMIT) });
   });
 
   it('announces a next page only when one more matching pet exists', async () => {
@@ -66,7 +67,7 @@ describe('PetCatalog.list', () => {
     'rejects limit %j with field limit',
     async (limit) => {
       const { catalog } = await catalogWith(['available']);
-      expect(await catalog.list({ limit })).toEqual({
+      expect(await catalog.list(untyped({ limit }))).toEqual({
         ok: false,
         error: { code: 'invalid_request', field: 'limit', message: `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}` },
       });
@@ -75,7 +76,7 @@ describe('PetCatalog.list', () => {
 
   it.each(['AVAILABLE', '', 'adopted', ['sold'], ['sold', 'pending'], 1, null])('rejects status %j with field status', async (status) => {
     const { catalog } = await catalogWith(['sold']);
-    expect(await catalog.list({ status })).toEqual({
+    expect(await catalog.list(untyped({ status }))).toEqual({
       ok: false,
       error: { code: 'invalid_request', field: 'status', message: 'status must be one of available, pending, sold' },
     });
@@ -83,26 +84,26 @@ describe('PetCatalog.list', () => {
 
   it.each([['x'], 5, null, '', 'garbage', encodePetCursor({ afterId: 1 }).slice(1)])('rejects cursor %j with field cursor', async (cursor) => {
     const { catalog } = await catalogWith(['sold', 'sold']);
-    expect(await fieldOfError(catalog.list({ cursor }))).toBe('cursor');
+    expect(await fieldOfError(catalog.list(untyped({ cursor })))).toBe('cursor');
   });
 
   it('rejects a cursor used with another status filter than it was issued for', async () => {
     const { catalog } = await catalogWith(['sold', 'sold', 'sold']);
     const sold = (await pageOf(catalog, { limit: 1, status: 'sold' })).next?.cursor;
     const unfiltered = (await pageOf(catalog, { limit: 1 })).next?.cursor;
-    expect(await catalog.list({ cursor: sold })).toEqual({
+    expect(await catalog.list(untyped({ cursor: sold }))).toEqual({
       ok: false,
       error: { code: 'invalid_request', field: 'cursor', message: 'cursor was issued for a different status filter' },
     });
-    expect(await fieldOfError(catalog.list({ cursor: sold, status: 'pending' }))).toBe('cursor');
-    expect(await fieldOfError(catalog.list({ cursor: unfiltered, status: 'sold' }))).toBe('cursor');
-    expect(await fieldOfError(catalog.list({ cursor: sold, status: 'sold' }))).toBeUndefined();
+    expect(await fieldOfError(catalog.list(untyped({ cursor: sold, status: 'pending' })))).toBe('cursor');
+    expect(await fieldOfError(catalog.list(untyped({ cursor: unfiltered, status: 'sold' })))).toBe('cursor');
+    expect(await fieldOfError(catalog.list(untyped({ cursor: sold, status: 'sold' })))).toBeUndefined();
   });
 
   it('checks limit, then status, then cursor', async () => {
     const { catalog } = await catalogWith([]);
-    expect(await fieldOfError(catalog.list({ limit: 0, status: 'x', cursor: 'x' }))).toBe('limit');
-    expect(await fieldOfError(catalog.list({ limit: 1, status: 'x', cursor: 'x' }))).toBe('status');
+    expect(await fieldOfError(catalog.list(untyped({ limit: 0, status: 'x', cursor: 'x' })))).toBe('limit');
+    expect(await fieldOfError(catalog.list(untyped({ limit: 1, status: 'x', cursor: 'x' })))).toBe('status');
     expect(await fieldOfError(catalog.list({ limit: 1, status: 'sold', cursor: 'x' }))).toBe('cursor');
   });
 
@@ -173,7 +174,7 @@ describe('PetCatalog.list', () => {
     );
     await fc.assert(
       fc.asyncProperty(badLimit, async (limit) => {
-        expect(await fieldOfError(catalog.list({ limit }))).toBe('limit');
+        expect(await fieldOfError(catalog.list(untyped({ limit })))).toBe('limit');
       }),
       { numRuns: 5_000 },
     );
@@ -189,7 +190,7 @@ describe('PetCatalog.list', () => {
     );
     await fc.assert(
       fc.asyncProperty(badStatus, async (status) => {
-        expect(await fieldOfError(catalog.list({ status }))).toBe('status');
+        expect(await fieldOfError(catalog.list(untyped({ status })))).toBe('status');
       }),
       { numRuns: 2_000 },
     );
@@ -262,7 +263,7 @@ describe('PetCatalog.create', () => {
     const repository = new MemoryPetRepository();
     const create = vi.spyOn(repository, 'create');
     const catalog = new PetCatalog(repository);
-    expect(await catalog.create({ id: 1, name: 'Rex', categoryId: 3 })).toEqual({
+    expect(await catalog.create(untyped({ id: 1, name: 'Rex', categoryId: 3 }))).toEqual({
       ok: false,
       error: { code: 'invalid_request', field: 'id', message: 'unknown field: id' },
     });
@@ -288,7 +289,7 @@ describe('PetCatalog.get', () => {
     'rejects petId %j with field petId',
     async (petId) => {
       const { catalog } = await catalogWith(['sold']);
-      expect(await catalog.get(petId)).toEqual({
+      expect(await catalog.get(untyped(petId))).toEqual({
         ok: false,
         error: { code: 'invalid_request', field: 'petId', message: `petId must be an integer from 1 to ${MAX_ID}` },
       });
@@ -329,7 +330,7 @@ describe('PetCatalog and an unreachable store', () => {
 
   it('still reports invalid input as a value without touching the store', async () => {
     expect(await fieldOfError(catalog.list({ limit: '0' }))).toBe('limit');
-    expect(await fieldOfError(catalog.create({}))).toBe('name');
+    expect(await fieldOfError(catalog.create(untyped({})))).toBe('name');
     expect(await fieldOfError(catalog.get('0'))).toBe('petId');
   });
 });

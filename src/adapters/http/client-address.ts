@@ -55,7 +55,7 @@ type Resolver = (req: IncomingMessage) => string;
 /** Whether the address at `hop` (0: the socket peer) is a proxy whose X-Forwarded-For entry is believed. */
 type Vouch = (address: string, version: number, hop: number) => boolean;
 
-/** The function, built once, that gives each request its quota subject address (see DESIGN.md: proxies). */
+/** The function, built once, that gives each request its quota subject address (docs/decisions.md: proxies). */
 export function clientAddressResolver(trust: TrustProxy): Resolver {
   switch (trust.kind) {
     case 'none':

@@ -1,6 +1,6 @@
 import { MAX_BODY_BYTES } from './request-limits.js';
 
-/** The one table of error codes the API answers with (DESIGN.md, "Errors" and "HTTP edge"). */
+/** The one table of error codes the API answers with (docs/interface.md, "Errors"). */
 export const HTTP_ERRORS = {
   invalid_request: { status: 400, message: 'The request is invalid.' },
   unauthorized: { status: 401, message: 'A valid API key is required: Authorization: Bearer <API_KEY>.' },

@@ -37,6 +37,12 @@ export const authenticatedCaller = (ctx: RequestContext): Caller => {
   return ctx.caller;
 };
 
+/**
+ * A value off the wire, handed to a domain method typed for embedders: the domain validates
+ * every input whatever its type says (a 400 names what is wrong), so the transport passes it on.
+ */
+export const fromWire = <T>(value: unknown): T => value as T;
+
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const hasBody = (req: IncomingMessage): boolean => {

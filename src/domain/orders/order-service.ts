@@ -9,10 +9,10 @@ import { parseListQuery, type ListQuery } from '../paging/list-query.js';
 import { err, ok, type Result } from '../result.js';
 import { ORDER_STATUSES, type Order, type OrderStatus } from './order.js';
 import { orderCursors } from './order-cursor.js';
-import { validateNewOrder, validateOrderUpdate } from './order-input.js';
+import { validateNewOrder, validateOrderUpdate, type NewOrderInput, type OrderUpdateInput } from './order-input.js';
 import { ORDER_TRANSITIONS, PET_STATUS_OF_ORDER, type OrderAction } from './order-status-machine.js';
 
-export type ListOrdersQuery = ListQuery;
+export type ListOrdersQuery = ListQuery<OrderStatus>;
 
 export interface OrderPage {
   readonly orders: readonly Order[];
@@ -31,7 +31,7 @@ export class OrderService {
   ) {}
 
   /** With a claim, the order and its Idempotency-Key record are stored in one step. */
-  async place(caller: Caller, input: unknown, claim?: IdempotencyClaim): Promise<Result<Order, DomainError>> {
+  async place(caller: Caller, input: NewOrderInput, claim?: IdempotencyClaim): Promise<Result<Order, DomainError>> {
     const body = validateNewOrder(input);
     if (!body.ok) return body;
     const { petId } = body.value;
@@ -57,7 +57,7 @@ export class OrderService {
     return ok(next === undefined ? { orders: items } : { orders: items, next });
   }
 
-  async get(caller: Caller, orderId: unknown): Promise<Result<Order, DomainError>> {
+  async get(caller: Caller, orderId: number | string): Promise<Result<Order, DomainError>> {
     const id = parseId('orderId', orderId);
     if (!id.ok) return id;
     const order = await this.orders.get(id.value);
@@ -65,7 +65,7 @@ export class OrderService {
   }
 
   /** Cancelling a cancelled order changes nothing and succeeds; a delivered one cannot be cancelled. */
-  async cancel(caller: Caller, orderId: unknown): Promise<Result<Order, DomainError>> {
+  async cancel(caller: Caller, orderId: number | string): Promise<Result<Order, DomainError>> {
     const order = await this.get(caller, orderId);
     if (!order.ok) return order;
     if (order.value.status === ORDER_TRANSITIONS.cancel.to) return order;
@@ -78,7 +78,7 @@ export class OrderService {
   }
 
   /** Staff only, checked before anything is looked up: placed -> approved -> delivered. */
-  async update(caller: Caller, orderId: unknown, input: unknown): Promise<Result<Order, DomainError>> {
+  async update(caller: Caller, orderId: number | string, input: OrderUpdateInput): Promise<Result<Order, DomainError>> {
     if (caller.role !== 'staff') return err(refused('forbidden', 'only staff keys may change an order'));
     const id = parseId('orderId', orderId);
     if (!id.ok) return id;

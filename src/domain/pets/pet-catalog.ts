@@ -5,11 +5,11 @@ import { listPage } from '../paging/list-page.js';
 import { parseListQuery, type ListQuery } from '../paging/list-query.js';
 import { err, ok, type Result } from '../result.js';
 import { validateNewPet } from './new-pet-validation.js';
-import { PET_STATUSES, type Pet, type PetStatus } from './pet.js';
+import { PET_STATUSES, type NewPetInput, type Pet, type PetStatus } from './pet.js';
 import { decodePetCursor, encodePetCursor } from './pet-cursor.js';
 import { parsePetId } from './pet-id.js';
 
-export type ListPetsQuery = ListQuery;
+export type ListPetsQuery = ListQuery<PetStatus>;
 
 export interface PetPage {
   readonly pets: readonly Pet[];
@@ -34,14 +34,15 @@ export class PetCatalog {
     return ok(next === undefined ? { pets: items } : { pets: items, next });
   }
 
-  /** With a claim, the pet and its Idempotency-Key record are stored in one step. */
-  async create(input: unknown, claim?: IdempotencyClaim): Promise<Result<Pet, DomainError>> {
+  /** Validated like a request body, whatever its type says. With a claim, the pet and its Idempotency-Key record are stored in one step. */
+  async create(input: NewPetInput, claim?: IdempotencyClaim): Promise<Result<Pet, DomainError>> {
     const pet = validateNewPet(input);
     if (!pet.ok) return pet;
     return ok(await this.pets.create(pet.value, claim));
   }
 
-  async get(petId: unknown): Promise<Result<Pet, DomainError>> {
+  /** `petId` as a number, or as path text (plain decimal digits). */
+  async get(petId: number | string): Promise<Result<Pet, DomainError>> {
     const id = parsePetId(petId);
     if (!id.ok) return id;
     const pet = await this.pets.get(id.value);

@@ -1,7 +1,7 @@
 import { sendDomainError } from '../failures.js';
 import type { Operation } from '../operation.js';
 import { serializeOrder } from '../order-json.js';
-import { authenticatedCaller, sendJson } from '../request-context.js';
+import { authenticatedCaller, fromWire, sendJson } from '../request-context.js';
 import { OrderSchema } from '../schemas.js';
 import { orderIdParameter } from './get-order.js';
 
@@ -20,7 +20,7 @@ export const cancelOrder = {
     409: { description: 'The order is delivered.', errors: ['order_not_cancellable'] },
   },
   handler: async (ctx, { orders }) => {
-    const order = await orders.cancel(authenticatedCaller(ctx), ctx.params['orderId']);
+    const order = await orders.cancel(authenticatedCaller(ctx), fromWire(ctx.params['orderId']));
     if (!order.ok) return sendDomainError(ctx, order.error);
     sendJson(ctx, 200, serializeOrder(order.value));
   },

@@ -3,7 +3,7 @@ import { createIdempotently, type IdempotentCreation } from '../idempotent-creat
 import { readJsonRequest } from '../json-request.js';
 import type { Operation, OperationServices } from '../operation.js';
 import { serializePet } from '../pet-json.js';
-import { sendJson } from '../request-context.js';
+import { fromWire, sendJson } from '../request-context.js';
 import { MAX_BODY_BYTES } from '../request-limits.js';
 import { NewPetSchema, PetSchema } from '../schemas.js';
 import { getPet } from './get-pet.js';
@@ -13,7 +13,7 @@ const ITEM_PATH = getPet.path.slice(0, getPet.path.indexOf('{'));
 
 const creation = (services: OperationServices): IdempotentCreation<Pet> => ({
   operationId: 'createPet',
-  create: (input, claim) => services.catalog.create(input, claim),
+  create: (input, claim) => services.catalog.create(fromWire(input), claim),
   replayOf: (result) => (result.kind === 'pet' ? result.pet : undefined),
   send: (ctx, pet, extra) => sendJson(ctx, 201, serializePet(pet), ['location', services.basePath + ITEM_PATH + pet.id, ...(extra ?? [])]),
 });

@@ -1,7 +1,7 @@
 import { sendDomainError } from '../failures.js';
 import type { Operation } from '../operation.js';
 import { serializePet } from '../pet-json.js';
-import { sendJson } from '../request-context.js';
+import { fromWire, sendJson } from '../request-context.js';
 import { idSchema, PetSchema } from '../schemas.js';
 
 export const getPet = {
@@ -20,7 +20,7 @@ export const getPet = {
     404: { description: 'No animal has this identifier.', errors: ['not_found'] },
   },
   handler: async (ctx, { catalog }) => {
-    const pet = await catalog.get(ctx.params['petId']);
+    const pet = await catalog.get(fromWire(ctx.params['petId']));
     if (!pet.ok) return sendDomainError(ctx, pet.error);
     sendJson(ctx, 200, serializePet(pet.value));
   },

@@ -2,7 +2,7 @@ import { sendDomainError } from '../failures.js';
 import type { Operation } from '../operation.js';
 import { listingQuery, nextPageLink } from '../listing.js';
 import { serializeOrders } from '../order-json.js';
-import { authenticatedCaller, sendJson } from '../request-context.js';
+import { authenticatedCaller, fromWire, sendJson } from '../request-context.js';
 import { OrderStatusSchema, OrdersSchema } from '../schemas.js';
 
 const PATH = '/store/orders';
@@ -21,7 +21,7 @@ export const listOrders = {
   },
   handler: async (ctx, { orders, basePath }) => {
     const { limit, status, cursor } = ctx.query;
-    const page = await orders.list(authenticatedCaller(ctx), { limit, status, cursor });
+    const page = await orders.list(authenticatedCaller(ctx), fromWire({ limit, status, cursor }));
     if (!page.ok) return sendDomainError(ctx, page.error);
     const next = page.value.next;
     sendJson(ctx, 200, serializeOrders(page.value.orders), next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);

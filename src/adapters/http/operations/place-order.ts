@@ -3,7 +3,7 @@ import { createIdempotently, type IdempotentCreation } from '../idempotent-creat
 import { readJsonRequest } from '../json-request.js';
 import type { Operation, OperationServices } from '../operation.js';
 import { serializeOrder } from '../order-json.js';
-import { authenticatedCaller, sendJson, type RequestContext } from '../request-context.js';
+import { authenticatedCaller, fromWire, type RequestContext, sendJson } from '../request-context.js';
 import { NewOrderSchema, OrderSchema } from '../schemas.js';
 import { getOrder } from './get-order.js';
 
@@ -12,7 +12,7 @@ const ITEM_PATH = getOrder.path.slice(0, getOrder.path.indexOf('{'));
 
 const creation = (services: OperationServices, ctx: RequestContext): IdempotentCreation<Order> => ({
   operationId: 'placeOrder',
-  create: (input, claim) => services.orders.place(authenticatedCaller(ctx), input, claim),
+  create: (input, claim) => services.orders.place(authenticatedCaller(ctx), fromWire(input), claim),
   replayOf: (result) => (result.kind === 'order' ? result.order : undefined),
   send: (answered, order, extra) =>
     sendJson(answered, 201, serializeOrder(order), ['location', services.basePath + ITEM_PATH + order.id, ...(extra ?? [])]),

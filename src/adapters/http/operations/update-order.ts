@@ -2,7 +2,7 @@ import { sendDomainError } from '../failures.js';
 import { readJsonRequest } from '../json-request.js';
 import type { Operation } from '../operation.js';
 import { serializeOrder } from '../order-json.js';
-import { authenticatedCaller, sendError, sendJson } from '../request-context.js';
+import { authenticatedCaller, fromWire, sendError, sendJson } from '../request-context.js';
 import { OrderSchema, OrderUpdateSchema } from '../schemas.js';
 import { orderIdParameter } from './get-order.js';
 
@@ -28,7 +28,7 @@ export const updateOrder = {
     if (caller.role !== 'staff') return sendError(ctx, 'forbidden', 'Only staff keys may change an order.');
     const body = await readJsonRequest(ctx);
     if (body === undefined) return;
-    const order = await orders.update(caller, ctx.params['orderId'], body.value);
+    const order = await orders.update(caller, fromWire(ctx.params['orderId']), fromWire(body.value));
     if (!order.ok) return sendDomainError(ctx, order.error);
     sendJson(ctx, 200, serializeOrder(order.value));
   },
