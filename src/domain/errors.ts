@@ -25,7 +25,8 @@ export const refused = (code: Exclude<DomainErrorCode, 'invalid_request' | 'not_
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
   readonly code = 'service_unavailable';
-  constructor(store: string, options?: { cause?: unknown }) {
+  /** The store as named in the message, e.g. `Redis`. */
+  constructor(readonly store: string, options?: { cause?: unknown }) {
     super(`${store} is unavailable`, options);
   }
 }

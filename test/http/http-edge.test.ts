@@ -356,7 +356,7 @@ describe('HTTP edge', () => {
   describe('rule 2: HEAD works wherever GET does: same status and headers, Content-Length included, no body', () => {
     // Fields that legitimately differ between two consecutive requests: the clock and the quota
     // spent; and the connection's management, as fetch closes the connection of every HEAD.
-    const VOLATILE = new Set(['date', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'connection', 'keep-alive']);
+    const VOLATILE = new Set(['date', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'connection', 'keep-alive', 'x-request-id']);
     const stable = (fields: Iterable<readonly [string, string]>): Record<string, string> =>
       Object.fromEntries([...fields].filter(([name]) => !VOLATILE.has(name)));
 

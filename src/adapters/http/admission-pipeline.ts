@@ -7,7 +7,8 @@ import type { Cors } from './cors.js';
 import { answerFailure, type LogError } from './failures.js';
 import type { OperationServices } from './operation.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
-import { createRequestContext, sendError, type RequestContext } from './request-context.js';
+import { createRequestContext, sendError, type RequestContext, type RequestTrace } from './request-context.js';
+import { requestIdOf, type OnRequestFinished } from './request-id.js';
 import { credentialHeadersProblem } from './request-headers.js';
 import { requestTarget } from './request-target.js';
 
@@ -19,6 +20,8 @@ export interface PipelineOptions {
   /** Absent: CORS is off. */
   readonly cors: Cors | undefined;
   readonly logError: LogError;
+  /** Told of every request once its connection is done with it; absent: nothing is traced. */
+  readonly onFinished?: OnRequestFinished | undefined;
 }
 
 export interface PipelineDependencies {
@@ -34,9 +37,15 @@ export interface PipelineDependencies {
  */
 export function createAdmissionPipeline(deps: PipelineDependencies, options: PipelineOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { router, admission, services } = deps;
-  const { cors, logError } = options;
+  const { cors, logError, onFinished } = options;
 
   const answer = (ctx: RequestContext, match: RouteMatch | null, headerProblem: string | undefined, admitted: Admission): void => {
+    const trace = ctx.trace;
+    if (trace !== undefined) {
+      trace.keyDigest = admitted.caller?.id;
+      trace.plan = admitted.plan?.name;
+      trace.verdict = admitted.decision.verdict;
+    }
     writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
     if (match?.kind === 'route') for (const header of match.route.headers) ctx.headers.push(header);
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
@@ -68,20 +77,46 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
   };
 
   /** A CORS preflight: answered before admission, counted nowhere (it carries no credentials and touches no store). */
-  const answeredPreflight = (req: IncomingMessage, res: ServerResponse, match: RouteMatch | null): boolean => {
+  const answeredPreflight = (req: IncomingMessage, res: ServerResponse, match: RouteMatch | null, requestId: string): boolean => {
     if (cors === undefined || match !== null || req.method !== 'OPTIONS') return false;
     const headers = cors.preflight(req, router.allowedMethods(requestTarget(req)));
     if (headers === undefined) return false;
-    res.writeHead(204, headers as (string | number)[]);
+    res.writeHead(204, [...headers, 'x-request-id', requestId] as (string | number)[]);
     res.end();
     return true;
   };
 
+  /** Attached per request only when the hook is set: without it the hot path allocates nothing more. */
+  const traceRequest = (ctx: RequestContext, report: OnRequestFinished): void => {
+    const trace: RequestTrace = { startedAt: performance.now(), route: null, keyDigest: undefined, plan: undefined, verdict: undefined, storeUnavailable: undefined };
+    ctx.trace = trace;
+    const { req, res } = ctx;
+    res.once('close', () => {
+      report({
+        requestId: ctx.requestId,
+        method: req.method ?? 'GET',
+        route: trace.route,
+        status: res.statusCode,
+        durationMs: performance.now() - trace.startedAt,
+        completed: res.writableFinished,
+        key: trace.keyDigest === undefined ? 'anonymous' : trace.keyDigest.slice(0, 8),
+        plan: trace.plan ?? 'anonymous',
+        verdict: trace.verdict ?? null,
+        storeUnavailable: trace.storeUnavailable ?? null,
+      });
+    });
+  };
+
   return (req, res) => {
     const ctx = createRequestContext(req, res);
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    ctx.requestId = requestId;
+    ctx.headers.push('x-request-id', requestId);
+    if (onFinished !== undefined) traceRequest(ctx, onFinished);
     try {
       const match = router.find(req.method ?? 'GET', requestTarget(req));
-      if (answeredPreflight(req, res, match)) return;
+      if (ctx.trace !== undefined && match?.kind === 'route') ctx.trace.route = match.route.operation.path;
+      if (answeredPreflight(req, res, match, requestId)) return;
       const headerProblem = credentialHeadersProblem(req);
       const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;
       const admitted = admission.admit(token === undefined ? undefined : digestApiKey(token), options.clientAddress(req));

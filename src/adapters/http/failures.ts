@@ -3,7 +3,8 @@ import { sendError, type RequestContext } from './request-context.js';
 
 const RETRY_SOON = ['retry-after', '1'];
 
-export type LogError = (message: string, error: unknown) => void;
+/** `requestId`: the X-Request-Id of the request that failed, when there is one. */
+export type LogError = (message: string, error: unknown, requestId?: string) => void;
 
 /** A refusal the domain decided: its code is an API error code, its message names the field. */
 export const sendDomainError = (ctx: RequestContext, error: DomainError): void => sendError(ctx, error.code, error.message);
@@ -17,7 +18,10 @@ export const answerFailure = (ctx: RequestContext, error: unknown, logError: Log
     ctx.res.destroy();
     return;
   }
-  if (error instanceof StoreUnavailableError) return sendError(ctx, 'service_unavailable', undefined, RETRY_SOON);
-  logError('request failed', error);
+  if (error instanceof StoreUnavailableError) {
+    if (ctx.trace !== undefined) ctx.trace.storeUnavailable = error.store;
+    return sendError(ctx, 'service_unavailable', undefined, RETRY_SOON);
+  }
+  logError('request failed', error, ctx.requestId === '' ? undefined : ctx.requestId);
   sendError(ctx, 'internal_error');
 };

@@ -17,6 +17,23 @@ export interface RequestContext {
   query: Readonly<Record<string, unknown>>;
   /** Set once the request body has been read to its end. */
   bodyRead: boolean;
+  /** The request's X-Request-Id (the caller's, or generated); empty until the pipeline sets it. */
+  requestId: string;
+  /** What the request-finished hook reports; undefined unless the hook is set. */
+  trace: RequestTrace | undefined;
+}
+
+/** Filled in along the pipeline for the request-finished hook. */
+export interface RequestTrace {
+  readonly startedAt: number;
+  /** The operation's path template; null when no route matched (404, 405, a malformed URL). */
+  route: string | null;
+  /** The caller's key digest, undefined without a valid key. */
+  keyDigest: string | undefined;
+  plan: string | undefined;
+  verdict: string | undefined;
+  /** The store named by a StoreUnavailableError this request was answered 503 for. */
+  storeUnavailable: string | undefined;
 }
 
 const NO_VALUES: Readonly<Record<string, never>> = Object.freeze({});
@@ -29,6 +46,8 @@ export const createRequestContext = (req: IncomingMessage, res: ServerResponse):
   params: NO_VALUES,
   query: NO_VALUES,
   bodyRead: false,
+  requestId: '',
+  trace: undefined,
 });
 
 /** The caller of an operation that requires a key: the pipeline refuses the request before the handler without one. */

@@ -11,6 +11,7 @@ import { createCors, type CorsOrigins } from './cors.js';
 import type { LogError } from './failures.js';
 import { buildOpenApiDocument, SAME_ORIGIN, type ServerOrigin } from './openapi-document.js';
 import type { Operation } from './operation.js';
+import type { OnRequestFinished } from './request-id.js';
 import { PET_STORE_OPERATIONS } from './operations/index.js';
 
 export interface RequestHandlerDependencies {
@@ -43,6 +44,12 @@ export interface RequestHandlerOptions {
   readonly corsOrigins?: CorsOrigins | undefined;
   /** Unexpected failures: logged here, answered 500 without internals. Default: console.error. */
   readonly logError?: LogError;
+  /**
+   * Told of each request when its connection is done with it (request id, route template,
+   * status, duration, key digest prefix, plan, quota verdict): for access logs and metrics.
+   * Default: none, and nothing is traced.
+   */
+  readonly onFinished?: OnRequestFinished | undefined;
   /** The operations served; the pet store's own by default. */
   readonly operations?: readonly Operation[];
 }
@@ -53,7 +60,8 @@ export type PetStoreRequestHandler = (req: IncomingMessage, res: ServerResponse)
 /** The documented default of `Deprecation` (README, PETSTORE_DEPRECATION_DATE). */
 export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 
-const logToConsole: LogError = (message, error) => console.error(message, error);
+const logToConsole: LogError = (message, error, requestId) =>
+  requestId === undefined ? console.error(message, error) : console.error(`${message} (request ${requestId})`, error);
 
 /**
  * The API as one `(req, res)` listener: routing, authentication, quotas and the operations.
@@ -78,6 +86,7 @@ export function createRequestHandler(deps: RequestHandlerDependencies, options: 
       clientAddress: clientAddressResolver(options.trustProxy ?? { kind: 'none' }),
       cors: options.corsOrigins === undefined ? undefined : createCors(options.corsOrigins),
       logError: options.logError ?? logToConsole,
+      onFinished: options.onFinished,
     },
   );
 }

@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+
+/** 1 to 128 characters safe in a header and a log line; anything else is replaced, never echoed. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
+
+/** The caller's X-Request-Id when it is one value of safe characters, else a new UUID. */
+export const requestIdOf = (header: string | string[] | undefined): string =>
+  typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : randomUUID();
+
+/** What the request-finished hook is told of each request the pipeline answered (or lost to a closed connection). */
+export interface RequestFinishedEvent {
+  readonly requestId: string;
+  readonly method: string;
+  /** The operation's path template (`/pets/{petId}`); null when no route matched (404, 405, a malformed URL). */
+  readonly route: string | null;
+  /** The status sent; for a connection closed before the answer was finished, whatever had been set. */
+  readonly status: number;
+  readonly durationMs: number;
+  /** False when the connection closed before the answer was completely sent. */
+  readonly completed: boolean;
+  /** First 8 hex digits of the key's SHA-256 digest, or `anonymous` without a valid key. Never the key. */
+  readonly key: string;
+  /** The caller's plan, or `anonymous`. */
+  readonly plan: string;
+  /** The quota verdict, or null when no quota decision was made (preflight, a store failure). */
+  readonly verdict: string | null;
+  /** The store a 503 `service_unavailable` was answered for (as its error names it), else null. */
+  readonly storeUnavailable: string | null;
+}
+
+export type OnRequestFinished = (event: RequestFinishedEvent) => void;

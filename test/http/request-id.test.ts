@@ -1,0 +1,122 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestApiKey } from '../../src/adapters/api-key-digest.js';
+import { createHttpServer, type PetStoreHttpServer } from '../../src/adapters/http/http-server.js';
+import type { RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
+import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
+import { SystemClock } from '../../src/adapters/system/system-clock.js';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
+import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
+import type { PetRepository } from '../../src/ports/pet-repository.js';
+import { memoryServices } from '../support/memory-services.js';
+
+const KEY = 'request-id-key-1';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+async function start(options: { onFinished?: (event: RequestFinishedEvent) => void; pets?: PetRepository } = {}): Promise<{ server: PetStoreHttpServer; base: string }> {
+  const keys = new MemoryApiKeyRegistry();
+  await keys.register(digestApiKey(KEY), { plan: STANDARD_PLANS.free, role: 'customer' });
+  const admission = new RequestAdmission(keys, new MemoryQuotaStore(new SystemClock()), {
+    anonymousPolicy: { rules: [{ name: 'minute', limit: 1_000, windowMs: 60_000 }] },
+    ban: { strikes: 1_000, strikeWindowMs: 60_000, banMs: 60_000 },
+  });
+  const server = createHttpServer(
+    { ...memoryServices(options.pets === undefined ? {} : { pets: options.pets }), admission },
+    { headersTimeoutMs: 5_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 1_000, logError: () => {}, ...(options.onFinished ? { onFinished: options.onFinished } : {}) },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
+}
+
+const close = (server: PetStoreHttpServer): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
+
+describe('X-Request-Id', () => {
+  let plain: { server: PetStoreHttpServer; base: string };
+  beforeAll(async () => {
+    plain = await start();
+  });
+  afterAll(() => close(plain.server));
+
+  it('echoes a caller id of 1 to 128 safe characters on every answer, refusals included', async () => {
+    for (const id of ['a', 'req-1._~:/+=', 'x'.repeat(128)]) {
+      for (const [path, key] of [['/pets', KEY], ['/pets', undefined], ['/nowhere', KEY]] as const) {
+        const response = await fetch(`${plain.base}${path}`, {
+          headers: { 'x-request-id': id, ...(key === undefined ? {} : { authorization: `Bearer ${key}` }) },
+        });
+        await response.arrayBuffer();
+        expect(response.headers.get('x-request-id')).toBe(id);
+      }
+    }
+  });
+
+  it('generates a UUID when the caller sent none, or one that is too long or unsafe', async () => {
+    const seen = new Set<string>();
+    for (const id of [undefined, '', 'x'.repeat(129), 'has space', 'quote"', 'é']) {
+      const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
+      if (id !== undefined) headers['x-request-id'] = id;
+      const response = await fetch(`${plain.base}/pets`, { headers });
+      await response.arrayBuffer();
+      const answered = response.headers.get('x-request-id') ?? '';
+      expect(answered).toMatch(UUID);
+      seen.add(answered);
+    }
+    expect(seen.size).toBe(6);
+  });
+});
+
+describe('the request-finished hook', () => {
+  const events: RequestFinishedEvent[] = [];
+  let traced: { server: PetStoreHttpServer; base: string };
+  beforeAll(async () => {
+    traced = await start({ onFinished: (event) => events.push(event) });
+  });
+  afterAll(() => close(traced.server));
+
+  const until = async (count: number): Promise<void> => {
+    for (let i = 0; i < 100 && events.length < count; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
+  it('reports route template, status, key digest prefix, plan and verdict, never the key', async () => {
+    events.length = 0;
+    const auth = { authorization: `Bearer ${KEY}` };
+    await (await fetch(`${traced.base}/pets/7`, { headers: { ...auth, 'x-request-id': 'one' } })).arrayBuffer();
+    await (await fetch(`${traced.base}/pets`, { headers: { 'x-request-id': 'two' } })).arrayBuffer();
+    await (await fetch(`${traced.base}/nowhere`, { headers: { ...auth, 'x-request-id': 'three' } })).arrayBuffer();
+    await until(3);
+    const byId = new Map(events.map((event) => [event.requestId, event]));
+    expect(byId.get('one')).toMatchObject({
+      method: 'GET',
+      route: '/pets/{petId}',
+      status: 404,
+      completed: true,
+      key: digestApiKey(KEY).slice(0, 8),
+      plan: 'free',
+      verdict: 'admitted',
+      storeUnavailable: null,
+    });
+    expect(byId.get('two')).toMatchObject({ route: '/pets', status: 401, key: 'anonymous', plan: 'anonymous', verdict: 'admitted' });
+    expect(byId.get('three')).toMatchObject({ route: null, status: 404 });
+    for (const event of events) expect(event.durationMs).toBeGreaterThanOrEqual(0);
+    expect(JSON.stringify(events)).not.toContain(KEY);
+  });
+
+  it('names the store of a 503', async () => {
+    const down = (): never => {
+      throw new StoreUnavailableError('Redis');
+    };
+    const failing = new Proxy({} as PetRepository, { get: () => down });
+    const seen: RequestFinishedEvent[] = [];
+    const { server, base } = await start({ pets: failing, onFinished: (event) => seen.push(event) });
+    try {
+      const response = await fetch(`${base}/pets`, { headers: { authorization: `Bearer ${KEY}` } });
+      await response.arrayBuffer();
+      expect(response.status).toBe(503);
+      for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(seen[0]).toMatchObject({ status: 503, route: '/pets', storeUnavailable: 'Redis' });
+    } finally {
+      await close(server);
+    }
+  });
+});
