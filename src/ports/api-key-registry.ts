@@ -5,13 +5,51 @@ import type { Plan } from '../domain/quota/plan.js';
 export interface ApiKeyGrant {
   readonly plan: Plan;
   readonly role: Role;
+  /**
+   * Epoch milliseconds from which the key is refused; absent: never. Whoever holds a grant
+   * (a cache too) checks it against its clock at each lookup, so an expired key is refused at
+   * once, however long its grant was cached.
+   */
+  readonly expiresAt?: number;
 }
 
 /**
  * API keys are known only by their SHA-256 digest (lowercase hex): no raw key is ever stored.
  * In-memory registries may answer synchronously: the lookup is on every request's path.
+ * A registry answers no grant for an expired key.
  */
 export interface ApiKeyRegistry {
   grantOf(keyDigest: string): ApiKeyGrant | undefined | Promise<ApiKeyGrant | undefined>;
   register(keyDigest: string, grant: ApiKeyGrant): Promise<void>;
 }
+
+/** A key created by an operator (`petstore keys create`): everything about it but the key itself. */
+export interface ManagedApiKey {
+  /** Public, to list and revoke the key by: never the key nor its digest. */
+  readonly id: string;
+  readonly label: string;
+  readonly plan: Plan;
+  readonly role: Role;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  readonly expiresAt?: number;
+  readonly revokedAt?: number;
+}
+
+export type RevokeOutcome = 'revoked' | 'already_revoked' | 'not_found';
+
+/**
+ * Managing keys by id, beside the lookup by digest: implemented by the registries whose keys
+ * outlive a process (and by the memory registry, for tests). A revoked key has no grant.
+ */
+export interface KeyAdmin {
+  /** Stores a new key under its digest; `key.revokedAt` must be absent. */
+  createKey(keyDigest: string, key: ManagedApiKey): Promise<void>;
+  /** Every managed key, revoked and expired ones too, oldest first. */
+  listKeys(): Promise<readonly ManagedApiKey[]>;
+  revokeKey(id: string, at: number): Promise<RevokeOutcome>;
+}
+
+/** Whether a grant's key has expired at `now`. */
+export const isExpired = (grant: { readonly expiresAt?: number }, now: number): boolean =>
+  grant.expiresAt !== undefined && grant.expiresAt <= now;

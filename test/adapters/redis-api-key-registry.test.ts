@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RedisApiKeyRegistry } from '../../src/adapters/redis/redis-api-key-registry.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
-import { describeApiKeyRegistryContract } from '../contracts/api-key-registry-contract.js';
+import { describeApiKeyRegistryContract, describeKeyAdminContract } from '../contracts/api-key-registry-contract.js';
 import { deleteKeysUnder } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 
@@ -15,6 +15,11 @@ describeApiKeyRegistryContract(
   },
   { numRuns: 200 },
 );
+
+describeKeyAdminContract('RedisApiKeyRegistry', async (clock) => {
+  const prefix = shared.freshPrefix();
+  return { registry: new RedisApiKeyRegistry(shared.redis, prefix, clock), cleanup: () => deleteKeysUnder(shared.redis, prefix) };
+});
 
 describe('RedisApiKeyRegistry', () => {
   it('keeps the grants in one hash under its prefix, keyed by digest: no raw key stored', async () => {
@@ -46,6 +51,37 @@ describe('RedisApiKeyRegistry', () => {
     const rules = STANDARD_PLANS.pro.rules.map(({ name, limit, windowMs }) => ({ name, limit, windowMs }));
     await shared.redis.hset(`${prefix}api-keys`, 'ef'.repeat(32), JSON.stringify({ name: 'pro', rules, role: 'admin' }));
     await expect(new RedisApiKeyRegistry(shared.redis, prefix).grantOf('ef'.repeat(32))).rejects.toThrow('Malformed API key record');
+  });
+
+  it('keeps a created key in the same hash: its grant under its digest, its record under id:<id>; revoking deletes the grant', async () => {
+    const prefix = shared.freshPrefix();
+    const registry = new RedisApiKeyRegistry(shared.redis, prefix);
+    const digest = '12'.repeat(32);
+    const createdAt = Date.UTC(2026, 10, 23);
+    await registry.createKey(digest, { id: 'key_1', label: 'ci', plan: STANDARD_PLANS.pro, role: 'staff', createdAt, expiresAt: createdAt + 9e12 });
+    expect((await shared.redis.hkeys(`${prefix}api-keys`)).sort()).toEqual([digest, 'id:key_1']);
+    // The grant as the previous release reads it ({name, rules, role}): it honours the key too.
+    expect(JSON.parse((await shared.redis.hget(`${prefix}api-keys`, digest)) ?? '')).toMatchObject({ name: 'pro', role: 'staff', rules: expect.any(Array) });
+    expect(await registry.revokeKey('key_1', createdAt + 1)).toBe('revoked');
+    expect(await shared.redis.hkeys(`${prefix}api-keys`)).toEqual(['id:key_1']);
+    expect(JSON.parse((await shared.redis.hget(`${prefix}api-keys`, 'id:key_1')) ?? '')).toMatchObject({ digest, label: 'ci', createdAt, revokedAt: createdAt + 1 });
+  });
+
+  it('reads records written by the previous release beside created keys, and does not list them', async () => {
+    const prefix = shared.freshPrefix();
+    const rules = STANDARD_PLANS.business.rules.map(({ name, limit, windowMs }) => ({ name, limit, windowMs }));
+    await shared.redis.hset(`${prefix}api-keys`, 'aa'.repeat(32), JSON.stringify({ name: 'business', rules, role: 'staff' }));
+    const registry = new RedisApiKeyRegistry(shared.redis, prefix);
+    await registry.createKey('bb'.repeat(32), { id: 'key_2', label: '', plan: STANDARD_PLANS.free, role: 'customer', createdAt: 1 });
+    expect(await registry.grantOf('aa'.repeat(32))).toEqual({ plan: STANDARD_PLANS.business, role: 'staff' });
+    expect((await registry.listKeys()).map((key) => key.id)).toEqual(['key_2']);
+  });
+
+  it('never answers a grant for an id field looked up as a digest', async () => {
+    const prefix = shared.freshPrefix();
+    const registry = new RedisApiKeyRegistry(shared.redis, prefix);
+    await registry.createKey('cc'.repeat(32), { id: 'key_3', label: '', plan: STANDARD_PLANS.free, role: 'customer', createdAt: 1 });
+    expect(await registry.grantOf('id:key_3')).toBeUndefined();
   });
 
   it('refuses a key prefix with braces', () => {

@@ -60,4 +60,31 @@ describe('CachedApiKeyRegistry', () => {
     await cached.grantOf('a');
     expect(backing.lookups, 'a was the oldest and was dropped').toBe(5);
   });
+
+  it('refuses a cached key from its expiry on, though its answer is still cached', async () => {
+    const clock = new ManualClock(1_000);
+    const backing = new CountingRegistry(new MemoryApiKeyRegistry(clock));
+    await backing.register('expiring', { ...pro, expiresAt: 3_000 });
+    const cached = new CachedApiKeyRegistry(backing, clock, 5_000, 100);
+    expect(await cached.grantOf('expiring')).toEqual({ ...pro, expiresAt: 3_000 });
+    clock.set(2_999);
+    expect(cached.grantOf('expiring')).toEqual({ ...pro, expiresAt: 3_000 });
+    clock.set(3_000);
+    expect(cached.grantOf('expiring')).toBeUndefined();
+    expect(backing.lookups, 'decided from the cached answer and the clock').toBe(1);
+  });
+
+  it('refuses a key revoked in the shared store once its cached answer is ttlMs old, never later', async () => {
+    const clock = new ManualClock(0);
+    const store = new MemoryApiKeyRegistry(clock);
+    await store.createKey('digest', { id: 'key_1', label: '', plan: STANDARD_PLANS.pro, role: 'customer', createdAt: 0 });
+    const cached = new CachedApiKeyRegistry(store, clock, 5_000, 100);
+    expect(await cached.grantOf('digest')).toEqual(pro);
+    clock.set(1_000);
+    await store.revokeKey('key_1', clock.now());
+    clock.set(4_999);
+    expect(await cached.grantOf('digest'), 'another instance may still serve it from its cache').toEqual(pro);
+    clock.set(5_000);
+    expect(await cached.grantOf('digest')).toBeUndefined();
+  });
 });

@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../src/domain/access/caller.js';
 import { enterprisePlan, STANDARD_PLANS, type Plan } from '../../src/domain/quota/plan.js';
-import type { ApiKeyGrant, ApiKeyRegistry } from '../../src/ports/api-key-registry.js';
+import type { ApiKeyGrant, ApiKeyRegistry, KeyAdmin, ManagedApiKey } from '../../src/ports/api-key-registry.js';
+import type { Clock } from '../../src/ports/clock.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 export interface ApiKeyRegistryFixture {
   readonly registry: ApiKeyRegistry;
@@ -142,6 +144,109 @@ export const describeApiKeyRegistryContract = (
         }),
         { numRuns: options.numRuns ?? 100 },
       );
+    });
+  });
+};
+
+export interface KeyAdminFixture {
+  readonly registry: ApiKeyRegistry & KeyAdmin;
+  cleanup(): Promise<void>;
+}
+
+const managed = (id: string, createdAt: number, overrides: Partial<ManagedApiKey> = {}): ManagedApiKey => ({
+  id,
+  label: `label of ${id}`,
+  plan: STANDARD_PLANS.pro,
+  role: 'customer',
+  createdAt,
+  ...overrides,
+});
+
+/**
+ * The behaviour of registries that also manage keys by id (`petstore keys`). `create` must give
+ * a fresh, empty registry whose expiry decisions follow `clock`.
+ */
+export const describeKeyAdminContract = (adapterName: string, create: (clock: Clock) => Promise<KeyAdminFixture>): void => {
+  describe(`${adapterName} fulfils the KeyAdmin contract`, () => {
+    let fixture: KeyAdminFixture;
+    let registry: ApiKeyRegistry & KeyAdmin;
+    let clock: ManualClock;
+    const T0 = Date.UTC(2026, 10, 23);
+
+    beforeEach(async () => {
+      clock = new ManualClock(T0);
+      fixture = await create(clock);
+      registry = fixture.registry;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    it('a created key answers its grant by digest and is listed with its id, label, plan, role and dates, never a digest', async () => {
+      const key = managed('key_a', T0, { plan: enterprisePlan(100, 5_000), role: 'staff', label: 'ci deploys', expiresAt: T0 + 60_000 });
+      await registry.createKey(digestOf('secret-a'), key);
+      expect(await registry.grantOf(digestOf('secret-a'))).toEqual({ plan: enterprisePlan(100, 5_000), role: 'staff', expiresAt: T0 + 60_000 });
+      const listed = await registry.listKeys();
+      expect(listed).toEqual([key]);
+      expect(JSON.stringify(listed)).not.toContain(digestOf('secret-a'));
+    });
+
+    it('an expiring key has its grant until its expiry and none from then on, and is still listed', async () => {
+      await registry.createKey(digestOf('short'), managed('key_short', T0, { expiresAt: T0 + 2_000 }));
+      await registry.createKey(digestOf('forever'), managed('key_forever', T0 + 1));
+      clock.set(T0 + 1_999);
+      expect(await registry.grantOf(digestOf('short'))).toMatchObject({ plan: STANDARD_PLANS.pro });
+      clock.set(T0 + 2_000);
+      expect(await registry.grantOf(digestOf('short'))).toBeUndefined();
+      expect(await registry.grantOf(digestOf('forever'))).toEqual(customer(STANDARD_PLANS.pro));
+      expect((await registry.listKeys()).map((key) => key.id)).toEqual(['key_short', 'key_forever']);
+    });
+
+    it('a grant registered with an expiry is refused from then on', async () => {
+      await registry.register(digestOf('k'), { ...customer(STANDARD_PLANS.free), expiresAt: T0 + 10 });
+      expect(await registry.grantOf(digestOf('k'))).toEqual({ ...customer(STANDARD_PLANS.free), expiresAt: T0 + 10 });
+      clock.advance(10);
+      expect(await registry.grantOf(digestOf('k'))).toBeUndefined();
+    });
+
+    it('a revoked key has no grant at once, is listed with its revocation time, and other keys are untouched', async () => {
+      await registry.createKey(digestOf('a'), managed('key_a', T0));
+      await registry.createKey(digestOf('b'), managed('key_b', T0 + 1));
+      expect(await registry.revokeKey('key_a', T0 + 5)).toBe('revoked');
+      expect(await registry.grantOf(digestOf('a'))).toBeUndefined();
+      expect(await registry.grantOf(digestOf('b'))).toEqual(customer(STANDARD_PLANS.pro));
+      expect(await registry.listKeys()).toEqual([managed('key_a', T0, { revokedAt: T0 + 5 }), managed('key_b', T0 + 1)]);
+    });
+
+    it('revoking twice says so and keeps the first time; an unknown id is not found', async () => {
+      await registry.createKey(digestOf('a'), managed('key_a', T0));
+      expect(await registry.revokeKey('key_a', T0 + 5)).toBe('revoked');
+      expect(await registry.revokeKey('key_a', T0 + 9)).toBe('already_revoked');
+      expect(await registry.revokeKey('key_unknown', T0 + 9)).toBe('not_found');
+      expect((await registry.listKeys())[0]?.revokedAt).toBe(T0 + 5);
+    });
+
+    it('of concurrent revocations of one key exactly one revokes it', async () => {
+      await registry.createKey(digestOf('a'), managed('key_a', T0));
+      const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => registry.revokeKey('key_a', T0 + i)));
+      expect(outcomes.filter((outcome) => outcome === 'revoked')).toHaveLength(1);
+      expect(outcomes.filter((outcome) => outcome === 'already_revoked')).toHaveLength(9);
+    });
+
+    it('lists every managed key oldest first, and only those: keys registered by digest alone are not listed', async () => {
+      await registry.register(digestOf('registered'), customer(STANDARD_PLANS.free));
+      for (const [index, id] of ['key_3', 'key_1', 'key_2'].entries()) await registry.createKey(digestOf(id), managed(id, T0 + [3, 1, 2][index]!));
+      expect((await registry.listKeys()).map((key) => key.id)).toEqual(['key_1', 'key_2', 'key_3']);
+      expect(await registry.grantOf(digestOf('registered'))).toEqual(customer(STANDARD_PLANS.free));
+    });
+
+    it('refuses a second key under a taken id or digest, and the first keeps working', async () => {
+      await registry.createKey(digestOf('a'), managed('key_a', T0));
+      await expect(registry.createKey(digestOf('other'), managed('key_a', T0 + 1, { plan: STANDARD_PLANS.free }))).rejects.toThrow();
+      await expect(registry.createKey(digestOf('a'), managed('key_other', T0 + 1))).rejects.toThrow();
+      expect(await registry.grantOf(digestOf('a'))).toEqual(customer(STANDARD_PLANS.pro));
+      expect(await registry.grantOf(digestOf('other'))).toBeUndefined();
+      expect((await registry.listKeys()).map((key) => key.id)).toEqual(['key_a']);
     });
   });
 };

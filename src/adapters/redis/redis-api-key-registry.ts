@@ -1,40 +1,118 @@
 import type { Redis } from 'ioredis';
 import { ROLES, type Role } from '../../domain/access/caller.js';
-import { PLAN_NAMES, type PlanName } from '../../domain/quota/plan.js';
+import { PLAN_NAMES, type Plan, type PlanName } from '../../domain/quota/plan.js';
 import type { QuotaRule } from '../../domain/quota/quota-rule.js';
-import type { ApiKeyGrant, ApiKeyRegistry } from '../../ports/api-key-registry.js';
+import {
+  isExpired,
+  type ApiKeyGrant,
+  type ApiKeyRegistry,
+  type KeyAdmin,
+  type ManagedApiKey,
+  type RevokeOutcome,
+} from '../../ports/api-key-registry.js';
+import type { Clock } from '../../ports/clock.js';
+import { CREATE_API_KEY_LUA, REVOKE_API_KEY_LUA } from './api-key-scripts.lua.js';
 import { fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
 
+interface ApiKeyScripts {
+  petstoreCreateApiKey(key: string, field: string, record: string, digest: string, grant: string): Promise<number>;
+  petstoreRevokeApiKey(key: string, field: string, read: string, revoked: string, digest: string): Promise<number>;
+}
+
+const SYSTEM_TIME: Clock = { now: () => Date.now() };
+const ID_FIELD = 'id:';
+
 /**
- * Key digests to grants, as JSON in one hash: one HGET per lookup. A record is the plan's
- * fields with the role beside them, `{name, rules, role}`; records written before keys had
- * roles lack `role` and are customers.
+ * Every key in one hash, `<prefix>api-keys`, so each change is a one-key command or script
+ * (one Cluster slot whatever the prefix) and a lookup stays one HGET:
+ *
+ * - field `<digest>` (64 hex digits): the grant, `{name, rules, role}` (the plan's fields and
+ *   the role), with `expiresAt` (epoch ms) when the key expires. Records written before keys
+ *   had roles lack `role` and are customers; records written by `register` have no expiry.
+ * - field `id:<id>`, for keys created through KeyAdmin: `{digest, label, name, rules, role,
+ *   createdAt, expiresAt?, revokedAt?}`, what `listKeys` shows.
+ *
+ * Revoking writes `revokedAt` and deletes the digest's field in one script: a revoked key has
+ * no grant at all, so even an instance running an older release, which knows nothing of
+ * revocation, refuses it. Expiry is checked against `clock` at each lookup.
  */
-export class RedisApiKeyRegistry implements ApiKeyRegistry {
+export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   private readonly key: string;
+  private readonly redis: Redis & ApiKeyScripts;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     prefix: string,
+    private readonly clock: Clock = SYSTEM_TIME,
   ) {
     this.key = `${assertValidKeyPrefix(prefix)}api-keys`;
+    redis.defineCommand('petstoreCreateApiKey', { numberOfKeys: 1, lua: CREATE_API_KEY_LUA });
+    redis.defineCommand('petstoreRevokeApiKey', { numberOfKeys: 1, lua: REVOKE_API_KEY_LUA });
+    this.redis = redis as Redis & ApiKeyScripts;
   }
 
   async grantOf(keyDigest: string): Promise<ApiKeyGrant | undefined> {
+    if (keyDigest.startsWith(ID_FIELD)) return undefined;
     const record = await fromRedis(this.redis, () => this.redis.hget(this.key, keyDigest));
-    return record === null ? undefined : grantOf(record);
+    if (record === null) return undefined;
+    const grant = grantOf(record);
+    return isExpired(grant, this.clock.now()) ? undefined : grant;
   }
 
-  async register(keyDigest: string, { plan, role }: ApiKeyGrant): Promise<void> {
-    const rules = plan.rules.map(({ name, limit, windowMs }) => ({ name, limit, windowMs }));
-    await fromRedis(this.redis, () => this.redis.hset(this.key, keyDigest, JSON.stringify({ name: plan.name, rules, role })));
+  async register(keyDigest: string, grant: ApiKeyGrant): Promise<void> {
+    await fromRedis(this.redis, () => this.redis.hset(this.key, keyDigest, grantRecord(grant)));
+  }
+
+  async createKey(keyDigest: string, key: ManagedApiKey): Promise<void> {
+    const { id, label, plan, role, createdAt, expiresAt } = key;
+    const expiry = expiresAt === undefined ? {} : { expiresAt };
+    const managed = JSON.stringify({ digest: keyDigest, label, ...planFields(plan), role, createdAt, ...expiry });
+    const grant = grantRecord({ plan, role, ...expiry });
+    // Ids and keys are random, but two keys under one id, or one key under two, must never be.
+    const created = await fromRedis(this.redis, () =>
+      this.redis.petstoreCreateApiKey(this.key, `${ID_FIELD}${id}`, managed, keyDigest, grant),
+    );
+    if (created !== 1) throw new Error(`An API key with id ${id}, or with its digest, exists already`);
+  }
+
+  async listKeys(): Promise<readonly ManagedApiKey[]> {
+    const fields = await fromRedis(this.redis, () => this.redis.hgetall(this.key));
+    const keys: ManagedApiKey[] = [];
+    for (const [field, record] of Object.entries(fields)) {
+      if (field.startsWith(ID_FIELD)) keys.push(managedKeyOf(field.slice(ID_FIELD.length), record).key);
+    }
+    return keys.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async revokeKey(id: string, at: number): Promise<RevokeOutcome> {
+    const field = `${ID_FIELD}${id}`;
+    // Compare and set: a record changed between the read and the script (a concurrent revoke) is read again.
+    for (;;) {
+      const read = await fromRedis(this.redis, () => this.redis.hget(this.key, field));
+      if (read === null) return 'not_found';
+      const { key, digest } = managedKeyOf(id, read);
+      if (key.revokedAt !== undefined) return 'already_revoked';
+      const revoked = JSON.stringify({ ...(JSON.parse(read) as object), revokedAt: at });
+      const done = await fromRedis(this.redis, () => this.redis.petstoreRevokeApiKey(this.key, field, read, revoked, digest));
+      if (done === 1) return 'revoked';
+    }
   }
 }
+
+const planFields = ({ name, rules }: Plan): { name: PlanName; rules: QuotaRule[] } => ({
+  name,
+  rules: rules.map(({ name: rule, limit, windowMs }) => ({ name: rule, limit, windowMs })),
+});
+
+const grantRecord = ({ plan, role, expiresAt }: ApiKeyGrant): string =>
+  JSON.stringify({ ...planFields(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }) });
 
 const isPlanName = (value: unknown): value is PlanName => PLAN_NAMES.some((name) => name === value);
 
 const isRole = (value: unknown): value is Role => ROLES.some((role) => role === value);
+
+const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
 
 const isRule = (value: unknown): value is QuotaRule =>
   typeof value === 'object' &&
@@ -46,16 +124,44 @@ const isRule = (value: unknown): value is QuotaRule =>
   'windowMs' in value &&
   typeof value.windowMs === 'number';
 
+const malformed = (): Error => new Error('Malformed API key record in Redis');
+
 /** Records are written only by this class; a malformed one means the keyspace was tampered with. */
 const grantOf = (record: string): ApiKeyGrant => {
   const fields: unknown = JSON.parse(record);
   if (typeof fields === 'object' && fields !== null && 'name' in fields && 'rules' in fields) {
     const { name, rules } = fields;
     const role = 'role' in fields ? fields.role : 'customer';
-    if (isPlanName(name) && Array.isArray(rules) && rules.every(isRule) && isRole(role)) {
+    const expiresAt = 'expiresAt' in fields ? fields.expiresAt : undefined;
+    if (isPlanName(name) && Array.isArray(rules) && rules.every(isRule) && isRole(role) && (expiresAt === undefined || isTime(expiresAt))) {
       const plan = Object.freeze({ name, rules: Object.freeze(rules.map((rule) => Object.freeze({ ...rule }))) });
-      return Object.freeze({ plan, role });
+      return Object.freeze({ plan, role, ...(expiresAt === undefined ? {} : { expiresAt }) });
     }
   }
-  throw new Error('Malformed API key record in Redis');
+  throw malformed();
+};
+
+const managedKeyOf = (id: string, record: string): { key: ManagedApiKey; digest: string } => {
+  const { plan, role } = grantOf(record);
+  const fields = JSON.parse(record) as Record<string, unknown>;
+  const { digest, label, createdAt, expiresAt, revokedAt } = fields;
+  if (
+    typeof digest !== 'string' ||
+    typeof label !== 'string' ||
+    !isTime(createdAt) ||
+    !(expiresAt === undefined || isTime(expiresAt)) ||
+    !(revokedAt === undefined || isTime(revokedAt))
+  ) {
+    throw malformed();
+  }
+  const key: ManagedApiKey = Object.freeze({
+    id,
+    label,
+    plan,
+    role,
+    createdAt,
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(revokedAt === undefined ? {} : { revokedAt }),
+  });
+  return { key, digest };
 };

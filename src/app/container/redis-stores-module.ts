@@ -51,7 +51,7 @@ export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModul
         async (redis: Redis, config: PetStoreConfig, clock: Clock) =>
           new LayeredApiKeyRegistry(
             await configuredKeys(config),
-            new CachedApiKeyRegistry(new RedisApiKeyRegistry(redis, config.redisPrefix), clock, KEY_CACHE_TTL_MS, KEY_CACHE_ENTRIES),
+            new CachedApiKeyRegistry(new RedisApiKeyRegistry(redis, config.redisPrefix, clock), clock, KEY_CACHE_TTL_MS, KEY_CACHE_ENTRIES),
           ),
         [REDIS, TOKENS.config, TOKENS.clock],
       )
