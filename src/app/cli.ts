@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
+import { runKeysCommand } from './keys-command.js';
 import { ConfigurationError, startPetStore, type RunningPetStore } from './start-pet-store.js';
 
 // Each flag mirrors an environment variable (README, "Configuration"); a flag wins over the variable.
@@ -20,6 +22,7 @@ const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|sta
                 [--store memory|redis] [--redis-url URL] [--redis-prefix P]
                 [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny]
                 [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
+       petstore keys create|list|revoke ...   (see petstore keys --help)
 Every flag can be given as its environment variable instead (see README).`;
 
 function environFromArgs(argv: readonly string[]): NodeJS.ProcessEnv {
@@ -58,10 +61,15 @@ function announce(store: RunningPetStore): void {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'keys') process.exit(await runKeysCommand(process.argv.slice(3), process.env));
   let store: RunningPetStore;
   try {
     store = await startPetStore(environFromArgs(process.argv.slice(2)));
   } catch (error) {
+    if (isArgumentError(error)) {
+      console.error(`petstore: ${error.message}\n${USAGE}`);
+      process.exit(USAGE_EXIT_CODE);
+    }
     const lines = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
     for (const line of lines) console.error(`petstore: ${line}`);
     process.exit(1);

@@ -76,4 +76,28 @@ describe('the standalone server (CLI)', () => {
     expect(await cli.exited()).toBe(0);
     await expect(fetch(`${url}/pets`)).rejects.toThrow();
   });
+  it('prints its usage on --help (exit 0), and on an unknown flag with the reason (exit 2), as petstore keys does', async () => {
+    const help = startCli({}, ['--help']);
+    expect(await help.exited()).toBe(0);
+    expect(help.output()).toMatch(/^Usage: petstore \[--port N\]/);
+    expect(help.output()).toContain('petstore keys create|list|revoke');
+
+    const unknown = startCli({}, ['--port', '0', '--colour', 'red']);
+    expect(await unknown.exited()).toBe(2);
+    expect(unknown.output()).toMatch(/^petstore: Unknown option '--colour'.*\nUsage: petstore \[--port N\]/s);
+
+    const keysHelp = startCli({}, ['keys', '--help']);
+    expect(await keysHelp.exited()).toBe(0);
+    expect(keysHelp.output()).toMatch(/^Usage: petstore keys create --plan/);
+
+    const keysUnknown = startCli({}, ['keys', 'list', '--colour', 'red']);
+    expect(await keysUnknown.exited()).toBe(2);
+    expect(keysUnknown.output()).toMatch(/^petstore keys: Unknown option '--colour'.*\nUsage: petstore keys create/s);
+  });
+
+  it('refuses petstore keys with the memory store, saying why, exit 1', async () => {
+    const cli = startCli({}, ['keys', 'list']);
+    expect(await cli.exited()).toBe(1);
+    expect(cli.output()).toMatch(/^petstore keys: the memory store lives inside each server process.*PETSTORE_STORE=redis/);
+  });
 });

@@ -1,0 +1,224 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
+import { enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import { KEYS_USAGE, parseDuration, parseKeysArgs, runKeysCommand, type KeysDependencies } from '../../src/app/keys-command.js';
+import type { PetStoreConfig } from '../../src/app/config.js';
+import { digestApiKey } from '../../src/adapters/api-key-digest.js';
+import { ManualClock } from '../support/manual-clock.js';
+
+const REDIS_ENV = { PETSTORE_STORE: 'redis' };
+
+describe('parseDuration', () => {
+  it('reads a whole number and a unit s, m, h or d', () => {
+    expect(parseDuration('90s')).toEqual({ ok: true, value: 90_000 });
+    expect(parseDuration('30m')).toEqual({ ok: true, value: 1_800_000 });
+    expect(parseDuration('12h')).toEqual({ ok: true, value: 43_200_000 });
+    expect(parseDuration('7d')).toEqual({ ok: true, value: 604_800_000 });
+    expect(parseDuration('90d')).toEqual({ ok: true, value: 7_776_000_000 });
+    expect(parseDuration('3650d')).toEqual({ ok: true, value: 315_360_000_000 });
+  });
+
+  it('refuses anything else, naming the flag', () => {
+    for (const raw of ['', '7', 'd', '0s', '0d', '1.5h', '-1d', '7w', '7 d', '7D', '3651d', '1e3s', ' 7d']) {
+      const parsed = parseDuration(raw);
+      expect(parsed.ok, raw).toBe(false);
+      if (!parsed.ok) expect(parsed.error).toContain('--expires-in');
+    }
+  });
+});
+
+describe('parseKeysArgs', () => {
+  const action = (argv: string[]): unknown => {
+    const parsed = parseKeysArgs(argv, {});
+    return parsed.ok ? parsed.value.action : { error: parsed.error };
+  };
+
+  it('reads create with its defaults: a customer, no expiry, no label', () => {
+    expect(action(['create', '--plan', 'pro'])).toEqual({ kind: 'create', key: { plan: STANDARD_PLANS.pro, role: 'customer', label: '' } });
+  });
+
+  it('reads every option of create, flags before or after the command', () => {
+    expect(action(['--role', 'staff', 'create', '--plan', 'enterprise', '--per-minute', '100', '--per-day=5000', '--expires-in', '7d', '--label', 'ci deploys'])).toEqual({
+      kind: 'create',
+      key: { plan: enterprisePlan(100, 5_000), role: 'staff', label: 'ci deploys', expiresInMs: 604_800_000 },
+    });
+  });
+
+  it('refuses a bad plan, a missing plan, and limits that do not fit the plan', () => {
+    expect(action(['create', '--plan', 'gold'])).toEqual({ error: '--plan "gold": must be one of free, pro, business, enterprise' });
+    expect(action(['create'])).toEqual({ error: 'create needs --plan free|pro|business|enterprise' });
+    expect(action(['create', '--plan', 'enterprise', '--per-minute', '100'])).toEqual({ error: expect.stringContaining('--per-day') });
+    expect(action(['create', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'])).toEqual({ error: expect.stringContaining('--per-minute') });
+    expect(action(['create', '--plan', 'enterprise', '--per-minute', '5', '--per-day', '4294967296'])).toEqual({ error: expect.stringContaining('--per-day') });
+    expect(action(['create', '--plan', 'pro', '--per-minute', '100'])).toEqual({ error: expect.stringContaining('for --plan enterprise') });
+  });
+
+  it('refuses a bad role, expiry or label', () => {
+    expect(action(['create', '--plan', 'pro', '--role', 'admin'])).toEqual({ error: '--role "admin": must be customer or staff' });
+    expect(action(['create', '--plan', 'pro', '--expires-in', '2w'])).toEqual({ error: expect.stringContaining('--expires-in "2w"') });
+    expect(action(['create', '--plan', 'pro', '--label', 'a\nb'])).toEqual({ error: expect.stringContaining('--label') });
+    expect(action(['create', '--plan', 'pro', '--label', 'x'.repeat(101)])).toEqual({ error: expect.stringContaining('--label') });
+  });
+
+  it('refuses unknown flags, flags without their value, stray arguments and unknown commands', () => {
+    expect(action(['create', '--plan', 'pro', '--colour', 'red'])).toEqual({ error: expect.stringContaining("'--colour'") });
+    expect(action(['create', '--plan'])).toEqual({ error: expect.stringContaining('--plan') });
+    expect(action(['create', 'extra', '--plan', 'pro'])).toEqual({ error: 'create takes no argument: "extra"' });
+    expect(action(['list', '--plan', 'pro'])).toEqual({ error: '--plan is an option of create, not of list' });
+    expect(action(['list', 'all'])).toEqual({ error: 'list takes no argument: "all"' });
+    expect(action(['revoke'])).toEqual({ error: expect.stringContaining('revoke needs the ID') });
+    expect(action(['revoke', 'a', 'b'])).toEqual({ error: 'revoke takes one ID' });
+    expect(action([])).toEqual({ error: 'a command is required: create, list or revoke' });
+    expect(action(['delete', 'x'])).toEqual({ error: 'unknown command "delete": expected create, list or revoke' });
+  });
+
+  it('reads list, revoke and --help', () => {
+    expect(action(['list'])).toEqual({ kind: 'list' });
+    expect(action(['revoke', 'key_0123'])).toEqual({ kind: 'revoke', id: 'key_0123' });
+    expect(action(['--help'])).toEqual({ kind: 'help' });
+    expect(action(['create', '-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('applies the store flags over the environment variables they mirror', () => {
+    const parsed = parseKeysArgs(['list', '--store', 'redis', '--redis-url', 'redis://10.0.0.1:6379', '--redis-prefix', 'p:'], {
+      PETSTORE_STORE: 'memory',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      PETSTORE_ENV: 'staging',
+    });
+    expect(parsed.ok && parsed.value.environ).toEqual({
+      PETSTORE_STORE: 'redis',
+      REDIS_URL: 'redis://10.0.0.1:6379',
+      PETSTORE_REDIS_PREFIX: 'p:',
+      PETSTORE_ENV: 'staging',
+    });
+  });
+});
+
+/** runKeysCommand over a memory registry standing in for Redis, with its output captured. */
+const harness = () => {
+  const clock = new ManualClock(Date.UTC(2026, 10, 23, 4, 0, 0));
+  const registry = new MemoryApiKeyRegistry(clock);
+  const out: string[] = [];
+  const err: string[] = [];
+  const opened: PetStoreConfig[] = [];
+  let counter = 0;
+  const deps: Partial<KeysDependencies> = {
+    clock,
+    openAdmin: async (config) => {
+      opened.push(config);
+      return { admin: registry, close: async () => {} };
+    },
+    // Deterministic: each call a buffer of its own repeated byte.
+    randomBytes: (bytes) => Buffer.alloc(bytes, ++counter),
+  };
+  const run = async (argv: string[], environ: Record<string, string> = REDIS_ENV): Promise<number> => {
+    out.length = 0;
+    err.length = 0;
+    return runKeysCommand(argv, environ, { out: (line) => out.push(line), err: (line) => err.push(line) }, deps);
+  };
+  return { run, out, err, opened, registry, clock };
+};
+
+describe('runKeysCommand', () => {
+  it('answers a command line it cannot understand with the reason and the usage, exit 2, touching no store', async () => {
+    const { run, out, err, opened } = harness();
+    expect(await run(['create', '--plan', 'gold'])).toBe(2);
+    expect(err).toEqual(['petstore keys: --plan "gold": must be one of free, pro, business, enterprise', KEYS_USAGE]);
+    expect(await run(['list', '--verbose'])).toBe(2);
+    expect(err[0]).toMatch(/^petstore keys: Unknown option '--verbose'/);
+    expect(err[1]).toBe(KEYS_USAGE);
+    expect(out).toEqual([]);
+    expect(opened).toEqual([]);
+  });
+
+  it('prints the usage on --help, exit 0', async () => {
+    const { run, out } = harness();
+    expect(await run(['--help'])).toBe(0);
+    expect(out).toEqual([KEYS_USAGE]);
+  });
+
+  it('refuses the memory store, saying why, exit 1: the default outside staging and production', async () => {
+    const { run, err, opened } = harness();
+    expect(await run(['list'], {})).toBe(1);
+    expect(err).toEqual([expect.stringMatching(/^petstore keys: the memory store lives inside each server process.*PETSTORE_STORE=redis/)]);
+    expect(await run(['list', '--store', 'memory'], REDIS_ENV)).toBe(1);
+    expect(opened).toEqual([]);
+  });
+
+  it('uses the store the server would: Redis by default in staging and production, with its URL and prefix', async () => {
+    const { run, opened } = harness();
+    expect(await run(['list'], { PETSTORE_ENV: 'production', REDIS_URL: 'redis://10.1.2.3:6380', PETSTORE_REDIS_PREFIX: 'shop:' })).toBe(0);
+    expect(opened).toMatchObject([{ store: 'redis', redisUrl: 'redis://10.1.2.3:6380', redisPrefix: 'shop:' }]);
+  });
+
+  it('reports a bad store setting as the server does, exit 1', async () => {
+    const { run, err } = harness();
+    expect(await run(['list'], { PETSTORE_STORE: 'redis', PETSTORE_REDIS_PREFIX: '{x}' })).toBe(1);
+    expect(err).toEqual([expect.stringMatching(/^petstore keys: PETSTORE_REDIS_PREFIX="\{x\}": must not contain braces/)]);
+  });
+
+  it('reports an unreachable store in one line, exit 1', async () => {
+    const err: string[] = [];
+    const code = await runKeysCommand(['list'], REDIS_ENV, { out: () => {}, err: (line) => err.push(line) }, {
+      openAdmin: async () => {
+        throw new StoreUnavailableError('Redis at redis://127.0.0.1:1');
+      },
+    });
+    expect(code).toBe(1);
+    expect(err).toEqual(['petstore keys: Redis at redis://127.0.0.1:1 is unavailable']);
+  });
+
+  it('creates a key: prints it once with its id; the store holds its digest, the key works', async () => {
+    const { run, out, registry } = harness();
+    expect(await run(['create', '--plan', 'business', '--role', 'staff', '--expires-in', '30m', '--label', 'ci deploys'])).toBe(0);
+    const key = Buffer.alloc(32, 1).toString('base64url');
+    const id = `key_${Buffer.alloc(8, 2).toString('hex')}`;
+    expect(out).toEqual([
+      `id:      ${id}`,
+      `key:     ps_${key}`,
+      'plan:    business (1000/min, 100000/day), staff',
+      'expires: 2026-11-23T04:30:00Z',
+      'label:   ci deploys',
+      'The key is shown only this once: the store keeps its digest, not the key.',
+    ]);
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(registry.grantOf(digestApiKey(`ps_${key}`))).toMatchObject({ plan: STANDARD_PLANS.business, role: 'staff' });
+  });
+
+  it('lists id, state, plan, role, dates and label, never a key; revokes by id', async () => {
+    const { run, out, err, clock } = harness();
+    await run(['create', '--plan', 'pro', '--label', 'first']);
+    const [, firstKey = ''] = /^key:\s+(\S+)/.exec(out[1] ?? '') ?? [];
+    const [, firstId = ''] = /^id:\s+(\S+)/.exec(out[0] ?? '') ?? [];
+    clock.advance(1_000);
+    await run(['create', '--plan', 'enterprise', '--per-minute', '100', '--per-day', '5000', '--expires-in', '90s']);
+    const [, secondId = ''] = /^id:\s+(\S+)/.exec(out[0] ?? '') ?? [];
+    clock.advance(1_000);
+    await run(['create', '--plan', 'free', '--label', 'to revoke']);
+    const [, thirdId = ''] = /^id:\s+(\S+)/.exec(out[0] ?? '') ?? [];
+
+    expect(await run(['revoke', thirdId])).toBe(0);
+    expect(out).toEqual([`Revoked ${thirdId}: every instance refuses it within 5 s.`]);
+    expect(await run(['revoke', thirdId])).toBe(0);
+    expect(out).toEqual([`${thirdId} was revoked already.`]);
+    expect(await run(['revoke', 'key_unknown'])).toBe(1);
+    expect(err).toEqual(['petstore keys: no key has the id "key_unknown" (petstore keys list shows them)']);
+
+    clock.advance(90_000);
+    expect(await run(['list'])).toBe(0);
+    expect(out.map((line) => line.split(/\s{2,}/))).toEqual([
+      ['ID', 'STATE', 'PLAN', 'ROLE', 'CREATED', 'EXPIRES', 'REVOKED', 'LABEL'],
+      [firstId, 'active', 'pro (300/min, 10000/day)', 'customer', '2026-11-23T04:00:00Z', 'never', '-', 'first'],
+      [secondId, 'expired', 'enterprise (100/min, 5000/day)', 'customer', '2026-11-23T04:00:01Z', '2026-11-23T04:01:31Z', '-'],
+      [thirdId, 'revoked', 'free (60/min, 1000/day)', 'customer', '2026-11-23T04:00:02Z', 'never', '2026-11-23T04:00:02Z', 'to revoke'],
+    ]);
+    expect(out.join('\n')).not.toContain(firstKey.slice(3));
+  });
+
+  it('says so when no key was created', async () => {
+    const { run, out } = harness();
+    expect(await run(['list'], { PETSTORE_STORE: 'redis', PETSTORE_REDIS_PREFIX: 'shop:' })).toBe(0);
+    expect(out).toEqual(['No keys created with petstore keys create under the prefix "shop:".']);
+  });
+});
