@@ -7,6 +7,8 @@ const PROCESS_TESTS = [
   'test/adapters/redis-outage.test.ts',
   'test/app/cli.test.ts',
   'test/http/slow-clients.test.ts',
+  // The CLI with its admin listener: metrics, access log and shutdown of a real process.
+  'test/app/operations.test.ts',
   // npm pack and install into a temporary project, and `npm start`: npm and servers in real processes.
   'test/package/consumer.test.ts',
   'test/app/npm-start.test.ts',

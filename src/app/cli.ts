@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { runKeysCommand } from './keys-command.js';
 import { ConfigurationError, startPetStore, type RunningPetStore } from './start-pet-store.js';
+import { unavailabilityReason } from './store-failure.js';
 
 // Each flag mirrors an environment variable (README, "Configuration"); a flag wins over the variable.
 const FLAGS = {
@@ -16,12 +17,19 @@ const FLAGS = {
   'quota-fallback': 'PETSTORE_QUOTA_FALLBACK',
   'trust-proxy': 'PETSTORE_TRUST_PROXY',
   'cors-origins': 'PETSTORE_CORS_ORIGINS',
+  'log-level': 'PETSTORE_LOG_LEVEL',
+  'access-log': 'PETSTORE_ACCESS_LOG',
+  'admin-port': 'PETSTORE_ADMIN_PORT',
+  'admin-host': 'PETSTORE_ADMIN_HOST',
+  'shutdown-grace-ms': 'PETSTORE_SHUTDOWN_GRACE_MS',
 } as const;
 
 const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
                 [--store memory|redis] [--redis-url URL] [--redis-prefix P]
                 [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny]
                 [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
+                [--log-level fatal|error|warn|info|debug|trace|silent] [--access-log on|off]
+                [--admin-port N] [--admin-host H] [--shutdown-grace-ms MS]
        petstore keys create|list|revoke ...   (see petstore keys --help)
 Every flag can be given as its environment variable instead (see README).`;
 
@@ -49,6 +57,7 @@ function environFromArgs(argv: readonly string[]): NodeJS.ProcessEnv {
 function announce(store: RunningPetStore): void {
   const { config } = store;
   console.log(`Pet store (${config.environment}, ${config.store} store) listening on ${store.baseUrl}`);
+  if (store.adminUrl !== undefined) console.log(`Admin listening on ${store.adminUrl} (/metrics, /healthz, /readyz)`);
   if (store.demoKeys.length === 0) return;
   console.log('Demo API keys (new at every start):');
   for (const { key, plan, role } of store.demoKeys) {
@@ -70,7 +79,9 @@ async function main(): Promise<void> {
       console.error(`petstore: ${error.message}\n${USAGE}`);
       process.exit(USAGE_EXIT_CODE);
     }
-    const lines = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
+    const reason = unavailabilityReason(error);
+    const message = error instanceof Error ? error.message : String(error);
+    const lines = error instanceof ConfigurationError ? error.problems : [reason === undefined ? message : `${message} (${reason})`];
     for (const line of lines) console.error(`petstore: ${line}`);
     process.exit(1);
   }
@@ -81,9 +92,13 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: finishing requests in flight, then exiting`);
     store.close().then(
-      () => process.exit(0),
+      () => {
+        store.flushLogs();
+        process.exit(0);
+      },
       (error: unknown) => {
-        console.error('petstore: shutdown failed', error);
+        store.logger.error({ err: error }, 'shutdown failed');
+        store.flushLogs();
         process.exit(1);
       },
     );

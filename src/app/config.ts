@@ -14,6 +14,9 @@ export type StoreKind = (typeof STORES)[number];
 /** What the quota check does while its store is unreachable. */
 export const QUOTA_FALLBACKS = ['local', 'allow', 'deny'] as const;
 export type QuotaFallback = (typeof QUOTA_FALLBACKS)[number];
+/** pino's levels; `silent` logs nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface ConfiguredKey {
   readonly key: string;
@@ -37,6 +40,14 @@ export interface PetStoreConfig {
   readonly trustProxy: TrustProxy;
   /** Origins allowed by CORS; undefined: CORS off. */
   readonly corsOrigins: CorsOrigins | undefined;
+  readonly logLevel: LogLevel;
+  /** One JSON line per request (request id, route template, status, duration, key digest prefix). */
+  readonly accessLog: boolean;
+  /** The admin listener (/metrics, /healthz, /readyz); undefined: none. 0: a free port. */
+  readonly adminPort: number | undefined;
+  readonly adminHost: string;
+  /** How long a shutdown lets requests in flight finish before cutting them. */
+  readonly shutdownGraceMs: number;
 }
 
 export type Environ = Readonly<Record<string, string | undefined>>;
@@ -81,6 +92,11 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     deprecatedAt: read('PETSTORE_DEPRECATION_DATE', new Date('2026-01-01T00:00:00Z'), parseDate),
     trustProxy: read<TrustProxy>('PETSTORE_TRUST_PROXY', { kind: 'none' }, parseTrustProxy),
     corsOrigins: read<CorsOrigins | undefined>('PETSTORE_CORS_ORIGINS', undefined, parseCorsOrigins),
+    logLevel: read('PETSTORE_LOG_LEVEL', 'info' as LogLevel, oneOf(LOG_LEVELS)),
+    accessLog: read('PETSTORE_ACCESS_LOG', deployed, (raw) => (raw === 'on' ? ok(true) : raw === 'off' ? ok(false) : err('must be on or off'))),
+    adminPort: read<number | undefined>('PETSTORE_ADMIN_PORT', undefined, integerIn(0, 65_535)),
+    adminHost: read('PETSTORE_ADMIN_HOST', '127.0.0.1', (raw) => ok(raw)),
+    shutdownGraceMs: read('PETSTORE_SHUTDOWN_GRACE_MS', 10_000, integerIn(0, 600_000)),
   };
   if (deployed && config.apiKeys.length === 0) {
     problems.push(`PETSTORE_API_KEYS is required in ${environment}: comma-separated KEY:PLAN entries`);

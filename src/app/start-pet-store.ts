@@ -5,6 +5,8 @@ import { buildContainer, type ContainerOverrides } from './container/build-conta
 import { TOKENS } from './container/tokens.js';
 import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from './config.js';
 import { createDemoKeys } from './demo-keys.js';
+import { startAdminServer, type AdminServer } from './admin-server.js';
+import { createLogger, type Logger, type PetStoreLogger } from './logger.js';
 
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
@@ -22,7 +24,15 @@ export interface RunningPetStore {
   /** Keys created because none were configured (development only); empty otherwise. */
   readonly demoKeys: readonly ConfiguredKey[];
   readonly container: Container;
-  /** Stops accepting, lets requests in flight finish (up to `graceMs`), then releases the stores. */
+  /** The admin listener's `http://HOST:PORT` (/metrics, /healthz, /readyz); undefined without PETSTORE_ADMIN_PORT. */
+  readonly adminUrl: string | undefined;
+  readonly logger: Logger;
+  /** Writes out buffered log lines: call before process.exit. */
+  flushLogs(): void;
+  /**
+   * The shutdown: /readyz answers 503, the server stops accepting, requests in flight finish
+   * (up to `graceMs`, default PETSTORE_SHUTDOWN_GRACE_MS), the stores are closed, then the admin listener.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -32,25 +42,48 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
   if (!loaded.ok) throw new ConfigurationError(loaded.error);
   const demoKeys = loaded.value.environment === 'development' && loaded.value.apiKeys.length === 0 ? createDemoKeys() : [];
   const config = demoKeys.length === 0 ? loaded.value : { ...loaded.value, apiKeys: demoKeys };
-  const container = buildContainer(config, overrides);
+  const log: PetStoreLogger = overrides.logger ?? createLogger(config.logLevel);
+  const container = buildContainer(config, { ...overrides, logger: log });
+  const { logger } = log;
+  let admin: AdminServer | undefined;
   try {
     const server = await container.getAsync(TOKENS.httpServer);
     await listen(server, config.port, config.host);
+    const metrics = await container.getAsync(TOKENS.metrics);
+    if (config.adminPort !== undefined && metrics !== null) {
+      const probes = await container.getAsync(TOKENS.storeProbes);
+      admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, metrics, probes });
+    }
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
+    logger.info({ url: `${url}/v1`, adminUrl: admin?.url, environment: config.environment, store: config.store, accessLog: config.accessLog }, 'started');
+    let closing: Promise<void> | undefined;
     return {
       config,
       url,
       baseUrl: `${url}/v1`,
       demoKeys,
       container,
-      close: async (graceMs = 10_000) => {
-        await shutDown(server, graceMs);
-        await container.unbindAllAsync();
+      adminUrl: admin?.url,
+      logger,
+      flushLogs: () => log.flush(),
+      close: (graceMs = config.shutdownGraceMs) => {
+        closing ??= (async () => {
+          admin?.beginShutdown();
+          logger.info({ graceMs }, 'shutdown: readiness answers 503; no new connections; finishing requests in flight');
+          const cut = await shutDown(server, graceMs);
+          logger.info({ cutConnections: cut }, cut ? 'shutdown: grace period over, remaining requests cut' : 'shutdown: every request in flight finished');
+          await container.unbindAllAsync();
+          logger.info('shutdown: stores closed');
+          await admin?.close();
+          log.flush();
+        })();
+        return closing;
       },
     };
   } catch (error) {
+    await admin?.close();
     await container.unbindAllAsync();
     throw error;
   }
@@ -66,16 +99,21 @@ function listen(server: PetStoreHttpServer, port: number, host: string): Promise
   });
 }
 
-function shutDown(server: PetStoreHttpServer, graceMs: number): Promise<void> {
+/** Resolves once every connection is closed; true when the grace period ran out and requests were cut. */
+function shutDown(server: PetStoreHttpServer, graceMs: number): Promise<boolean> {
   return new Promise((resolve) => {
+    let cut = false;
     // Requests still running after the grace period are cut rather than holding the exit forever.
-    const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+    const deadline = setTimeout(() => {
+      cut = true;
+      server.closeAllConnections();
+    }, graceMs);
     // A keep-alive connection whose request just finished would otherwise idle until its timeout.
     const reaper = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
       clearTimeout(deadline);
       clearInterval(reaper);
-      resolve();
+      resolve(cut);
     });
   });
 }

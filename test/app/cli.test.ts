@@ -33,7 +33,7 @@ describe('the standalone server (CLI)', () => {
   it('refuses to start in production, in one line, when its Redis cannot be reached', async () => {
     const cli = startCli({ PORT: '0', PETSTORE_ENV: 'production', PETSTORE_API_KEYS: 'prod-key-123:pro', REDIS_URL: 'redis://127.0.0.1:1' });
     expect(await cli.exited()).toBe(1);
-    expect(cli.output().trim()).toBe('petstore: Redis at redis://127.0.0.1:1 is unavailable');
+    expect(cli.output().trim()).toBe('petstore: Redis at redis://127.0.0.1:1 is unavailable (connection refused)');
   });
 
   it('takes flags that mirror the environment variables', async () => {
@@ -76,6 +76,7 @@ describe('the standalone server (CLI)', () => {
     expect(await cli.exited()).toBe(0);
     await expect(fetch(`${url}/pets`)).rejects.toThrow();
   });
+
   it('prints its usage on --help (exit 0), and on an unknown flag with the reason (exit 2), as petstore keys does', async () => {
     const help = startCli({}, ['--help']);
     expect(await help.exited()).toBe(0);

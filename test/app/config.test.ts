@@ -86,3 +86,29 @@ describe('API keys and their roles', () => {
     }
   });
 });
+
+describe('operations configuration', () => {
+  it('logs at info, with the access log on only in staging and production, no admin listener and a 10 s grace by default', () => {
+    const dev = loadConfig({});
+    expect(dev.ok && [dev.value.logLevel, dev.value.accessLog, dev.value.adminPort, dev.value.adminHost, dev.value.shutdownGraceMs]).toEqual([
+      'info',
+      false,
+      undefined,
+      '127.0.0.1',
+      10_000,
+    ]);
+    const prod = loadConfig({ PETSTORE_ENV: 'production', PETSTORE_API_KEYS: 'prod-key-123:pro' });
+    expect(prod.ok && prod.value.accessLog).toBe(true);
+    const set = loadConfig({ PETSTORE_LOG_LEVEL: 'warn', PETSTORE_ACCESS_LOG: 'on', PETSTORE_ADMIN_PORT: '0', PETSTORE_ADMIN_HOST: '0.0.0.0', PETSTORE_SHUTDOWN_GRACE_MS: '2500' });
+    expect(set.ok && [set.value.logLevel, set.value.accessLog, set.value.adminPort, set.value.adminHost, set.value.shutdownGraceMs]).toEqual(['warn', true, 0, '0.0.0.0', 2_500]);
+  });
+
+  it('reports each bad value in one line', () => {
+    expect(problems({ PETSTORE_LOG_LEVEL: 'loud', PETSTORE_ACCESS_LOG: 'yes', PETSTORE_ADMIN_PORT: '70000', PETSTORE_SHUTDOWN_GRACE_MS: '-1' })).toEqual([
+      'PETSTORE_LOG_LEVEL="loud": must be one of fatal, error, warn, info, debug, trace, silent',
+      'PETSTORE_ACCESS_LOG="yes": must be on or off',
+      'PETSTORE_ADMIN_PORT="70000": must be a whole number from 0 to 65535',
+      'PETSTORE_SHUTDOWN_GRACE_MS="-1": must be a whole number from 0 to 600000',
+    ]);
+  });
+});

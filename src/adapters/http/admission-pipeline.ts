@@ -88,7 +88,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
 
   /** Attached per request only when the hook is set: without it the hot path allocates nothing more. */
   const traceRequest = (ctx: RequestContext, report: OnRequestFinished): void => {
-    const trace: RequestTrace = { startedAt: performance.now(), route: null, keyDigest: undefined, plan: undefined, verdict: undefined, storeUnavailable: undefined };
+    const trace: RequestTrace = { startedAt: performance.now(), route: null, operation: null, keyDigest: undefined, plan: undefined, verdict: undefined, storeUnavailable: undefined };
     ctx.trace = trace;
     const { req, res } = ctx;
     res.once('close', () => {
@@ -96,6 +96,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
         requestId: ctx.requestId,
         method: req.method ?? 'GET',
         route: trace.route,
+        operation: trace.operation,
         status: res.statusCode,
         durationMs: performance.now() - trace.startedAt,
         completed: res.writableFinished,
@@ -115,7 +116,10 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     if (onFinished !== undefined) traceRequest(ctx, onFinished);
     try {
       const match = router.find(req.method ?? 'GET', requestTarget(req));
-      if (ctx.trace !== undefined && match?.kind === 'route') ctx.trace.route = match.route.operation.path;
+      if (ctx.trace !== undefined && match?.kind === 'route') {
+        ctx.trace.route = match.route.operation.path;
+        ctx.trace.operation = match.route.operation.operationId;
+      }
       if (answeredPreflight(req, res, match, requestId)) return;
       const headerProblem = credentialHeadersProblem(req);
       const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;

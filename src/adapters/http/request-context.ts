@@ -28,6 +28,7 @@ export interface RequestTrace {
   readonly startedAt: number;
   /** The operation's path template; null when no route matched (404, 405, a malformed URL). */
   route: string | null;
+  operation: string | null;
   /** The caller's key digest, undefined without a valid key. */
   keyDigest: string | undefined;
   plan: string | undefined;

@@ -13,6 +13,8 @@ export interface RequestFinishedEvent {
   readonly method: string;
   /** The operation's path template (`/pets/{petId}`); null when no route matched (404, 405, a malformed URL). */
   readonly route: string | null;
+  /** The operation's operationId (`getPet`); null when no route matched. */
+  readonly operation: string | null;
   /** The status sent; for a connection closed before the answer was finished, whatever had been set. */
   readonly status: number;
   readonly durationMs: number;

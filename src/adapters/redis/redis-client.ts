@@ -46,8 +46,13 @@ export const createRedisClient = async ({
   // One report per outage, none before the first connection (start-up failure has its own
   // message); without any listener ioredis would print every reconnection attempt.
   let reportable = false;
+  // Before the first connection, the reason (refused, timed out, authentication) for the start-up message.
+  let startError: Error | undefined;
   redis.on('error', (error: Error) => {
-    if (!reportable) return;
+    if (!reportable) {
+      startError ??= error;
+      return;
+    }
     reportable = false;
     onError?.(error);
   });
@@ -58,7 +63,7 @@ export const createRedisClient = async ({
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new StoreUnavailableError(`Redis at ${redactedUrl(url)}`, { cause: error });
+    throw new StoreUnavailableError(`Redis at ${redactedUrl(url)}`, { cause: startError ?? error });
   }
   return redis;
 };

@@ -4,7 +4,9 @@ import { SystemClock } from '../../adapters/system/system-clock.js';
 import type { Clock } from '../../ports/clock.js';
 import type { PetStoreConfig } from '../config.js';
 import { coreModule } from './core-module.js';
-import { ENVIRONMENT_MODULES } from './environment-modules.js';
+import { createLogger, type PetStoreLogger } from '../logger.js';
+import { createMetrics } from '../metrics.js';
+import { loggingModule } from './environment-modules.js';
 import { memoryStoresModule } from './memory-stores-module.js';
 import { redisStoresModule } from './redis-stores-module.js';
 import { TOKENS } from './tokens.js';
@@ -12,6 +14,8 @@ import { TOKENS } from './tokens.js';
 export interface ContainerOverrides {
   /** Tests drive time instead of sleeping. */
   readonly clock?: Clock;
+  /** Where logs go; default: a logger on stdout at the configured level. */
+  readonly logger?: PetStoreLogger;
 }
 
 export function buildContainer(config: PetStoreConfig, overrides: ContainerOverrides = {}): Container {
@@ -19,6 +23,11 @@ export function buildContainer(config: PetStoreConfig, overrides: ContainerOverr
   container.bind(TOKENS.config).toConstantValue(config);
   container.bind(TOKENS.clock).toConstantValue(overrides.clock ?? new SystemClock());
   const stores = config.store === 'redis' ? redisStoresModule(overrides.clock) : memoryStoresModule;
-  container.load(coreModule, stores, ENVIRONMENT_MODULES[config.environment]);
+  container.bind(TOKENS.logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel));
+  container
+    .bind(TOKENS.metrics)
+    .toResolvedValue((probes) => (config.adminPort === undefined ? null : createMetrics(probes)), [TOKENS.storeProbes])
+    .inSingletonScope();
+  container.load(coreModule, stores, loggingModule);
   return container;
 }

@@ -4,7 +4,23 @@ import { MINUTE_MS } from '../../domain/quota/plan.js';
 import { OrderService } from '../../domain/orders/order-service.js';
 import { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import { RequestAdmission } from '../../domain/quota/request-admission.js';
+import type { OnRequestFinished } from '../../adapters/http/request-id.js';
+import type { PetStoreConfig } from '../config.js';
+import { accessLogger, type PetStoreLogger } from '../logger.js';
+import type { PetStoreMetrics } from '../metrics.js';
 import { TOKENS } from './tokens.js';
+
+/** The request-finished hook: the access log and the metrics, each when on; none at all keeps the hot path untraced. */
+const requestObserver = (config: PetStoreConfig, log: PetStoreLogger, metrics: PetStoreMetrics | null): OnRequestFinished | undefined => {
+  const access = config.accessLog ? accessLogger(log.logger) : undefined;
+  const count = metrics?.observe;
+  if (access === undefined) return count;
+  if (count === undefined) return access;
+  return (event) => {
+    count(event);
+    access(event);
+  };
+};
 
 /** The use cases and the HTTP transport: the same in every environment, over whatever stores are bound. */
 export const coreModule = new ContainerModule(({ bind }) => {
@@ -26,7 +42,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.httpServer)
     .toResolvedValue(
-      (config, catalog, orders, idempotency, admission, logError) =>
+      (config, catalog, orders, idempotency, admission, logError, log, metrics) =>
         createHttpServer(
           { catalog, orders, idempotency, admission },
           {
@@ -37,9 +53,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
             requestTimeoutMs: 30_000,
             keepAliveTimeoutMs: 5_000,
             logError,
+            onFinished: requestObserver(config, log, metrics),
           },
         ),
-      [TOKENS.config, TOKENS.catalog, TOKENS.orders, TOKENS.idempotencyStore, TOKENS.admission, TOKENS.logError],
+      [TOKENS.config, TOKENS.catalog, TOKENS.orders, TOKENS.idempotencyStore, TOKENS.admission, TOKENS.logError, TOKENS.logger, TOKENS.metrics],
     )
     .inSingletonScope();
 });

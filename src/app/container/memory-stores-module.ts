@@ -16,4 +16,5 @@ export const memoryStoresModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.quotaStore)
     .toResolvedValue((clock) => new MemoryQuotaStore(clock), [TOKENS.clock])
     .inSingletonScope();
+  bind(TOKENS.storeProbes).toConstantValue([{ store: 'memory', ping: () => Promise.resolve() }]);
 });

@@ -68,4 +68,6 @@ export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModul
         [REDIS, TOKENS.config, TOKENS.clock],
       )
       .inSingletonScope();
+    // Readiness pings through the client the stores use: its command timeout and reconnection included.
+    bind(TOKENS.storeProbes).toResolvedValue((redis: Redis) => [{ store: 'redis', ping: () => redis.ping() }], [REDIS]);
   });

@@ -10,6 +10,9 @@ import type { OrderRepository } from '../../ports/order-repository.js';
 import type { PetRepository } from '../../ports/pet-repository.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { PetStoreConfig } from '../config.js';
+import type { PetStoreLogger } from '../logger.js';
+import type { PetStoreMetrics } from '../metrics.js';
+import type { StoreProbe } from '../store-probes.js';
 
 /** Typed service identifiers: `container.get(TOKENS.catalog)` is a PetCatalog. */
 export const TOKENS = {
@@ -24,5 +27,10 @@ export const TOKENS = {
   orders: Symbol('OrderService') as ServiceIdentifier<OrderService>,
   admission: Symbol('RequestAdmission') as ServiceIdentifier<RequestAdmission>,
   httpServer: Symbol('HttpServer') as ServiceIdentifier<PetStoreHttpServer>,
-  logError: Symbol('LogError') as ServiceIdentifier<(message: string, error: unknown) => void>,
+  logError: Symbol('LogError') as ServiceIdentifier<(message: string, error: unknown, requestId?: string) => void>,
+  logger: Symbol('Logger') as ServiceIdentifier<PetStoreLogger>,
+  /** The stores readiness pings. */
+  storeProbes: Symbol('StoreProbes') as ServiceIdentifier<readonly StoreProbe[]>,
+  /** null without an admin listener: nothing is counted. */
+  metrics: Symbol('Metrics') as ServiceIdentifier<PetStoreMetrics | null>,
 } as const;

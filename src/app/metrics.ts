@@ -1,0 +1,75 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { OnRequestFinished } from '../adapters/http/request-id.js';
+import { checkStores, type StoreProbe } from './store-probes.js';
+
+export interface PetStoreMetrics {
+  readonly registry: Registry;
+  /** The request-finished hook that counts each request. */
+  readonly observe: OnRequestFinished;
+  /** Records a store's state, as a readiness check found it. */
+  storeUp(store: string, up: boolean): void;
+}
+
+/** Route label of a request no route matched: a fixed value, never the URL, so the label set stays bounded. */
+export const UNMATCHED_ROUTE = 'unmatched';
+const PROBE_DEADLINE_MS = 1_000;
+
+/** A store named in an error (`Redis`, `Redis at redis://...`) as a bounded label value: its first word, lower case. */
+const storeLabel = (named: string): string => (named.split(' ')[0] ?? named).toLowerCase();
+
+/**
+ * The service's metrics, in a registry of their own (several servers may run in one process):
+ * every label value comes from a fixed set (methods, route templates, statuses, plans, verdicts, stores).
+ */
+export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'petstore_http_requests_total',
+    help: 'Requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const latency = new Histogram({
+    name: 'petstore_http_request_duration_seconds',
+    help: 'Time from the request to the end of its answer, by method and route template.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+  const quota = new Counter({
+    name: 'petstore_quota_decisions_total',
+    help: 'Quota decisions, by plan (anonymous: per client address) and verdict.',
+    labelNames: ['plan', 'verdict'] as const,
+    registers,
+  });
+  const storeErrors = new Counter({
+    name: 'petstore_store_errors_total',
+    help: 'Requests answered 503 because a store was unavailable, by store and operation.',
+    labelNames: ['store', 'operation'] as const,
+    registers,
+  });
+  const up = new Gauge({
+    name: 'petstore_store_up',
+    help: 'Whether the store answered a ping within a second at the last scrape or readiness check (1) or not (0).',
+    labelNames: ['store'] as const,
+    registers,
+    async collect() {
+      for (const status of await checkStores(probes, PROBE_DEADLINE_MS)) this.set({ store: status.store }, status.up ? 1 : 0);
+    },
+  });
+  for (const probe of probes) up.set({ store: probe.store }, 1);
+
+  return {
+    registry,
+    observe: (event) => {
+      const route = event.route ?? UNMATCHED_ROUTE;
+      requests.inc({ method: event.method, route, status: event.status });
+      latency.observe({ method: event.method, route }, event.durationMs / 1_000);
+      if (event.verdict !== null) quota.inc({ plan: event.plan, verdict: event.verdict });
+      if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
+    },
+    storeUp: (store, isUp) => up.set({ store }, isUp ? 1 : 0),
+  };
+}
