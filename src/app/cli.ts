@@ -92,13 +92,13 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: finishing requests in flight, then exiting`);
     store.close().then(
-      () => {
-        store.flushLogs();
+      async () => {
+        await store.flushLogs();
         process.exit(0);
       },
-      (error: unknown) => {
+      async (error: unknown) => {
         store.logger.error({ err: error }, 'shutdown failed');
-        store.flushLogs();
+        await store.flushLogs();
         process.exit(1);
       },
     );

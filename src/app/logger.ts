@@ -24,8 +24,12 @@ const REDACTED = [
 
 export interface PetStoreLogger {
   readonly logger: Logger;
-  /** Writes out what is buffered: call before process.exit, the destination writes asynchronously. */
-  flush(): void;
+  /**
+   * The last call: resolves once every line written so far is out, in order (a write still in
+   * flight first), and ends the destination (stdout itself stays open). Await it before
+   * process.exit, as the destination writes asynchronously. Gives up after a second.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -45,14 +49,24 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   );
   return {
     logger,
-    flush: () => {
-      const boom = stream as { flushSync?: () => void };
-      try {
-        boom.flushSync?.();
-      } catch {
-        // Not open yet, or already closed: nothing buffered can be written anyway.
-      }
-    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        // sonic-boom's flush(cb) does not wait for a write in flight; end() does, and leaves fd 1 open.
+        const boom = stream as { end?: () => void; once?: (event: string, listener: () => void) => void; destroyed?: boolean };
+        if (boom.end === undefined || boom.once === undefined || boom.destroyed === true) return resolve();
+        const timer = setTimeout(resolve, 1_000);
+        const done = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        boom.once('close', done);
+        boom.once('error', done);
+        try {
+          boom.end();
+        } catch {
+          done();
+        }
+      }),
   };
 }
 

@@ -27,8 +27,8 @@ export interface RunningPetStore {
   /** The admin listener's `http://HOST:PORT` (/metrics, /healthz, /readyz); undefined without PETSTORE_ADMIN_PORT. */
   readonly adminUrl: string | undefined;
   readonly logger: Logger;
-  /** Writes out buffered log lines: call before process.exit. */
-  flushLogs(): void;
+  /** Resolves once buffered log lines are written (the logger then writes no more): await it before process.exit. */
+  flushLogs(): Promise<void>;
   /**
    * The shutdown: /readyz answers 503, the server stops accepting, requests in flight finish
    * (up to `graceMs`, default PETSTORE_SHUTDOWN_GRACE_MS), the stores are closed, then the admin listener.
@@ -67,7 +67,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
       container,
       adminUrl: admin?.url,
       logger,
-      flushLogs: () => log.flush(),
+      flushLogs: () => log.close(),
       close: (graceMs = config.shutdownGraceMs) => {
         closing ??= (async () => {
           admin?.beginShutdown();
@@ -77,7 +77,6 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
           await container.unbindAllAsync();
           logger.info('shutdown: stores closed');
           await admin?.close();
-          log.flush();
         })();
         return closing;
       },
