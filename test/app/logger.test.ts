@@ -1,0 +1,56 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, errorLogger } from '../../src/app/logger.js';
+import { unavailabilityReason } from '../../src/app/store-failure.js';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
+
+const capture = (): { stream: Writable; lines: () => Record<string, unknown>[] } => {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { stream, lines: () => text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
+};
+
+describe('the logger', () => {
+  it('censors authorization headers, Redis URLs and passwords wherever a logged object holds them', () => {
+    const out = capture();
+    const { logger } = createLogger('info', out.stream);
+    logger.info({ headers: { authorization: 'Bearer secret-key-1' }, redisUrl: 'redis://:hunter2@db:6379', options: { password: 'hunter2' } }, 'oops');
+    const text = JSON.stringify(out.lines());
+    expect(text).not.toContain('secret-key-1');
+    expect(text).not.toContain('hunter2');
+    expect(out.lines()[0]).toMatchObject({ headers: { authorization: '[redacted]' }, redisUrl: '[redacted]', msg: 'oops' });
+  });
+
+  it('logs failures at error level with the request id', () => {
+    const out = capture();
+    errorLogger(createLogger('info', out.stream).logger)('request failed', new Error('boom'), 'req-42');
+    expect(out.lines()[0]).toMatchObject({ level: 50, msg: 'request failed', requestId: 'req-42', err: { message: 'boom', type: 'Error' } });
+  });
+
+  it('honours the level', () => {
+    const out = capture();
+    const { logger } = createLogger('warn', out.stream);
+    logger.info('hidden');
+    logger.warn('shown');
+    expect(out.lines().map((line) => line['msg'])).toEqual(['shown']);
+  });
+});
+
+describe('why a store is unavailable at start', () => {
+  const failed = (cause: Error & { code?: string }): StoreUnavailableError => new StoreUnavailableError('Redis at redis://h:1', { cause });
+  it.each([
+    [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), 'connection refused'],
+    [Object.assign(new Error('connect ETIMEDOUT'), { code: 'ETIMEDOUT' }), 'connection timed out'],
+    [new Error('WRONGPASS invalid username-password pair or user is disabled.'), 'authentication failed'],
+    [new Error('NOAUTH Authentication required.'), 'authentication failed'],
+    [Object.assign(new Error('getaddrinfo ENOTFOUND nowhere'), { code: 'ENOTFOUND' }), 'host not found'],
+    [new Error('Connection is closed.'), undefined],
+  ])('%s: %s', (cause, reason) => {
+    expect(unavailabilityReason(failed(cause))).toBe(reason);
+  });
+});
