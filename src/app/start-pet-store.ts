@@ -46,8 +46,10 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
   const container = buildContainer(config, { ...overrides, logger: log });
   const { logger } = log;
   let admin: AdminServer | undefined;
+  let server: PetStoreHttpServer | undefined;
   try {
-    const server = await container.getAsync(TOKENS.httpServer);
+    server = await container.getAsync(TOKENS.httpServer);
+    const api = server;
     await listen(server, config.port, config.host);
     const metrics = await container.getAsync(TOKENS.metrics);
     if (config.adminPort !== undefined && metrics !== null) {
@@ -72,7 +74,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
         closing ??= (async () => {
           admin?.beginShutdown();
           logger.info({ graceMs }, 'shutdown: readiness answers 503; no new connections; finishing requests in flight');
-          const cut = await shutDown(server, graceMs);
+          const cut = await shutDown(api, graceMs);
           logger.info({ cutConnections: cut }, cut ? 'shutdown: grace period over, remaining requests cut' : 'shutdown: every request in flight finished');
           await container.unbindAllAsync();
           logger.info('shutdown: stores closed');
@@ -82,6 +84,8 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
       },
     };
   } catch (error) {
+    // E.g. the admin port taken: the API's listener must not outlive the failed start.
+    if (server?.listening === true) await shutDown(server, 0);
     await admin?.close();
     await container.unbindAllAsync();
     throw error;
