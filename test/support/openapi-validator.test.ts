@@ -7,6 +7,7 @@ const rateLimit = {
   'x-ratelimit-reset': '1900000060',
   'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
   ratelimit: '"minute";r=59;t=60, "day";r=999;t=86400',
+  'x-request-id': '0b9c7f1e-2d44-4a51-9f0e-5a8a3c1d2e77',
   'content-type': 'application/json; charset=utf-8',
 };
 const deprecation = {

@@ -20,6 +20,12 @@ const locationHeader = (basePath: string) =>
   }) as const;
 
 export const HEADER_COMPONENTS = {
+  'X-Request-Id': {
+    description:
+      "The request's identifier, also in the server's logs: the request's own X-Request-Id when it is 1 to 128 characters of `A-Z a-z 0-9 . _ ~ : / + = -`, otherwise a new UUID.",
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._~:/+=-]{1,128}$' },
+  },
   'X-RateLimit-Limit': {
     description: 'The limit of the binding rule (the one with the fewest requests remaining; on a tie the shorter window).',
     required: true,
@@ -101,7 +107,11 @@ type HeaderRefs = Readonly<Record<string, { readonly $ref: string } | object>>;
 
 const RATE_LIMIT_FIELDS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'] as const;
 
-export const rateLimitHeaders: HeaderRefs = Object.fromEntries(RATE_LIMIT_FIELDS.map((name) => [name, ref(`headers/${name}`)]));
+/** The headers of every answer the pipeline gives once the quota is decided: the rate-limit fields and X-Request-Id. */
+export const rateLimitHeaders: HeaderRefs = {
+  ...Object.fromEntries(RATE_LIMIT_FIELDS.map((name) => [name, ref(`headers/${name}`)])),
+  'X-Request-Id': ref('headers/X-Request-Id'),
+};
 
 const optional = (name: HeaderComponentName) => ({ ...HEADER_COMPONENTS[name], required: false });
 
