@@ -75,7 +75,10 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
   const settle = async (server: RunningServer): Promise<void> => scenario.settle?.(server.baseUrl, server.spec.name);
   try {
     const specs = serverSpecs(redis === undefined ? undefined : { url: redisUrl, prefix });
-    for (const spec of specs.filter(({ name }) => scenario.servers === undefined || scenario.servers.includes(name))) {
+    const measured = specs.filter(
+      ({ name, scenarios }) => (scenario.servers === undefined || scenario.servers.includes(name)) && (scenarios === undefined || scenarios.includes(scenario.id)),
+    );
+    for (const spec of measured) {
       servers.push(await startServer(spec));
     }
     const answers = new Map<RunningServer, string>();

@@ -126,6 +126,7 @@ export const evaluateTargets = (scenarios: readonly ScenarioResult[]): Target[] 
   add('429 path / GET list success, memory store (a rejection never slower)', rps('limited', 'memory'), rps('list', 'memory'), 1);
   add('429 path / GET list success, Redis store (a rejection never slower)', rps('limited', 'redis'), rps('list', 'redis'), 1);
   add('GET list, Redis store / memory store', rps('list', 'redis'), rps('list', 'memory'), 0.6);
+  add('GET list, access log + metrics on / off (memory store)', rps('list', 'operated'), rps('list', 'memory'), 0.9);
   add('429 path, Redis store / memory store', rps('limited', 'redis'), rps('limited', 'memory'), 0.6);
   return targets;
 };

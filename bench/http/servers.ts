@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-export type ServerName = 'ceiling' | 'peer' | 'memory' | 'redis';
+export type ServerName = 'ceiling' | 'peer' | 'memory' | 'operated' | 'redis';
 
 export interface ServerSpec {
   readonly name: ServerName;
@@ -11,6 +11,8 @@ export interface ServerSpec {
   /** Compiled script under dist/bench/servers/. */
   readonly script: string;
   readonly env: Readonly<Record<string, string>>;
+  /** Only in these scenarios: a variant worth one row, not a column of every table. */
+  readonly scenarios?: readonly string[];
 }
 
 export interface RunningServer {
@@ -30,6 +32,14 @@ export const serverSpecs = (redis: { readonly url: string; readonly prefix: stri
     { name: 'ceiling', label: 'node:http ceiling', script: 'ceiling-server.js', env: {} },
     { name: 'peer', label: 'fastify + @fastify/rate-limit', script: 'fastify-peer.js', env: {} },
     { name: 'memory', label: 'petstore, memory store', script: 'petstore-server.js', env: { PETSTORE_STORE: 'memory' } },
+    {
+      // What operations turn on in production: one access line per request, metrics of every request.
+      name: 'operated',
+      label: 'petstore, memory store, access log + metrics',
+      script: 'petstore-server.js',
+      env: { PETSTORE_STORE: 'memory', PETSTORE_ACCESS_LOG: 'on', PETSTORE_ADMIN_PORT: '0' },
+      scenarios: ['list'],
+    },
   ];
   if (redis !== undefined) {
     specs.push({
@@ -74,11 +84,15 @@ export const startServer = (spec: ServerSpec): Promise<RunningServer> => {
       reject(new Error(`${spec.label}: ${why}\n${stderr}`));
     };
     child.once('exit', (code) => fail(`exited with ${code}`));
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
       const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
       if (url === undefined) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
+      // Access log lines are drained unread: parsing them would load the load generator.
+      lines.close();
+      child.stdout.resume();
       resolve({ spec, baseUrl: url, cpuSeconds: () => cpuSeconds(child.pid), stop: () => stop(child) });
     });
   });
