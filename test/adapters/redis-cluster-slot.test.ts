@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -13,7 +12,7 @@ import { describeIdempotencyStoreContract } from '../contracts/idempotency-store
 import { describeOrderRepositoryContract } from '../contracts/order-repository-contract.js';
 import { describePetRepositoryContract } from '../contracts/pet-repository-contract.js';
 import type { CreateStores } from '../contracts/stores-fixture.js';
-import { deleteKeysUnder } from '../support/test-redis.js';
+import { deleteKeysUnder, freePort } from '../support/test-redis.js';
 
 /*
  * A Cluster refuses a script whose keys hash to more than one slot (CROSSSLOT). One
@@ -21,16 +20,6 @@ import { deleteKeysUnder } from '../support/test-redis.js';
  * own client can use it, and it still checks each call's keys: every contract passing here
  * shows that each step of pets, orders and Idempotency-Key records is one script in one slot.
  */
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 
 const until = async (condition: () => Promise<boolean>, what: string): Promise<void> => {
   for (let attempt = 0; attempt < 100; attempt++) {

@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 
 const REPO = resolve(import.meta.dirname, '../..');
-const ENTRY_POINTS = ['petstore-service', 'petstore-service/redis', 'petstore-service/http', 'petstore-service/server'] as const;
 /** What the core entry point must not load. */
 const HEAVY_PACKAGES = /\/node_modules\/(ioredis|@ioredis|inversify|@inversifyjs|reflect-metadata|pino|prom-client)\//;
 

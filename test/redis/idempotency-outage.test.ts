@@ -1,9 +1,8 @@
-import { once } from 'node:events';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { HttpClient, listAll, type HttpResult, type PetBody } from '../support/http-client.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
+import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
 import { listAllOrders, requestWithHeaders, type OrderBody } from '../support/test-pet-store.js';
 
 const CUSTOMER = 'idem-outage-cust-1';
@@ -11,75 +10,26 @@ const STAFF = 'idem-outage-staff-1';
 const API_KEYS = `${CUSTOMER}:enterprise:100000:10000000,${STAFF}:enterprise:100000:10000000:staff`;
 
 /**
- * A TCP proxy in front of Redis that can freeze Redis (SIGSTOP) at the moment a chosen command
- * arrives, before forwarding it: the command then waits, unprocessed, in Redis's socket buffer,
- * so the service times out on a command Redis runs only after SIGCONT, as when a reply is lost.
+ * Freezes Redis (SIGSTOP) when a chosen command reaches the proxy, before forwarding it: the
+ * command then waits, unprocessed, in Redis's socket buffer, so the service times out on a
+ * command Redis runs only after SIGCONT, as when a reply is lost.
  */
-interface FreezingProxy {
-  readonly url: string;
-  /** Freezes Redis just before forwarding the next client chunk that `matches`; `fired` says whether it has. */
-  freezeOn(matches: (chunk: string) => boolean): { fired(): boolean };
-  /** Forgets a trigger that has not fired. */
-  disarm(): void;
-  close(): Promise<void>;
-}
-
-async function startFreezingProxy(redis: RedisServerProcess): Promise<FreezingProxy> {
-  let trigger: { matches: (chunk: string) => boolean; fire: () => void } | undefined;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect({ host: '127.0.0.1', port: redis.port });
-    sockets.add(client).add(upstream);
-    client.on('data', (chunk: Buffer) => {
-      // The client writes each command (or pipeline) at once: small ones arrive as one chunk.
-      if (trigger !== undefined && trigger.matches(chunk.toString('latin1'))) {
-        const { fire } = trigger;
-        trigger = undefined;
-        // Stopped before the bytes are sent: Redis cannot run the command before SIGCONT.
-        process.kill(redis.pid, 'SIGSTOP');
-        fire();
-      }
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    // A half-close is passed on as one (FIN), so Redis still reads what was sent before it.
-    client.on('end', () => upstream.end());
-    upstream.on('end', () => client.end());
-    for (const socket of [client, upstream]) {
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-      socket.on('close', () => sockets.delete(socket));
-    }
+const freezeOn = (proxy: RedisProxy, redis: RedisServerProcess, matches: (chunk: string) => boolean): { fired(): boolean } => {
+  let fired = false;
+  proxy.holdNext(matches, (release) => {
+    process.kill(redis.pid, 'SIGSTOP');
+    fired = true;
+    release();
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new Error('proxy has no port');
-  return {
-    url: `redis://127.0.0.1:${address.port}`,
-    freezeOn: (matches) => {
-      let fired = false;
-      trigger = { matches, fire: () => (fired = true) };
-      return { fired: () => fired };
-    },
-    disarm: () => {
-      trigger = undefined;
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+  return { fired: () => fired };
+};
 
 /** `status code` of an answer, for messages. */
 const outcomeOf = (result: HttpResult): string => `${result.status} ${(result.body as { code?: string } | undefined)?.code ?? ''}`.trim();
 
 describe('Idempotency-Key through a Redis that freezes', () => {
   let redis: RedisServerProcess;
-  let proxy: FreezingProxy;
+  let proxy: RedisProxy;
   let server: CliProcess;
   let customer: HttpClient;
   let staff: HttpClient;
@@ -96,7 +46,7 @@ describe('Idempotency-Key through a Redis that freezes', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    proxy = await startFreezingProxy(redis);
+    proxy = await startRedisProxy(redis.url);
     server = startCli({ PORT: '0', PETSTORE_ENV: 'production', PETSTORE_API_KEYS: API_KEYS, REDIS_URL: proxy.url });
     const [, baseUrl = ''] = await server.waitFor(/listening on (\S+)/);
     customer = new HttpClient(baseUrl, CUSTOMER);
@@ -202,7 +152,7 @@ describe('Idempotency-Key through a Redis that freezes', () => {
     const body = JSON.stringify({ name, categoryId: 1 });
     await newPet('warm-up');
     // Only the command that stores the pet carries its name.
-    const atCreate = proxy.freezeOn((chunk) => chunk.includes(name));
+    const atCreate = freezeOn(proxy, redis, (chunk) => chunk.includes(name));
     try {
       const answer = postWithKey('/pets', body, 'lost-reply-pet-key');
       await expectUnavailable(() => answer);
@@ -231,7 +181,7 @@ describe('Idempotency-Key through a Redis that freezes', () => {
     const pet = await newPet('Lost reply order pet');
     const body = JSON.stringify({ petId: pet.id });
     // Only the command that places the order carries its placedAt time.
-    const atPlace = proxy.freezeOn((chunk) => /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk) && chunk.includes('lost-reply-order-key'));
+    const atPlace = freezeOn(proxy, redis, (chunk) => /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk) && chunk.includes('lost-reply-order-key'));
     try {
       const answer = postWithKey('/store/orders', body, 'lost-reply-order-key');
       await expectUnavailable(() => answer);
@@ -249,7 +199,7 @@ describe('Idempotency-Key through a Redis that freezes', () => {
     const body = JSON.stringify({ name, categoryId: 1 });
     await newPet('warm-up');
     // The claim names the key but not the pet; the command that stores the pet names both.
-    const atClaim = proxy.freezeOn((chunk) => chunk.includes('frozen-claim-pet-key') && !chunk.includes(name));
+    const atClaim = freezeOn(proxy, redis, (chunk) => chunk.includes('frozen-claim-pet-key') && !chunk.includes(name));
     try {
       const answer = postWithKey('/pets', body, 'frozen-claim-pet-key');
       await expectUnavailable(() => answer);
@@ -265,7 +215,7 @@ describe('Idempotency-Key through a Redis that freezes', () => {
   it('POST /v1/store/orders whose claim on the key Redis runs only after SIGCONT answers 503; a retry with the same key is not held off as in flight: it places the one order', async () => {
     const pet = await newPet('Frozen claim order pet');
     const body = JSON.stringify({ petId: pet.id });
-    const atClaim = proxy.freezeOn((chunk) => chunk.includes('frozen-claim-order-key') && !/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk));
+    const atClaim = freezeOn(proxy, redis, (chunk) => chunk.includes('frozen-claim-order-key') && !/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk));
     try {
       const answer = postWithKey('/store/orders', body, 'frozen-claim-order-key');
       await expectUnavailable(() => answer);

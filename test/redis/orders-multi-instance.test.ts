@@ -1,9 +1,8 @@
-import { once } from 'node:events';
-import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { HttpClient, listAll, type HttpResult, type PetBody, outcomes } from '../support/http-client.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
+import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
 import { listAllOrders, requestWithHeaders, type OrderBody } from '../support/test-pet-store.js';
 
 const CUSTOMER_1 = 'orders-cust-1';
@@ -19,72 +18,13 @@ const API_KEYS = [
 const outcomeOf = (result: HttpResult): string => `${result.status} ${(result.body as { code?: string } | undefined)?.code ?? ''}`.trim();
 
 
-/**
- * A TCP proxy in front of Redis that can hold back the next client chunk that matches (and
- * everything after it on that connection, to keep the order) until told to let it through:
- * the instance behind it is then mid-request, its command not yet run.
- */
-interface HoldingProxy {
-  readonly url: string;
-  /** Resolves when the matching chunk arrives, with the function that lets it (and what queued behind it) through. */
-  holdNext(matches: (chunk: string) => boolean): Promise<() => void>;
-  close(): Promise<void>;
-}
-
-async function startHoldingProxy(redisUrl: string): Promise<HoldingProxy> {
-  const target = new URL(redisUrl);
-  let trigger: { matches: (chunk: string) => boolean; held: (release: () => void) => void } | undefined;
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect({ host: target.hostname, port: Number(target.port || 6379) });
-    sockets.add(client).add(upstream);
-    let queue: Buffer[] | undefined;
-    client.on('data', (chunk: Buffer) => {
-      if (queue !== undefined) {
-        queue.push(chunk);
-        return;
-      }
-      if (trigger !== undefined && trigger.matches(chunk.toString('latin1'))) {
-        const { held } = trigger;
-        trigger = undefined;
-        const waiting: Buffer[] = [chunk];
-        queue = waiting;
-        held(() => {
-          queue = undefined;
-          for (const queued of waiting) upstream.write(queued);
-        });
-        return;
-      }
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    client.on('end', () => upstream.end());
-    upstream.on('end', () => client.end());
-    for (const socket of [client, upstream]) {
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-      socket.on('close', () => sockets.delete(socket));
-    }
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new Error('proxy has no port');
-  return {
-    url: `redis://127.0.0.1:${address.port}`,
-    holdNext: (matches) => new Promise((held) => (trigger = { matches, held })),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+/** Resolves when the matching chunk reaches the proxy, with the function that lets it through: the instance is then mid-request. */
+const holdNext = (proxy: RedisProxy, matches: (chunk: string) => boolean): Promise<() => void> =>
+  new Promise((held) => proxy.holdNext(matches, held));
 
 describe('orders on two server processes sharing one Redis', () => {
   let redis: TestRedis;
-  let proxy: HoldingProxy;
+  let proxy: RedisProxy;
   /** A third instance, on the same Redis through `proxy`. */
   let proxied: HttpClient;
   const servers: CliProcess[] = [];
@@ -109,7 +49,7 @@ describe('orders on two server processes sharing one Redis', () => {
     for (const url of [await startServer(), await startServer()]) {
       instances.push({ customer1: new HttpClient(url, CUSTOMER_1), customer2: new HttpClient(url, CUSTOMER_2), staff: new HttpClient(url, STAFF) });
     }
-    proxy = await startHoldingProxy(redis.url);
+    proxy = await startRedisProxy(redis.url);
     proxied = new HttpClient(await startServer(proxy.url), CUSTOMER_1);
   });
   afterAll(async () => {
@@ -227,7 +167,7 @@ describe('orders on two server processes sharing one Redis', () => {
     const send = (client: HttpClient): Promise<HttpResult> =>
       requestWithHeaders(client, 'POST', '/pets', { key: CUSTOMER_1, raw: body, headers: { 'idempotency-key': 'in-flight-key' } });
     // Only the command that stores the pet carries its name: the first request has claimed the key and not stored yet.
-    const held = proxy.holdNext((chunk) => chunk.includes(name));
+    const held = holdNext(proxy, (chunk) => chunk.includes(name));
     const firstAnswer = send(proxied);
     const release = await held;
     let repeat: HttpResult;
@@ -254,7 +194,7 @@ describe('orders on two server processes sharing one Redis', () => {
     const send = (client: HttpClient): Promise<HttpResult> =>
       requestWithHeaders(client, 'POST', '/store/orders', { key: CUSTOMER_1, raw: body, headers: { 'idempotency-key': 'order-in-flight-key' } });
     // Only the command that places the order carries its placedAt time.
-    const held = proxy.holdNext((chunk) => chunk.includes('order-in-flight-key') && /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk));
+    const held = holdNext(proxy, (chunk) => chunk.includes('order-in-flight-key') && /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk));
     const firstAnswer = send(proxied);
     const release = await held;
     let repeat: HttpResult;

@@ -133,7 +133,8 @@ const kill = async (child: ChildProcess, exited: Promise<void>): Promise<void> =
   await exited;
 };
 
-const freePort = (): Promise<number> =>
+/** A TCP port nobody listens on now (a throwaway redis-server's). */
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
