@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import { ROLES, type Role } from '../../domain/access/caller.js';
 import { PLAN_NAMES, type Plan, type PlanName } from '../../domain/quota/plan.js';
 import type { QuotaRule } from '../../domain/quota/quota-rule.js';
@@ -39,17 +39,17 @@ const ID_FIELD = 'id:';
  */
 export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   private readonly key: string;
-  private readonly redis: Redis & ApiKeyScripts;
+  private readonly redis: RedisClient & ApiKeyScripts;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     prefix: string,
     private readonly clock: Clock = SYSTEM_TIME,
   ) {
     this.key = `${assertValidKeyPrefix(prefix)}api-keys`;
     redis.defineCommand('petstoreCreateApiKey', { numberOfKeys: 1, lua: CREATE_API_KEY_LUA });
     redis.defineCommand('petstoreRevokeApiKey', { numberOfKeys: 1, lua: REVOKE_API_KEY_LUA });
-    this.redis = redis as Redis & ApiKeyScripts;
+    this.redis = redis as RedisClient & ApiKeyScripts;
   }
 
   async grantOf(keyDigest: string): Promise<ApiKeyGrant | undefined> {

@@ -1,5 +1,11 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type Cluster, type RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from '../../domain/errors.js';
+
+/**
+ * What the stores send their commands and scripts to: one Redis (REDIS_URL), or a Redis
+ * Cluster (REDIS_CLUSTER_NODES), which routes each call to the shard of its keys' slot.
+ */
+export type RedisClient = Redis | Cluster;
 
 export interface RedisClientOptions {
   readonly url: string;

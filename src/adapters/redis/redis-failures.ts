@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
 
 /**
@@ -18,7 +18,7 @@ const isUnavailability = (error: unknown): boolean =>
  * until a PING is answered again every call fails at once instead of waiting out a timeout
  * of its own. (ioredis itself would call a fresh connection to such a Redis ready.)
  */
-export const fromRedis = async <T>(redis: Redis, call: () => Promise<T>): Promise<T> => {
+export const fromRedis = async <T>(redis: RedisClient, call: () => Promise<T>): Promise<T> => {
   if (redis.status !== 'ready' || suspected.has(redis)) {
     throw new StoreUnavailableError('Redis', { cause: new Error(`connection ${redis.status}, not answering`) });
   }
@@ -35,9 +35,9 @@ export const fromRedis = async <T>(redis: Redis, call: () => Promise<T>): Promis
 const COMMAND_TIMED_OUT = 'Command timed out';
 const PROBE_INTERVAL_MS = 100;
 
-const suspected = new WeakSet<Redis>();
+const suspected = new WeakSet<RedisClient>();
 
-const suspect = (redis: Redis): void => {
+const suspect = (redis: RedisClient): void => {
   if (suspected.has(redis)) return;
   suspected.add(redis);
   const probe = (): void => {

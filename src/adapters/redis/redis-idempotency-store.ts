@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import {
   IDEMPOTENCY_IN_FLIGHT_MS,
   type IdempotencyClaim,
@@ -26,14 +26,14 @@ const REUSED: IdempotencyStart = { kind: 'reused' };
  * (an in-flight mark after IDEMPOTENCY_IN_FLIGHT_MS, a completed record after 24 h). Each call is one script.
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
-  private readonly redis: Redis & IdempotencyScripts;
+  private readonly redis: RedisClient & IdempotencyScripts;
   private readonly keys: PetsSlotKeys;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.keys = new PetsSlotKeys(prefix);
     redis.defineCommand('petstoreBeginIdempotent', { numberOfKeys: 1, lua: BEGIN_IDEMPOTENT_LUA });
     redis.defineCommand('petstoreReleaseIdempotent', { numberOfKeys: 1, lua: RELEASE_IDEMPOTENT_LUA });
-    this.redis = redis as Redis & IdempotencyScripts;
+    this.redis = redis as RedisClient & IdempotencyScripts;
   }
 
   async begin(claim: IdempotencyClaim): Promise<IdempotencyStart> {

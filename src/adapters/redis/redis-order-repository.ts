@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import { ORDER_STATUSES, type NewOrder, type Order, type OrderStatus } from '../../domain/orders/order.js';
 import { PET_STATUSES, type PetStatus } from '../../domain/pets/pet.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../ports/idempotency-store.js';
@@ -28,10 +28,10 @@ const NOT_FOUND: TransitionOutcome = { kind: 'not_found' };
  * (order and pet together) are each one script: atomic across instances, Cluster-ready.
  */
 export class RedisOrderRepository implements OrderRepository {
-  private readonly redis: Redis & OrderScripts;
+  private readonly redis: RedisClient & OrderScripts;
   private readonly keys: PetsSlotKeys;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.keys = new PetsSlotKeys(prefix);
     redis.defineCommand('petstorePlaceOrder', { lua: PLACE_ORDER_LUA });
     redis.defineCommand('petstoreTransitionOrder', {
@@ -39,7 +39,7 @@ export class RedisOrderRepository implements OrderRepository {
       lua: TRANSITION_ORDER_LUA,
     });
     redis.defineCommand('petstoreOrderPage', { numberOfKeys: 2, lua: PAGE_LUA });
-    this.redis = redis as Redis & OrderScripts;
+    this.redis = redis as RedisClient & OrderScripts;
   }
 
   async place(order: NewOrder, claim?: IdempotencyClaim): Promise<PlaceOutcome> {

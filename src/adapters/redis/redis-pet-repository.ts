@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository } from '../../ports/pet-repository.js';
@@ -22,15 +22,15 @@ interface PetScripts {
  * tag with the orders that change the pets' status, so a Cluster can run every script.
  */
 export class RedisPetRepository implements PetRepository {
-  private readonly redis: Redis & PetScripts;
+  private readonly redis: RedisClient & PetScripts;
   private readonly keys: PetsSlotKeys;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.keys = new PetsSlotKeys(prefix);
     redis.defineCommand('petstoreCreatePet', { lua: CREATE_PET_LUA });
     redis.defineCommand('petstorePetPage', { numberOfKeys: 2, lua: PAGE_LUA });
     redis.defineCommand('petstoreCountPets', { numberOfKeys: PET_STATUSES.length, lua: COUNT_PETS_LUA });
-    this.redis = redis as Redis & PetScripts;
+    this.redis = redis as RedisClient & PetScripts;
   }
 
   async create(pet: NewPet, claim?: IdempotencyClaim): Promise<Pet> {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client.js';
 import type { QuotaDecision, QuotaVerdict } from '../../domain/quota/quota-decision.js';
 import { assertDecidablePolicy } from '../../domain/quota/decidable-policy.js';
 import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
@@ -30,16 +30,16 @@ const VERDICTS: readonly QuotaVerdict[] = ['admitted', 'rate_limited', 'banned']
  * under `{q:<subject>}`, bounded per rule like the in-memory rings and expiring when idle.
  */
 export class RedisQuotaStore implements QuotaStore {
-  private readonly redis: Redis & QuotaScript;
+  private readonly redis: RedisClient & QuotaScript;
   private readonly keyPrefix: string;
   private readonly clock: Clock | undefined;
   private readonly checked = new WeakSet<QuotaPolicy>();
 
-  constructor(redis: Redis, { prefix, time = 'server' }: RedisQuotaStoreOptions) {
+  constructor(redis: RedisClient, { prefix, time = 'server' }: RedisQuotaStoreOptions) {
     this.keyPrefix = assertValidKeyPrefix(prefix);
     this.clock = time === 'server' ? undefined : time;
     redis.defineCommand('petstoreDecideQuota', { numberOfKeys: 1, lua: QUOTA_LUA });
-    this.redis = redis as Redis & QuotaScript;
+    this.redis = redis as RedisClient & QuotaScript;
   }
 
   async decide(subject: string, policy: QuotaPolicy): Promise<QuotaDecision> {
