@@ -36,6 +36,14 @@ module.exports = {
       to: { path: '^src/adapters/[^/]+/', pathNot: '^src/adapters/$1/' },
     },
     {
+      name: 'client-loads-only-itself',
+      severity: 'error',
+      comment:
+        'petstore-service/client runs in browsers and loads nothing else: outside src/client only `import type` (gone once compiled), e.g. the schemas its types derive from.',
+      from: { path: '^src/client(/|\\.ts$)' },
+      to: { pathNot: '^src/client(/|\\.ts$)', preCompilationOnly: false },
+    },
+    {
       name: 'src-never-imports-tests-or-bench',
       severity: 'error',
       from: { path: '^src/' },
@@ -45,7 +53,9 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     tsConfig: { fileName: 'tsconfig.json' },
-    tsPreCompilationDeps: true,
+    // Every import TypeScript sees, type-only ones too, each marked with whether it survives
+    // compilation (transpiled with this tsconfig): the client rule allows only those that do not.
+    tsPreCompilationDeps: 'specify',
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },
   },
 };

@@ -1,0 +1,36 @@
+import { parseStructuredList } from './structured-list.js';
+
+/** One quota rule as the last answer described it (draft-ietf-httpapi-ratelimit-headers). */
+export interface RateLimitRule {
+  /** The policy's name: `minute`, `day`. */
+  readonly name: string;
+  /** `r`: requests the rule still admits. */
+  readonly remaining: number;
+  /** `t`: seconds until `remaining` next rises. */
+  readonly resetSeconds: number;
+  /** `q` of RateLimit-Policy: the rule's limit, when the answer carried the policy. */
+  readonly quota: number | undefined;
+  /** `w` of RateLimit-Policy: the rule's window in seconds, when the answer carried the policy. */
+  readonly windowSeconds: number | undefined;
+}
+
+/** The `RateLimit` and `RateLimit-Policy` fields of the last answer that carried them. */
+export interface RateLimitState {
+  readonly rules: readonly RateLimitRule[];
+  /** When that answer arrived, in ms since the epoch: `resetSeconds` count from here. */
+  readonly receivedAt: number;
+}
+
+/** The rate-limit state `headers` describe, or undefined when they carry no readable `RateLimit` field. */
+export function readRateLimitState(headers: Headers, receivedAt: number): RateLimitState | undefined {
+  const field = headers.get('ratelimit');
+  if (field === null) return undefined;
+  const policies = new Map(parseStructuredList(headers.get('ratelimit-policy') ?? '').map((policy) => [policy.name, policy.params]));
+  const rules = parseStructuredList(field).flatMap(({ name, params }): RateLimitRule[] => {
+    const remaining = params.get('r');
+    if (remaining === undefined) return [];
+    const policy = policies.get(name);
+    return [{ name, remaining, resetSeconds: params.get('t') ?? 0, quota: policy?.get('q'), windowSeconds: policy?.get('w') }];
+  });
+  return rules.length === 0 ? undefined : { rules, receivedAt };
+}
