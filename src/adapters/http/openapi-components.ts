@@ -1,4 +1,6 @@
 import { DEFAULT_BASE_PATH } from './base-path.js';
+import { DOCS_CONTENT_SECURITY_POLICY } from './docs/docs-content-security-policy.js';
+import { STATIC_CACHE_CONTROL } from './docs/static-file.js';
 import { HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
 import { MAX_BODY_BYTES } from './request-limits.js';
 
@@ -94,6 +96,21 @@ export const HEADER_COMPONENTS = {
     description: '`true` when this 201 replays the first answer to the same Idempotency-Key and body; nothing was stored.',
     required: false,
     schema: { type: 'string', const: 'true' },
+  },
+  ETag: {
+    description: 'A strong validator of the bytes: send it as If-None-Match to get a 304 while the file is unchanged.',
+    required: true,
+    schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]+"$' },
+  },
+  'Cache-Control': {
+    description: 'Revalidate before every use: the URL carries no version.',
+    required: true,
+    schema: { type: 'string', const: STATIC_CACHE_CONTROL },
+  },
+  'Content-Security-Policy': {
+    description: "The page loads scripts, styles, images and data from this origin only (plus Swagger UI's inline styles and data: images).",
+    required: true,
+    schema: { type: 'string', const: DOCS_CONTENT_SECURITY_POLICY },
   },
   Location: locationHeader(DEFAULT_BASE_PATH),
 } as const;

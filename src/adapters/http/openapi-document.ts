@@ -56,7 +56,9 @@ function documentSchema(schema: unknown, root = false): unknown {
   return JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, documentSchema(value)]))));
 }
 
-const jsonContent = (schema: TSchema) => ({ 'application/json': { schema: documentSchema(schema) } });
+const JSON_MEDIA_TYPES = ['application/json'] as const;
+const contentOf = (schema: TSchema, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Json =>
+  Object.fromEntries(mediaTypes.map((type) => [type, { schema: documentSchema(schema) }]));
 
 interface DocumentResponse {
   readonly shared?: SharedResponseName;
@@ -84,7 +86,7 @@ function responsesOf(operation: Operation): Map<number, DocumentResponse> {
     responses.set(Number(status), {
       description: response.description,
       headers: { ...rateLimitHeaders, ...Object.fromEntries(Object.entries(headers).map(([name, component]) => [name, ref(`headers/${component}`)])) },
-      content: jsonContent(response.body),
+      ...(response.body === undefined ? {} : { content: contentOf(response.body, response.mediaTypes) }),
     });
   }
   if (operation.idempotent === true) {
@@ -180,7 +182,7 @@ function operationObject(operation: Operation, options: OpenApiOptions, headOnly
     ...(parameters.length === 0 ? {} : { parameters }),
     ...(operation.body === undefined
       ? {}
-      : { requestBody: { required: true, description: operation.body.description, content: jsonContent(operation.body.schema) } }),
+      : { requestBody: { required: true, description: operation.body.description, content: contentOf(operation.body.schema) } }),
     responses: renderResponses(responsesOf(operation), operation.deprecation !== undefined, headOnly),
   };
 }

@@ -17,7 +17,10 @@ export interface ParameterDeclaration {
 /** A success answer: its body schema and the headers it adds to the rate-limit fields. */
 export interface SuccessResponse {
   readonly description: string;
-  readonly body: TSchema;
+  /** Absent: the answer has no body (a 304). */
+  readonly body?: TSchema;
+  /** The body's media types; `application/json` unless given. */
+  readonly mediaTypes?: readonly [string, ...string[]];
   /** Name in the answer to the shared header component describing it. */
   readonly headers?: Readonly<Record<string, HeaderComponentName>>;
 }

@@ -93,16 +93,33 @@ const stopReading = (ctx: RequestContext): void => {
 };
 
 export function sendJson(ctx: RequestContext, status: number, body: string, extra?: readonly (string | number)[]): void {
+  sendBody(ctx, status, JSON_TYPE, body, extra);
+}
+
+/** An answer of any media type (the docs page and its files); JSON goes through sendJson. */
+export function sendBody(ctx: RequestContext, status: number, contentType: string, body: string | Buffer, extra?: readonly (string | number)[]): void {
   const headers = ctx.headers;
   if (extra !== undefined) for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
+  headers.push('content-type', contentType, 'content-length', Buffer.byteLength(body));
+  writeHead(ctx, status);
+  ctx.res.end(body);
+}
+
+/** An answer without a body or Content-Length (a 304 stands for a body it does not repeat). */
+export function sendNoBody(ctx: RequestContext, status: number, extra: readonly (string | number)[]): void {
+  for (const value of extra) ctx.headers.push(value);
+  writeHead(ctx, status);
+  ctx.res.end();
+}
+
+function writeHead(ctx: RequestContext, status: number): void {
+  const headers = ctx.headers;
   // An answer sent before the body was read closes the connection: reading the rest only to
   // find the next request could cost any amount of bytes the client chooses (see stopReading).
   const unread = !ctx.bodyRead && hasBody(ctx.req);
   if (unread && !hasField(headers, 'connection')) headers.push('connection', 'close');
-  headers.push('content-type', JSON_TYPE, 'content-length', Buffer.byteLength(body));
   ctx.res.writeHead(status, headers);
   if (unread) stopReading(ctx);
-  ctx.res.end(body);
 }
 
 export function sendError(ctx: RequestContext, code: HttpErrorCode, message?: string, extra?: readonly (string | number)[]): void {

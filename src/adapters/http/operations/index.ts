@@ -1,5 +1,7 @@
 import { cancelOrder } from './cancel-order.js';
 import { createPet } from './create-pet.js';
+import { getDocsAsset } from './get-docs-asset.js';
+import { getDocsPage } from './get-docs-page.js';
 import { getInventory } from './get-inventory.js';
 import { getOpenApiDocument } from './get-openapi-document.js';
 import { getOrder } from './get-order.js';
@@ -21,4 +23,6 @@ export const PET_STORE_OPERATIONS = [
   updateOrder,
   getInventory,
   getOpenApiDocument,
+  getDocsPage,
+  getDocsAsset,
 ] as const;

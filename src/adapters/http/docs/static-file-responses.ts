@@ -1,0 +1,9 @@
+import type { SuccessResponse } from '../operation.js';
+
+/** The headers sendStaticFile adds to a file's 200 and 304, by their components in the document. */
+export const STATIC_FILE_HEADERS = { ETag: 'ETag', 'Cache-Control': 'Cache-Control' } as const;
+
+export const NOT_MODIFIED: SuccessResponse = {
+  description: "If-None-Match named the file's current ETag: no body.",
+  headers: STATIC_FILE_HEADERS,
+};

@@ -1,0 +1,30 @@
+import Type from 'typebox';
+import { DOCS_ASSET_MEDIA_TYPES, DOCS_ASSET_NAMES, docsAssets } from '../docs/docs-assets.js';
+import { DOCS_PATH } from '../docs/docs-page.js';
+import { NOT_MODIFIED, STATIC_FILE_HEADERS } from '../docs/static-file-responses.js';
+import { sendStaticFile } from '../docs/static-file.js';
+import type { Operation } from '../operation.js';
+import { sendError } from '../request-context.js';
+
+export const getDocsAsset = {
+  operationId: 'getDocsAsset',
+  method: 'GET',
+  path: `${DOCS_PATH}/{asset}`,
+  auth: 'public',
+  summary: 'A file of the documentation page',
+  description: 'Swagger UI (from the installed swagger-ui-dist) and the script that starts it. Readable without an API key; limited per client address like any request.',
+  params: {
+    asset: { description: 'The file; any other name is a 404.', schema: Type.Enum(DOCS_ASSET_NAMES) },
+  },
+  responses: {
+    200: { description: 'The file.', body: Type.String(), mediaTypes: DOCS_ASSET_MEDIA_TYPES, headers: STATIC_FILE_HEADERS },
+    304: NOT_MODIFIED,
+    404: { description: 'No file of the page has this name.', errors: ['not_found'] },
+  },
+  handler: async (ctx) => {
+    const name = ctx.params['asset'] ?? '';
+    const file = (await docsAssets()).get(name);
+    if (file === undefined) return sendError(ctx, 'not_found', `The docs page has no file named ${JSON.stringify(name)}.`);
+    sendStaticFile(ctx, file);
+  },
+} as const satisfies Operation;
