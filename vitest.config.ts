@@ -12,6 +12,8 @@ const PROCESS_TESTS = [
   // npm pack and install into a temporary project, and `npm start`: npm and servers in real processes.
   'test/package/consumer.test.ts',
   'test/app/npm-start.test.ts',
+  // A real chromium rendering the docs page.
+  'test/browser/**/*.test.ts',
 ];
 
 export default defineConfig({
