@@ -12,6 +12,7 @@ const FLAGS = {
   env: 'PETSTORE_ENV',
   store: 'PETSTORE_STORE',
   'redis-url': 'REDIS_URL',
+  'redis-cluster-nodes': 'REDIS_CLUSTER_NODES',
   'redis-prefix': 'PETSTORE_REDIS_PREFIX',
   'api-keys': 'PETSTORE_API_KEYS',
   'quota-fallback': 'PETSTORE_QUOTA_FALLBACK',
@@ -25,7 +26,7 @@ const FLAGS = {
 } as const;
 
 const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
-                [--store memory|redis] [--redis-url URL] [--redis-prefix P]
+                [--store memory|redis] [--redis-url URL | --redis-cluster-nodes HOST:PORT,...] [--redis-prefix P]
                 [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny]
                 [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
                 [--log-level fatal|error|warn|info|debug|trace|silent] [--access-log on|off]

@@ -1,5 +1,6 @@
 import { parseTrustProxy, type TrustProxy } from '../adapters/http/client-address.js';
 import { parseCorsOrigins, type CorsOrigins } from '../adapters/http/cors.js';
+import type { RedisNodeAddress } from '../adapters/redis/redis-cluster-client.js';
 import { ROLES, type Role } from '../domain/access/caller.js';
 import { DEFAULT_BAN_POLICY } from '../domain/quota/ban-policy.js';
 import { MAX_RULE_LIMIT } from '../domain/quota/decidable-policy.js';
@@ -30,6 +31,8 @@ export interface PetStoreConfig {
   readonly port: number;
   readonly store: StoreKind;
   readonly redisUrl: string;
+  /** REDIS_CLUSTER_NODES, with REDIS_PASSWORD: a Redis Cluster instead of the one Redis at redisUrl. */
+  readonly redisCluster: RedisClusterConfig | undefined;
   readonly redisPrefix: string;
   readonly apiKeys: readonly ConfiguredKey[];
   readonly ban: BanPolicy;
@@ -48,6 +51,11 @@ export interface PetStoreConfig {
   readonly adminHost: string;
   /** How long a shutdown lets requests in flight finish before cutting them. */
   readonly shutdownGraceMs: number;
+}
+
+export interface RedisClusterConfig {
+  readonly nodes: readonly RedisNodeAddress[];
+  readonly password?: string;
 }
 
 export type Environ = Readonly<Record<string, string | undefined>>;
@@ -78,6 +86,7 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     redisUrl: read('REDIS_URL', 'redis://127.0.0.1:6379', (raw) =>
       /^rediss?:\/\//.test(raw) ? ok(raw) : err('must start with redis:// or rediss://'),
     ),
+    redisCluster: redisClusterOf(environ, problems),
     redisPrefix: read('PETSTORE_REDIS_PREFIX', 'petstore:', (raw) =>
       /[{}]/.test(raw) ? err('must not contain braces: they would break the hash tags that keep a key in one slot') : ok(raw),
     ),
@@ -102,6 +111,46 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     problems.push(`PETSTORE_API_KEYS is required in ${environment}: comma-separated KEY:PLAN entries`);
   }
   return problems.length === 0 ? ok(config) : err(problems);
+}
+
+/**
+ * REDIS_CLUSTER_NODES names a Cluster, REDIS_URL one Redis: both set is a mistake, not a
+ * choice made for the operator. A Cluster's password is REDIS_PASSWORD, the same on every
+ * node; one Redis's stays in its URL, so REDIS_PASSWORD without a Cluster is a mistake too.
+ */
+function redisClusterOf(environ: Environ, problems: string[]): RedisClusterConfig | undefined {
+  const given = (name: string): string | undefined => (environ[name] === '' ? undefined : environ[name]);
+  const nodes = given('REDIS_CLUSTER_NODES');
+  const password = given('REDIS_PASSWORD');
+  if (nodes === undefined) {
+    if (password !== undefined) {
+      problems.push('REDIS_PASSWORD is for the nodes of REDIS_CLUSTER_NODES; the password of one Redis goes in REDIS_URL (redis://:PASSWORD@host:6379)');
+    }
+    return undefined;
+  }
+  if (given('REDIS_URL') !== undefined) {
+    problems.push('REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis, or REDIS_CLUSTER_NODES for a Redis Cluster');
+  }
+  const parsed = parseNodeAddresses(nodes);
+  if (!parsed.ok) {
+    problems.push(`REDIS_CLUSTER_NODES=${JSON.stringify(nodes)}: ${parsed.error}`);
+    return undefined;
+  }
+  return password === undefined ? { nodes: parsed.value } : { nodes: parsed.value, password };
+}
+
+/** `host:port,host:port`, an IPv6 host in brackets: `[::1]:7000`. */
+function parseNodeAddresses(raw: string): Result<RedisNodeAddress[], string> {
+  const nodes: RedisNodeAddress[] = [];
+  for (const entry of raw.split(',').map((part) => part.trim())) {
+    const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/.exec(entry);
+    const port = Number(match?.[3]);
+    if (match === null || port < 1 || port > 65_535) {
+      return err(`${JSON.stringify(entry)} is not host:port; expected a comma-separated list of nodes such as 10.0.0.1:7000,10.0.0.2:7000`);
+    }
+    nodes.push({ host: match[1] ?? match[2] ?? '', port });
+  }
+  return ok(nodes);
 }
 
 const oneOf =

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { digestApiKey } from '../adapters/api-key-digest.js';
 import { RedisApiKeyRegistry } from '../adapters/redis/redis-api-key-registry.js';
-import { createRedisClient } from '../adapters/redis/redis-client.js';
 import { SystemClock } from '../adapters/system/system-clock.js';
 import { ROLES, type Role } from '../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../domain/quota/decidable-policy.js';
@@ -12,6 +11,7 @@ import { isExpired, type KeyAdmin, type ManagedApiKey } from '../ports/api-key-r
 import type { Clock } from '../ports/clock.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { loadConfig, type Environ, type PetStoreConfig } from './config.js';
+import { openRedis } from './open-redis.js';
 
 export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business [--role customer|staff]
                             [--expires-in DURATION] [--label TEXT]
@@ -19,7 +19,8 @@ export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business 
        petstore keys list
        petstore keys revoke ID
 Each also takes the server's store flags, or their environment variables (see README):
-       [--env ENV] [--store redis] [--redis-url URL] [--redis-prefix P]
+       [--env ENV] [--store redis] [--redis-url URL | --redis-cluster-nodes HOST:PORT,...]
+       [--redis-prefix P]   (a Cluster's password: REDIS_PASSWORD in the environment)
 DURATION: a whole number and a unit: 90s, 30m, 12h, 7d, 90d (at most 3650d).
 The key is printed once, by create: the store keeps only its SHA-256 digest.`;
 
@@ -28,6 +29,7 @@ const STORE_FLAGS = {
   env: 'PETSTORE_ENV',
   store: 'PETSTORE_STORE',
   'redis-url': 'REDIS_URL',
+  'redis-cluster-nodes': 'REDIS_CLUSTER_NODES',
   'redis-prefix': 'PETSTORE_REDIS_PREFIX',
 } as const;
 const CREATE_FLAGS = ['plan', 'per-minute', 'per-day', 'role', 'expires-in', 'label'] as const;
@@ -182,7 +184,7 @@ export interface KeysDependencies {
 
 const openRedisAdmin = async (config: PetStoreConfig, clock: Clock): Promise<OpenedKeyAdmin> => {
   // Not a request's path: a loaded Redis may take its time.
-  const redis = await createRedisClient({ url: config.redisUrl, commandTimeoutMs: 5_000 });
+  const redis = await openRedis(config, { commandTimeoutMs: 5_000 });
   return {
     admin: new RedisApiKeyRegistry(redis, config.redisPrefix, clock),
     close: async () => {
@@ -223,7 +225,7 @@ export async function runKeysCommand(
   if (config.value.store !== 'redis') {
     output.err(
       'petstore keys: the memory store lives inside each server process, so a key created here would exist nowhere else. ' +
-        'Keys at run time need the Redis the servers use: PETSTORE_STORE=redis (or --store redis) with their REDIS_URL and PETSTORE_REDIS_PREFIX.',
+        'Keys at run time need the Redis the servers use: PETSTORE_STORE=redis (or --store redis) with their REDIS_URL (or REDIS_CLUSTER_NODES) and PETSTORE_REDIS_PREFIX.',
     );
     return 1;
   }
@@ -257,7 +259,11 @@ export async function runKeysCommand(
  * server requires in staging and production, so a placeholder stands in for it.
  */
 function storeConfig(environ: Environ): Result<PetStoreConfig, readonly string[]> {
-  const relevant: Record<string, string | undefined> = { PETSTORE_API_KEYS: 'keys-command-placeholder:free' };
+  const relevant: Record<string, string | undefined> = {
+    PETSTORE_API_KEYS: 'keys-command-placeholder:free',
+    // Not a flag: a password on a command line shows in the process list.
+    REDIS_PASSWORD: environ['REDIS_PASSWORD'],
+  };
   for (const variable of Object.values(STORE_FLAGS)) relevant[variable] = environ[variable];
   return loadConfig(relevant);
 }

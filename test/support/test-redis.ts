@@ -88,13 +88,14 @@ export const deleteKeysUnder = async (target: Redis | string, prefix: string): P
 /**
  * Starts `redis-server` on `port` (default: a free one), persisting nothing, and resolves
  * once that process says it is ready (a PING could be answered by another server holding
- * the port). Starting it again on the same port after `stop` simulates a restart.
+ * the port). Starting it again on the same port after `stop` simulates a restart. `extraArgs`
+ * follow the defaults, so they may override them (a later `--dir` wins).
  */
-export const startRedisServer = async (port?: number): Promise<RedisServerProcess> => {
+export const startRedisServer = async (port?: number, extraArgs: readonly string[] = []): Promise<RedisServerProcess> => {
   const chosen = port ?? (await freePort());
   const child = spawn(
     'redis-server',
-    ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()],
+    ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir(), ...extraArgs],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -23,6 +23,24 @@ export interface RedisClientOptions {
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 700;
 
+/** The reconnection backoff: 100 ms, 200 ms, ... capped at one second. */
+export const reconnectDelayMs = (attempt: number): number => Math.min(50 * 2 ** attempt, 1_000);
+
+/** The settings of each connection, to one Redis or to each node of a Cluster. */
+export const failFastConnection = (commandTimeoutMs: number) =>
+  ({
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: 1_000,
+    // A command cut off by a lost connection has already failed its request with a 503:
+    // neither retried nor resent later, where a create would store a pet nobody was told of.
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    // No auto-pipelining: it holds a batch until the previous one of its slot has been
+    // answered, so behind a frozen Redis a request would wait out two timeouts, not one.
+    // Commands are pipelined on the connection all the same (sent without awaiting replies).
+    enableAutoPipelining: false,
+  }) satisfies RedisOptions;
+
 /**
  * A client that fails fast and heals by itself: while disconnected every command rejects at
  * once (no offline queue), a command without a reply rejects after `commandTimeoutMs`,
@@ -37,17 +55,8 @@ export const createRedisClient = async ({
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
-    commandTimeout: commandTimeoutMs,
-    connectTimeout: 1_000,
-    // A command cut off by a lost connection has already failed its request with a 503:
-    // neither retried nor resent later, where a create would store a pet nobody was told of.
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1_000),
-    // No auto-pipelining: it holds a batch until the previous one of its slot has been
-    // answered, so behind a frozen Redis a request would wait out two timeouts, not one.
-    // Commands are pipelined on the connection all the same (sent without awaiting replies).
-    enableAutoPipelining: false,
+    retryStrategy: reconnectDelayMs,
+    ...failFastConnection(commandTimeoutMs),
   } satisfies RedisOptions);
   // One report per outage, none before the first connection (start-up failure has its own
   // message); without any listener ioredis would print every reconnection attempt.

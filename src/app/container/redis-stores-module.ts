@@ -1,7 +1,6 @@
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import type { Redis } from 'ioredis';
 import { MemoryQuotaStore } from '../../adapters/memory/memory-quota-store.js';
-import { createRedisClient } from '../../adapters/redis/redis-client.js';
+import type { RedisClient } from '../../adapters/redis/redis-client.js';
 import { RedisApiKeyRegistry } from '../../adapters/redis/redis-api-key-registry.js';
 import { RedisIdempotencyStore } from '../../adapters/redis/redis-idempotency-store.js';
 import { RedisOrderRepository } from '../../adapters/redis/redis-order-repository.js';
@@ -12,43 +11,44 @@ import type { Clock } from '../../ports/clock.js';
 import { CachedApiKeyRegistry } from '../cached-api-key-registry.js';
 import type { PetStoreConfig } from '../config.js';
 import { LayeredApiKeyRegistry } from '../layered-api-key-registry.js';
+import { openRedis, pingRedis } from '../open-redis.js';
 import { configuredKeys } from './configured-keys.js';
 import { TOKENS } from './tokens.js';
 
-const REDIS: ServiceIdentifier<Redis> = Symbol('Redis');
+const REDIS: ServiceIdentifier<RedisClient> = Symbol('Redis');
 
 /** A key's plan is re-read from Redis at most this often, so revocations spread within it. */
 const KEY_CACHE_TTL_MS = 5_000;
 const KEY_CACHE_ENTRIES = 100_000;
 
 /**
- * Every port on one Redis shared by all instances. `quotaClock` set: quota decisions use
- * its time (tests); unset: the Redis server's TIME, so skewed instance clocks cannot over-admit.
+ * Every port on one Redis, or one Redis Cluster, shared by all instances. `quotaClock` set: quota
+ * decisions use its time (tests); unset: the Redis server's TIME (on a Cluster, that of the shard
+ * holding the key), so skewed instance clocks cannot over-admit.
  */
 export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModule =>
   new ContainerModule(({ bind }) => {
-    bind<Redis>(REDIS)
+    bind<RedisClient>(REDIS)
       .toResolvedValue(
-        (config, logError) =>
-          createRedisClient({ url: config.redisUrl, onError: (error) => logError('redis connection error', error) }),
+        (config, logError) => openRedis(config, { onError: (error) => logError('redis connection error', error) }),
         [TOKENS.config, TOKENS.logError],
       )
       .inSingletonScope()
-      .onDeactivation(async (redis: Redis) => {
+      .onDeactivation(async (redis: RedisClient) => {
         await redis.quit().catch(() => redis.disconnect());
       });
     bind(TOKENS.petRepository)
-      .toResolvedValue((redis: Redis, config: PetStoreConfig) => new RedisPetRepository(redis, config.redisPrefix), [REDIS, TOKENS.config])
+      .toResolvedValue((redis: RedisClient, config: PetStoreConfig) => new RedisPetRepository(redis, config.redisPrefix), [REDIS, TOKENS.config])
       .inSingletonScope();
     bind(TOKENS.orderRepository)
-      .toResolvedValue((redis: Redis, config: PetStoreConfig) => new RedisOrderRepository(redis, config.redisPrefix), [REDIS, TOKENS.config])
+      .toResolvedValue((redis: RedisClient, config: PetStoreConfig) => new RedisOrderRepository(redis, config.redisPrefix), [REDIS, TOKENS.config])
       .inSingletonScope();
     bind(TOKENS.idempotencyStore)
-      .toResolvedValue((redis: Redis, config: PetStoreConfig) => new RedisIdempotencyStore(redis, config.redisPrefix), [REDIS, TOKENS.config])
+      .toResolvedValue((redis: RedisClient, config: PetStoreConfig) => new RedisIdempotencyStore(redis, config.redisPrefix), [REDIS, TOKENS.config])
       .inSingletonScope();
     bind(TOKENS.apiKeyRegistry)
       .toResolvedValue(
-        async (redis: Redis, config: PetStoreConfig, clock: Clock) =>
+        async (redis: RedisClient, config: PetStoreConfig, clock: Clock) =>
           new LayeredApiKeyRegistry(
             await configuredKeys(config),
             new CachedApiKeyRegistry(new RedisApiKeyRegistry(redis, config.redisPrefix, clock), clock, KEY_CACHE_TTL_MS, KEY_CACHE_ENTRIES),
@@ -58,7 +58,7 @@ export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModul
       .inSingletonScope();
     bind(TOKENS.quotaStore)
       .toResolvedValue(
-        (redis: Redis, config: PetStoreConfig, clock: Clock) =>
+        (redis: RedisClient, config: PetStoreConfig, clock: Clock) =>
           new QuotaOutageFallback(
             new RedisQuotaStore(redis, { prefix: config.redisPrefix, time: quotaClock ?? 'server' }),
             config.quotaFallback,
@@ -68,6 +68,7 @@ export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModul
         [REDIS, TOKENS.config, TOKENS.clock],
       )
       .inSingletonScope();
-    // Readiness pings through the client the stores use: its command timeout and reconnection included.
-    bind(TOKENS.storeProbes).toResolvedValue((redis: Redis) => [{ store: 'redis', ping: () => redis.ping() }], [REDIS]);
+    // Readiness pings through the client the stores use: its command timeout and reconnection
+    // included; on a Cluster, every master.
+    bind(TOKENS.storeProbes).toResolvedValue((redis: RedisClient) => [{ store: 'redis', ping: () => pingRedis(redis) }], [REDIS]);
   });
