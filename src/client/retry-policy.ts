@@ -7,7 +7,7 @@ export interface RetryOptions {
   readonly maxAttempts?: number;
   /**
    * Total milliseconds one call may spend waiting between attempts. A wait that would go past it
-   * (a `Retry-After` of 60 s, say) is not started: the last error is thrown at once. Default 30 000.
+   * (a `Retry-After` of 60 s, say) is not started: the last error is thrown at once. Infinity: no limit. Default 30 000.
    */
   readonly maxWaitMs?: number;
   /** Backoff without `Retry-After`: the n-th retry waits a uniformly random time below `min(maxDelayMs, baseDelayMs * 2^(n-1))`. Default 500. */
@@ -41,7 +41,7 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
   const policy = { ...DEFAULT_RETRY, ...options };
   const { maxAttempts, maxWaitMs, baseDelayMs, maxDelayMs } = policy;
   requireNumber('maxAttempts', maxAttempts, Number.isSafeInteger(maxAttempts) && maxAttempts >= 1, 'an integer of at least 1');
-  requireNumber('maxWaitMs', maxWaitMs, Number.isFinite(maxWaitMs) && maxWaitMs >= 0, 'a finite number of at least 0');
+  requireNumber('maxWaitMs', maxWaitMs, typeof maxWaitMs === 'number' && maxWaitMs >= 0, 'a number of at least 0 (Infinity: no limit)');
   requireNumber('baseDelayMs', baseDelayMs, Number.isFinite(baseDelayMs) && baseDelayMs > 0, 'a finite number above 0');
   requireNumber('maxDelayMs', maxDelayMs, Number.isFinite(maxDelayMs) && maxDelayMs >= baseDelayMs, 'a finite number of at least baseDelayMs');
   for (const name of ['random', 'sleep'] as const) {
