@@ -66,6 +66,24 @@ afterAll(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true });
 });
 
+/** Module hooks that append every URL an import resolves to the file named by RESOLVE_LOG; run with `--import ./register-hooks.mjs`. */
+const RESOLVE_HOOKS = {
+  'resolve-hooks.mjs': `
+import { appendFileSync } from 'node:fs';
+let log;
+export function initialize(data) { log = data.log; }
+export async function resolve(specifier, context, nextResolve) {
+  const resolved = await nextResolve(specifier, context);
+  appendFileSync(log, resolved.url + '\\n');
+  return resolved;
+}
+`,
+  'register-hooks.mjs': `
+import { register } from 'node:module';
+register('./resolve-hooks.mjs', import.meta.url, { data: { log: process.env.RESOLVE_LOG } });
+`,
+};
+
 /** Writes `files` into the consumer project. */
 async function write(files: Record<string, string>): Promise<void> {
   for (const [name, text] of Object.entries(files)) await writeFile(join(project, name), text);
@@ -182,20 +200,7 @@ ${createIsTyped ? '// @ts-expect-error: a pet name is a string\nawait catalog.cr
     const log = join(work, 'resolved.log');
     await writeFile(log, '');
     await write({
-      'resolve-hooks.mjs': `
-import { appendFileSync } from 'node:fs';
-let log;
-export function initialize(data) { log = data.log; }
-export async function resolve(specifier, context, nextResolve) {
-  const resolved = await nextResolve(specifier, context);
-  appendFileSync(log, resolved.url + '\\n');
-  return resolved;
-}
-`,
-      'register-hooks.mjs': `
-import { register } from 'node:module';
-register('./resolve-hooks.mjs', import.meta.url, { data: { log: process.env.RESOLVE_LOG } });
-`,
+      ...RESOLVE_HOOKS,
       'import-core.mjs': `
 import { readFileSync } from 'node:fs';
 const resolved = () => readFileSync(process.env.RESOLVE_LOG, 'utf8').split('\\n').filter(Boolean);
@@ -239,6 +244,24 @@ console.log(JSON.stringify({ before, afterCore, afterServer }));
     expect(afterServer.getMetadata).toBe('function');
   });
 
+  it('importing petstore-service/client loads the client files only: nothing else of the package, no package, no node: module', async () => {
+    const log = join(work, 'resolved-client.log');
+    await writeFile(log, '');
+    await write({
+      ...RESOLVE_HOOKS,
+      'import-client.mjs': `
+const { PetStoreClient, PetStoreError } = await import('petstore-service/client');
+const client = new PetStoreClient({ baseUrl: 'http://127.0.0.1:8080/v1', apiKey: 'some-key-123' });
+console.log(JSON.stringify({ pets: typeof client.pets, code: new PetStoreError(404, 'not_found', 'No such resource.').code }));
+`,
+    });
+    const output = await run(process.execPath, ['--import', './register-hooks.mjs', 'import-client.mjs'], { cwd: project, env: { ...process.env, RESOLVE_LOG: log }, timeoutMs: 15_000 });
+    expect(JSON.parse(output)).toEqual({ pets: 'function', code: 'not_found' });
+    const resolved = (await readFile(log, 'utf8')).split('\n').filter((url) => url !== '' && !url.endsWith('/import-client.mjs'));
+    expect(resolved.some((url) => url.endsWith('/node_modules/petstore-service/dist/src/client.js'))).toBe(true);
+    expect(resolved.filter((url) => !/\/node_modules\/petstore-service\/dist\/src\/client(\.js|\/[a-z-]+\.js)$/.test(url))).toEqual([]);
+  });
+
   it('installs the petstore bin: --help prints the usage and exits 0', async () => {
     const output = await run(join(project, 'node_modules/.bin/petstore'), ['--help'], { cwd: project, timeoutMs: 15_000 });
     expect(output).toMatch(/^Usage: petstore \[--port N\]/);
@@ -275,6 +298,13 @@ console.log(JSON.stringify({ before, afterCore, afterServer }));
       const response = await fetch(`${url}/pets`, { headers: { authorization: 'Bearer some-key-123' }, signal: AbortSignal.timeout(5_000) });
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual([]);
+      // The docs page's files come from swagger-ui-dist, a dependency installed without dev ones.
+      for (const [path, contentType] of [['/docs', 'text/html'], ['/docs/swagger-ui-bundle.js', 'text/javascript']] as const) {
+        const docs = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5_000) });
+        expect(docs.status, path).toBe(200);
+        expect(docs.headers.get('content-type'), path).toMatch(new RegExp(`^${contentType};`));
+        expect((await docs.arrayBuffer()).byteLength, path).toBeGreaterThan(0);
+      }
     } finally {
       child.kill('SIGTERM');
     }
