@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PetStoreClient, PetStoreError, type Pet } from '../../src/client.js';
+import { PetStoreClient, type Pet } from '../../src/client.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import { assertMatchesOpenApi } from '../support/openapi-validator.js';
 import { KEYS, startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
+import { rejection } from './rejection.js';
 
 /** A fetch that checks every answer against the served OpenAPI document and logs `METHOD path?query`. */
 function checkedFetch(log: string[]): typeof fetch {
@@ -28,15 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await store.close();
 });
-
-const rejection = async (promise: Promise<unknown>): Promise<PetStoreError> => {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(PetStoreError);
-  return error as PetStoreError;
-};
 
 describe('PetStoreClient against a real server', () => {
   it('reads all 250 pets through pets({ limit: 100 }) exactly once, following Link rel="next" over 3 pages', async () => {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PetStoreClient, PetStoreError, type RetryOptions } from '../../src/client.js';
+import { PetStoreClient, type RetryOptions } from '../../src/client.js';
 import { freePort } from '../support/test-redis.js';
 import { errorJson, startScriptedServer, type ScriptedAnswer, type ScriptedServer } from './scripted-server.js';
+import { rejection } from './rejection.js';
 
 const PET = { id: 7, name: 'Rex', categoryId: 1, status: 'available' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -35,15 +36,6 @@ function recorded(options: RetryOptions = {}, randoms: readonly number[] = [0.5]
 }
 
 const clientOf = (baseUrl: string, retry?: RetryOptions): PetStoreClient => new PetStoreClient({ baseUrl, apiKey: 'k-1', ...(retry === undefined ? {} : { retry }) });
-
-const rejection = async (promise: Promise<unknown>): Promise<PetStoreError> => {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(PetStoreError);
-  return error as PetStoreError;
-};
 
 describe('PetStoreClient retries', () => {
   it('waits out Retry-After: 1 twice (real time), sends one Idempotency-Key three times and resolves with the created pet', async () => {
