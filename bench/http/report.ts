@@ -128,6 +128,8 @@ export const evaluateTargets = (scenarios: readonly ScenarioResult[]): Target[] 
   add('GET list, Redis store / memory store', rps('list', 'redis'), rps('list', 'memory'), 0.6);
   add('GET list, access log + metrics on / off (memory store)', rps('list', 'operated'), rps('list', 'memory'), 0.9);
   add('429 path, Redis store / memory store', rps('limited', 'redis'), rps('limited', 'memory'), 0.6);
+  add('GET list, Redis Cluster (3 masters) / single Redis', rps('list', 'cluster'), rps('list', 'redis'), 0.8);
+  add('429 path, Redis Cluster (3 masters) / single Redis', rps('limited', 'cluster'), rps('limited', 'redis'), 0.8);
   return targets;
 };
 

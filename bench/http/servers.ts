@@ -2,8 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startTestCluster } from '../../test/support/test-cluster.js';
 
-export type ServerName = 'ceiling' | 'peer' | 'memory' | 'operated' | 'redis';
+export type ServerName = 'ceiling' | 'peer' | 'memory' | 'operated' | 'redis' | 'cluster';
 
 export interface ServerSpec {
   readonly name: ServerName;
@@ -13,6 +14,8 @@ export interface ServerSpec {
   readonly env: Readonly<Record<string, string>>;
   /** Only in these scenarios: a variant worth one row, not a column of every table. */
   readonly scenarios?: readonly string[];
+  /** On a local Redis Cluster of three masters, started before the server and stopped after it (REDIS_CLUSTER_NODES). */
+  readonly localCluster?: true;
 }
 
 export interface RunningServer {
@@ -48,6 +51,15 @@ export const serverSpecs = (redis: { readonly url: string; readonly prefix: stri
       script: 'petstore-server.js',
       env: { PETSTORE_STORE: 'redis', REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix },
     });
+    // Beside the single Redis it is compared with: its keys spread over three shards, a redirection-aware client.
+    specs.push({
+      name: 'cluster',
+      label: 'petstore, Redis Cluster (3 masters)',
+      script: 'petstore-server.js',
+      // REDIS_URL emptied: the bench's own, inherited, would be refused beside REDIS_CLUSTER_NODES.
+      env: { PETSTORE_STORE: 'redis', REDIS_URL: '', PETSTORE_REDIS_PREFIX: redis.prefix },
+      localCluster: true,
+    });
   }
   return specs;
 };
@@ -63,9 +75,28 @@ const NODE_FLAGS = ['--no-memory-reducer'];
 
 /**
  * Starts one server as a child process on 127.0.0.1 and a free port, and resolves once it
- * prints `listening on <url>`. BENCH_NODE_OPTIONS adds node flags, e.g. `--cpu-prof`.
+ * prints `listening on <url>`. BENCH_NODE_OPTIONS adds node flags, e.g. `--cpu-prof`. The
+ * local Cluster of a `localCluster` server is started before it and stopped after it.
  */
-export const startServer = (spec: ServerSpec): Promise<RunningServer> => {
+export const startServer = async (spec: ServerSpec): Promise<RunningServer> => {
+  if (spec.localCluster !== true) return startProcess(spec);
+  const cluster = await startTestCluster();
+  try {
+    const server = await startProcess({ ...spec, env: { ...spec.env, REDIS_CLUSTER_NODES: cluster.nodesVariable } });
+    return {
+      ...server,
+      stop: async () => {
+        await server.stop();
+        await cluster.stop();
+      },
+    };
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+};
+
+const startProcess = (spec: ServerSpec): Promise<RunningServer> => {
   const script = fileURLToPath(new URL(`../servers/${spec.script}`, import.meta.url));
   const nodeFlags = [...NODE_FLAGS, ...(process.env['BENCH_NODE_OPTIONS'] ?? '').split(' ').filter((flag) => flag !== '')];
   const child = spawn(process.execPath, [...nodeFlags, script], {
