@@ -1,3 +1,4 @@
+import { newIdempotencyKey } from './idempotency-key.js';
 import { nextLink } from './link-header.js';
 import { PetStoreError } from './pet-store-error.js';
 import type { RateLimitState } from './rate-limit-state.js';
@@ -25,14 +26,23 @@ export interface CallOptions {
 
 /** Options of the two POSTs. */
 export interface CreateOptions extends CallOptions {
-  /** Sent on every attempt of this call (1 to 255 visible ASCII characters). Default: a new crypto.randomUUID(). */
+  /** Sent on every attempt of this call (1 to 255 visible ASCII characters). Default: a new random UUID. */
   readonly idempotencyKey?: string;
 }
 
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
+// URL.canParse would do, but browsers have had it only since 2023.
+const parsedUrl = (text: string): URL | undefined => {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+};
+
 function validBaseUrl(baseUrl: unknown): URL {
-  const url = typeof baseUrl === 'string' && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
+  const url = typeof baseUrl === 'string' ? parsedUrl(baseUrl) : undefined;
   if (url === undefined || !['http:', 'https:'].includes(url.protocol) || url.search !== '' || url.hash !== '') {
     throw new TypeError(`baseUrl must be an absolute http(s) URL without query or fragment, such as http://127.0.0.1:8080/v1: got ${String(baseUrl)}`);
   }
@@ -129,7 +139,7 @@ export class PetStoreClient {
 
   #call<Id extends OperationId>(id: Id, params: PathParams<(typeof ROUTES)[Id]['path']>, body: unknown, options: CreateOptions): Promise<Answer> {
     const { method } = ROUTES[id];
-    const idempotencyKey = method === 'POST' ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+    const idempotencyKey = method === 'POST' ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined;
     return this.#transport.send({
       method,
       url: this.#url(id, params),

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PET_STORE_OPERATIONS } from '../../src/adapters/http/operations/index.js';
 import { PetStoreClient, PetStoreError } from '../../src/client.js';
+import { newIdempotencyKey } from '../../src/client/idempotency-key.js';
 import { nextLink } from '../../src/client/link-header.js';
 import { readRateLimitState } from '../../src/client/rate-limit-state.js';
 import { DEFAULT_RETRY, parseRetryAfter, retryDelay, retryPolicy } from '../../src/client/retry-policy.js';
@@ -132,5 +133,61 @@ describe('bad options', () => {
     [{ baseUrl, apiKey: 'k', retry: { baseDelayMs: 1000, maxDelayMs: 500 } }, /retry\.maxDelayMs must be a finite number of at least baseDelayMs/],
   ])('%j is refused, saying why', (options, message) => {
     expect(() => new PetStoreClient(options)).toThrow(message);
+  });
+});
+
+describe('newIdempotencyKey', () => {
+  const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('is crypto.randomUUID() where there is one', () => {
+    const keys = new Set(Array.from({ length: 100 }, () => newIdempotencyKey()));
+    expect(keys.size).toBe(100);
+    for (const key of keys) expect(key).toMatch(UUID_V4);
+  });
+
+  it('is a version 4 UUID from getRandomValues where randomUUID is missing (an insecure browser context)', () => {
+    const real = globalThis.crypto;
+    vi.stubGlobal('crypto', { getRandomValues: (bytes: Uint8Array) => real.getRandomValues(bytes) });
+    try {
+      const keys = new Set(Array.from({ length: 100 }, () => newIdempotencyKey()));
+      expect(keys.size).toBe(100);
+      for (const key of keys) expect(key).toMatch(UUID_V4);
+      vi.stubGlobal('crypto', { getRandomValues: (bytes: Uint8Array) => bytes.fill(0xff) });
+      expect(newIdempotencyKey()).toBe('ffffffff-ffff-4fff-bfff-ffffffffffff');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});
+
+describe('pages', () => {
+  it('follows a next link on its own origin, and refuses one to another origin: the API key goes nowhere else', async () => {
+    const pet = (id: number) => ({ id, name: `P${id}`, categoryId: 1, status: 'available' });
+    const server = await startScriptedServer((request) =>
+      request.url.includes('cursor=b')
+        ? { status: 200, json: [pet(3)], headers: { link: '<http://elsewhere.example/v1/pets?cursor=c>; rel="next"' } }
+        : { status: 200, json: [pet(1), pet(2)], headers: { link: '</v1/pets?limit=2&cursor=b>; rel="next"' } },
+    );
+    try {
+      const seen: number[] = [];
+      const reading = (async () => {
+        for await (const item of new PetStoreClient({ baseUrl: server.baseUrl, apiKey: 'k' }).pets({ limit: 2 })) seen.push(item.id);
+      })();
+      await expect(reading).rejects.toMatchObject({ code: 'invalid_response', message: expect.stringContaining('http://elsewhere.example') });
+      // The page with the foreign link is refused whole.
+      expect(seen).toEqual([1, 2]);
+      expect(server.requests.map((request) => request.url)).toEqual(['/v1/pets?limit=2', '/v1/pets?limit=2&cursor=b']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reports a listing whose body is not an array as invalid_response', async () => {
+    const server = await startScriptedServer(() => ({ status: 200, json: { pets: [] } }));
+    try {
+      await expect(new PetStoreClient({ baseUrl: server.baseUrl, apiKey: 'k' }).listOrders()).rejects.toMatchObject({ status: 200, code: 'invalid_response' });
+    } finally {
+      await server.close();
+    }
   });
 });
