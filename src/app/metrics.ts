@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
+import { LabelTally } from './label-tally.js';
 import type { OnRequestFinished } from '../adapters/http/request-id.js';
 import { checkStores, type StoreProbe } from './store-probes.js';
 
@@ -30,6 +31,9 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
     help: 'Requests answered, by method, route template and status.',
     labelNames: ['method', 'route', 'status'] as const,
     registers,
+    collect() {
+      requestCounts.copyTo(this);
+    },
   });
   const latency = new Histogram({
     name: 'petstore_http_request_duration_seconds',
@@ -43,6 +47,9 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
     help: 'Quota decisions, by plan (anonymous: per client address) and verdict.',
     labelNames: ['plan', 'verdict'] as const,
     registers,
+    collect() {
+      quotaCounts.copyTo(this);
+    },
   });
   const storeErrors = new Counter({
     name: 'petstore_store_errors_total',
@@ -61,13 +68,22 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
   });
   for (const probe of probes) up.set({ store: probe.store }, 1);
 
+  const requestCounts = new LabelTally<'method' | 'route' | 'status'>();
+  const quotaCounts = new LabelTally<'plan' | 'verdict'>();
+  // A request's latency labels are built once per series, as its counts are.
+  const latencyLabels = new Map<string, LabelValues<'method' | 'route'>>();
+
   return {
     registry,
     observe: (event) => {
+      const { method, status, plan, verdict } = event;
       const route = event.route ?? UNMATCHED_ROUTE;
-      requests.inc({ method: event.method, route, status: event.status });
-      latency.observe({ method: event.method, route }, event.durationMs / 1_000);
-      if (event.verdict !== null) quota.inc({ plan: event.plan, verdict: event.verdict });
+      const series = `${method} ${route}`;
+      requestCounts.add(`${series} ${status}`, () => ({ method, route, status }));
+      let labels = latencyLabels.get(series);
+      if (labels === undefined) latencyLabels.set(series, (labels = { method, route }));
+      latency.observe(labels, event.durationMs / 1_000);
+      if (verdict !== null) quotaCounts.add(`${plan} ${verdict}`, () => ({ plan, verdict }));
       if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
     },
     storeUp: (store, isUp) => up.set({ store }, isUp ? 1 : 0),

@@ -12,7 +12,7 @@ import { TOKENS } from './tokens.js';
 
 /** The request-finished hook: the access log and the metrics, each when on; none at all keeps the hot path untraced. */
 const requestObserver = (config: PetStoreConfig, log: PetStoreLogger, metrics: PetStoreMetrics | null): OnRequestFinished | undefined => {
-  const access = config.accessLog ? accessLogger(log.logger) : undefined;
+  const access = config.accessLog ? accessLogger(log.access) : undefined;
   const count = metrics?.observe;
   if (access === undefined) return count;
   if (count === undefined) return access;
