@@ -75,7 +75,7 @@ const NODE_FLAGS = ['--no-memory-reducer'];
 
 /**
  * Starts one server as a child process on 127.0.0.1 and a free port, and resolves once it
- * prints `listening on <url>`. BENCH_NODE_OPTIONS adds node flags, e.g. `--cpu-prof`. The
+ * prints `listening on <url>` on stderr. BENCH_NODE_OPTIONS adds node flags, e.g. `--cpu-prof`. The
  * local Cluster of a `localCluster` server is started before it and stopped after it.
  */
 export const startServer = async (spec: ServerSpec): Promise<RunningServer> => {
@@ -96,17 +96,22 @@ export const startServer = async (spec: ServerSpec): Promise<RunningServer> => {
   }
 };
 
+/**
+ * A server's stdout (its log lines) goes to a process of its own that discards it, as a log
+ * shipper would read it: read here, the lines would cost the load generator its time and,
+ * drained late, leave the server's log buffers growing. Servers announce on stderr.
+ */
 const startProcess = (spec: ServerSpec): Promise<RunningServer> => {
   const script = fileURLToPath(new URL(`../servers/${spec.script}`, import.meta.url));
   const nodeFlags = [...NODE_FLAGS, ...(process.env['BENCH_NODE_OPTIONS'] ?? '').split(' ').filter((flag) => flag !== '')];
+  const logReader = spawn('cat', [], { stdio: ['pipe', 'ignore', 'ignore'] });
   const child = spawn(process.execPath, [...nodeFlags, script], {
     env: { ...process.env, ...spec.env, HOST: '127.0.0.1', PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', logReader.stdin, 'pipe'],
   });
+  // The server holds its own end now; the reader exits once the server has.
+  logReader.stdin.destroy();
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(`did not start within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
     const fail = (why: string): void => {
@@ -115,15 +120,15 @@ const startProcess = (spec: ServerSpec): Promise<RunningServer> => {
       reject(new Error(`${spec.label}: ${why}\n${stderr}`));
     };
     child.once('exit', (code) => fail(`exited with ${code}`));
-    const lines = createInterface({ input: child.stdout });
+    const lines = createInterface({ input: child.stderr });
     lines.on('line', (line) => {
+      stderr += `${line}\n`;
       const url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
       if (url === undefined) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
-      // Access log lines are drained unread: parsing them would load the load generator.
       lines.close();
-      child.stdout.resume();
+      child.stderr.resume();
       resolve({ spec, baseUrl: url, cpuSeconds: () => cpuSeconds(child.pid), stop: () => stop(child) });
     });
   });

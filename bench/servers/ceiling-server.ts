@@ -14,6 +14,6 @@ const server = createServer((_req, res) => {
 });
 
 server.listen(Number(process.env['PORT'] ?? 0), '127.0.0.1', () => {
-  console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+  console.error(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -165,7 +165,7 @@ app.get<{ Params: { petId: number } }>(
 );
 
 await app.listen({ port: Number(process.env['PORT'] ?? 0), host: '127.0.0.1' });
-console.log(`listening on http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`);
+console.error(`listening on http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`);
 process.on('SIGTERM', () => {
   app.close().then(
     () => process.exit(0),

@@ -8,7 +8,7 @@ import { startPetStore } from '../../src/app/start-pet-store.js';
 import { petstoreApiKeys } from '../http/keys.js';
 
 const store = await startPetStore({ ...process.env, PETSTORE_ENV: 'test', PETSTORE_API_KEYS: petstoreApiKeys() });
-console.log(`listening on ${store.baseUrl}`);
+console.error(`listening on ${store.baseUrl}`);
 process.on('SIGTERM', () => {
   store.close(1_000).then(
     () => process.exit(0),
