@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
 
 /*
@@ -31,21 +31,19 @@ interface Observed {
 }
 
 let store: TestPetStore;
-let browser: Browser;
 beforeAll(async () => {
   store = await startTestPetStore();
-  browser = await chromium.launch({
-    executablePath: chromiumOnPath(),
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
 });
-afterAll(async () => {
-  await browser?.close();
-  await store?.close();
-});
+afterAll(() => store.close());
 
 describe('the docs page in headless chromium', () => {
   it('loads from this origin alone, without a failed request or a console error, and shows every operation of the document', { timeout: 60_000 }, async () => {
+    // Launched in the test, so a missing chromium fails it with its message.
+    const browser = await chromium.launch({
+      executablePath: chromiumOnPath(),
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    onTestFinished(() => browser.close());
     const document = (await store.anonymous.get('/openapi.json')).body as {
       paths: Record<string, Record<string, { operationId: string; deprecated?: boolean }>>;
     };
@@ -87,7 +85,6 @@ describe('the docs page in headless chromium', () => {
     await mkdir(dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT });
     expect((await stat(SCREENSHOT)).size).toBeLessThan(SCREENSHOT_MAX_BYTES);
-    await context.close();
 
     const origin = new URL(docsUrl).origin;
     expect(observed.urls.filter((url) => new URL(url).origin !== origin), 'requests to another origin').toEqual([]);
