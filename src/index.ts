@@ -5,8 +5,9 @@
  */
 export type { NewPet, NewPetInput, Pet, PetStatus } from './domain/pets/pet.js';
 export { PET_STATUSES, isPetStatus, MAX_ID } from './domain/pets/pet.js';
-export { PetCatalog, type Inventory, type ListPetsQuery, type PetPage } from './domain/pets/pet-catalog.js';
+export { PetCatalog, type Inventory, type ListPetsQuery, type PetJsonPage, type PetPage } from './domain/pets/pet-catalog.js';
 export { validateNewPet } from './domain/pets/new-pet-validation.js';
+export { petJson } from './domain/pets/pet-json.js';
 export type { NewOrder, Order, OrderStatus } from './domain/orders/order.js';
 export type { NewOrderInput, OrderUpdateInput } from './domain/orders/order-input.js';
 export { ORDER_STATUSES, isOrderStatus } from './domain/orders/order.js';
@@ -36,7 +37,7 @@ export {
 export type { RateLimitHeaders } from './domain/quota/rate-limit-fields.js';
 
 export type { Clock } from './ports/clock.js';
-export type { PetRepository, PetPageQuery } from './ports/pet-repository.js';
+export type { PetRepository, PetPageQuery, StoredPetPage } from './ports/pet-repository.js';
 export type { OrderRepository, OrderPageQuery, PlaceOutcome, TransitionOutcome } from './ports/order-repository.js';
 export type { IdempotencyStore, IdempotencyClaim, IdempotencyStart, IdempotentResult } from './ports/idempotency-store.js';
 export type { ApiKeyRegistry, ApiKeyGrant, KeyAdmin, ManagedApiKey, RevokeOutcome } from './ports/api-key-registry.js';

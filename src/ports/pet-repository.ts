@@ -8,6 +8,14 @@ export interface PetPageQuery {
   readonly status?: PetStatus;
 }
 
+/** A page as the store joins it: the JSON array of its pets, each as `petJson` writes it. */
+export interface StoredPetPage {
+  /** `[]` when empty. */
+  readonly json: string;
+  /** The id of the page's last pet, when at least one more pet matches after it. */
+  readonly moreAfter: number | undefined;
+}
+
 /**
  * Pets ordered by id. Adapters throw StoreUnavailableError when their store cannot answer.
  * A page costs O(log n + limit), also when filtered by status.
@@ -21,6 +29,11 @@ export interface PetRepository {
   get(id: number): Promise<Pet | undefined>;
   /** Ascending id, at most `limit` pets. */
   page(query: PetPageQuery): Promise<readonly Pet[]>;
+  /**
+   * The same pets as `page` as one JSON array, joined from what the store keeps (never parsed
+   * and serialised again), and whether more match: what a transport sends as it is.
+   */
+  pageJson(query: PetPageQuery): Promise<StoredPetPage>;
   /** How many pets have each status. */
   countByStatus(): Promise<Readonly<Record<PetStatus, number>>>;
 }

@@ -110,6 +110,11 @@ export const describeOrderRepositoryContract = (
       expect(await pets.page({ afterId: 0, limit: 10, status: 'sold' })).toEqual([
         { id: rex, name: 'pet available', categoryId: 1, status: 'sold' },
       ]);
+      // The pet's JSON, which a page joins as kept, moved with it.
+      expect(await pets.pageJson({ afterId: 0, limit: 10 })).toEqual({
+        json: JSON.stringify([{ id: rex, name: 'pet available', categoryId: 1, status: 'sold' }]),
+        moreAfter: undefined,
+      });
 
       const tom = await addPet(pets);
       await orders.place(newOrder(tom));

@@ -80,6 +80,8 @@ export const describePetRepositoryContract = (
       expect((await repository.page({ afterId: 0, limit: 3 })).map((pet) => pet.id)).toEqual([1, 2, 3]);
       expect((await repository.page({ afterId: 0, limit: 10 })).map((pet) => pet.id)).toEqual([1, 2, 3, 4, 5]);
       expect(await repository.page({ afterId: 0, limit: 0 })).toEqual([]);
+      expect(await repository.pageJson({ afterId: 0, limit: 0 })).toEqual({ json: '[]', moreAfter: undefined });
+      expect(await repository.pageJson({ afterId: 5, limit: 10 })).toEqual({ json: '[]', moreAfter: undefined });
     });
 
     it('a page filtered by status holds only pets of that status, ascending by id', async () => {
@@ -163,7 +165,7 @@ export const describePetRepositoryContract = (
       expect(await repository.countByStatus()).toEqual({ available: 1, pending: 0, sold: 1 });
     });
 
-    it('any sequence of creates answers every get and page like a list sorted by id', async () => {
+    it('any sequence of creates answers every get and page like a list sorted by id, and every JSON page as JSON.stringify of that page', async () => {
       const statusArb = fc.constantFrom(...PET_STATUSES);
       const queryArb = fc.record({
         afterId: fc.integer({ min: 0, max: 40 }),
@@ -176,19 +178,24 @@ export const describePetRepositoryContract = (
           try {
             const model: Pet[] = [];
             for (const [index, status] of statuses.entries()) {
-              const pet = await run.pets.create(newPet(`pet ${index}`, status, index + 1));
-              expect(pet).toEqual({ id: model.length + 1, name: `pet ${index}`, categoryId: index + 1, status });
+              // Names JSON must escape, and characters it keeps as they are.
+              const name = `pet "${index}" \\ é 🐈 \u0001`;
+              const pet = await run.pets.create(newPet(name, status, index + 1));
+              expect(pet).toEqual({ id: model.length + 1, name, categoryId: index + 1, status });
               model.push(pet);
             }
             const counts = { available: 0, pending: 0, sold: 0 };
             for (const pet of model) counts[pet.status] += 1;
             expect(await run.pets.countByStatus()).toEqual(counts);
             for (const { afterId, limit, status } of queries) {
-              const expected = model
-                .filter((pet) => pet.id > afterId && (status === undefined || pet.status === status))
-                .slice(0, limit);
+              const matching = model.filter((pet) => pet.id > afterId && (status === undefined || pet.status === status));
+              const expected = matching.slice(0, limit);
               const filter = status === undefined ? {} : { status };
               expect(await run.pets.page({ afterId, limit, ...filter })).toEqual(expected);
+              expect(await run.pets.pageJson({ afterId, limit, ...filter })).toEqual({
+                json: JSON.stringify(expected),
+                moreAfter: matching.length > limit ? expected.at(-1)?.id : undefined,
+              });
               expect(await run.pets.get(afterId)).toEqual(model[afterId - 1]);
             }
           } finally {

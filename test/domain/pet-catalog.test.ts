@@ -148,6 +148,25 @@ describe('PetCatalog.list', () => {
     );
   });
 
+  it('listJson answers any query, valid or not, as list does: the same next page and the JSON of the same pets', async () => {
+    const limitArb = fc.oneof(fc.integer({ min: -1, max: 12 }), fc.constant('5'), fc.constant('abc'));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...PET_STATUSES), { maxLength: 30 }), limitArb, statusFilterArb, fc.integer({ min: 0, max: 30 }), async (statuses, limit, status, skip) => {
+        const { catalog } = await catalogWith(statuses);
+        const first = await catalog.list({ limit, ...withStatus(status) });
+        // A cursor the catalog issued, when the first page had a next one, else none.
+        const cursor = first.ok && skip % 2 === 1 ? first.value.next?.cursor : undefined;
+        const query = { limit, ...withStatus(status), ...(cursor === undefined ? {} : { cursor }) };
+        const [asPets, asJson] = [await catalog.list(query), await catalog.listJson(query)];
+        const expected = asPets.ok
+          ? { ok: true, value: { json: JSON.stringify(asPets.value.pets), ...(asPets.value.next === undefined ? {} : { next: asPets.value.next }) } }
+          : asPets;
+        expect(asJson).toEqual(expected);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('any integer limit within 1..100, as a number or as plain decimal digits, returns that many pets or all there are', async () => {
     const { catalog, pets } = await catalogWith(Array.from({ length: 60 }, (_, index) => PET_STATUSES[index % 3] ?? 'sold'));
     await fc.assert(
@@ -318,18 +337,21 @@ describe('PetCatalog and an unreachable store', () => {
     create: () => Promise.reject(new StoreUnavailableError('pet store')),
     get: () => Promise.reject(new StoreUnavailableError('pet store')),
     page: () => Promise.reject(new StoreUnavailableError('pet store')),
+    pageJson: () => Promise.reject(new StoreUnavailableError('pet store')),
     countByStatus: () => Promise.reject(new StoreUnavailableError('pet store')),
   };
   const catalog = new PetCatalog(down);
 
   it('lets StoreUnavailableError propagate as a thrown error from every method', async () => {
     await expect(catalog.list({})).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(catalog.listJson({})).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(catalog.create({ name: 'Rex', categoryId: 1 })).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(catalog.get('1')).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it('still reports invalid input as a value without touching the store', async () => {
     expect(await fieldOfError(catalog.list({ limit: '0' }))).toBe('limit');
+    expect(await fieldOfError(catalog.listJson({ limit: '0' }))).toBe('limit');
     expect(await fieldOfError(catalog.create(untyped({})))).toBe('name');
     expect(await fieldOfError(catalog.get('0'))).toBe('petId');
   });

@@ -1,6 +1,7 @@
 import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
+import { petJson } from '../../domain/pets/pet-json.js';
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
-import type { PetPageQuery, PetRepository } from '../../ports/pet-repository.js';
+import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
 import { MemoryIdempotencyRecords } from './memory-idempotency-records.js';
 import { SortedIds } from './sorted-ids.js';
 
@@ -12,6 +13,8 @@ import { SortedIds } from './sorted-ids.js';
  */
 export class MemoryPetRepository implements PetRepository {
   readonly #pets: Pet[] = [];
+  /** Each pet's JSON, by position like #pets, written when the pet is: a page only joins them. */
+  readonly #json: string[] = [];
   readonly #byStatus = new Map<PetStatus, SortedIds>(PET_STATUSES.map((status) => [status, new SortedIds()]));
   readonly #records: MemoryIdempotencyRecords;
 
@@ -25,6 +28,7 @@ export class MemoryPetRepository implements PetRepository {
     if (done?.kind === 'pet') return done.pet;
     const stored = Object.freeze({ id: this.#pets.length + 1, name: pet.name, categoryId: pet.categoryId, status: pet.status });
     this.#pets.push(stored);
+    this.#json.push(petJson(stored));
     this.#index(stored.status).insert(stored.id);
     if (claim !== undefined) this.#records.complete(claim, { kind: 'pet', pet: stored });
     return stored;
@@ -34,18 +38,25 @@ export class MemoryPetRepository implements PetRepository {
     return this.find(id);
   }
 
-  async page({ afterId, limit, status }: PetPageQuery): Promise<readonly Pet[]> {
-    if (status === undefined) {
-      // The pets after afterId start at position afterId.
-      const start = Math.max(0, afterId);
-      return this.#pets.slice(start, start + limit);
-    }
-    const page: Pet[] = [];
-    for (const id of this.#index(status).after(afterId, limit)) {
-      const pet = this.#pets[id - 1];
-      if (pet !== undefined) page.push(pet);
-    }
-    return page;
+  async page(query: PetPageQuery): Promise<readonly Pet[]> {
+    return this.#ids(query).map((id) => this.#pets[id - 1]!);
+  }
+
+  async pageJson({ afterId, limit, status }: PetPageQuery): Promise<StoredPetPage> {
+    const ids = this.#ids({ afterId, limit: limit + 1, ...(status === undefined ? {} : { status }) });
+    const more = ids.length > limit;
+    if (more) ids.pop();
+    let json = '[';
+    for (let i = 0; i < ids.length; i++) json += (i === 0 ? '' : ',') + this.#json[ids[i]! - 1];
+    return { json: json + ']', moreAfter: more ? ids.at(-1) : undefined };
+  }
+
+  /** Ascending, at most `limit`: ids are positions + 1, so without a filter a page is a range. */
+  #ids({ afterId, limit, status }: PetPageQuery): number[] {
+    if (status !== undefined) return this.#index(status).after(afterId, limit);
+    const ids: number[] = [];
+    for (let id = Math.max(0, afterId) + 1; id <= this.#pets.length && ids.length < limit; id++) ids.push(id);
+    return ids;
   }
 
   async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
@@ -59,7 +70,9 @@ export class MemoryPetRepository implements PetRepository {
 
   /** For MemoryOrderRepository: `pet`, as `find` gave it in the same step, takes `status`. */
   setStatus(pet: Pet, status: PetStatus): void {
-    this.#pets[pet.id - 1] = Object.freeze({ ...pet, status });
+    const changed = Object.freeze({ ...pet, status });
+    this.#pets[pet.id - 1] = changed;
+    this.#json[pet.id - 1] = petJson(changed);
     this.#index(pet.status).remove(pet.id);
     this.#index(status).insert(pet.id);
   }

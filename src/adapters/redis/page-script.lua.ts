@@ -18,3 +18,24 @@ for i = 1, #ids do
 end
 return page
 `;
+
+/**
+ * A page of pets as the JSON array a client receives, joined here from the records (each JSON
+ * without its id, which the hash field holds: `{"id":` + id + `,` + the record after its `{`
+ * is what JSON.stringify gives of the pet), so the instance neither parses nor serialises it.
+ * KEYS: pet records hash, the sorted set to page. ARGV: afterId, limit.
+ * Returns the JSON, then the last id when more pets match after it, else ''.
+ */
+export const PET_PAGE_JSON_LUA = `
+local limit = tonumber(ARGV[2])
+local ids = redis.call('ZRANGE', KEYS[2], '(' .. ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, limit + 1)
+local n = math.min(#ids, limit)
+if n == 0 then return { '[]', '' } end
+local records = redis.call('HMGET', KEYS[1], unpack(ids, 1, n))
+local parts = {}
+for i = 1, n do
+  if not records[i] then return redis.error_reply('pet ' .. ids[i] .. ' is indexed without a record') end
+  parts[i] = '{"id":' .. ids[i] .. ',' .. string.sub(records[i], 2)
+end
+return { '[' .. table.concat(parts, ',') .. ']', #ids > n and ids[n] or '' }
+`;

@@ -1,7 +1,7 @@
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetRepository } from '../../ports/pet-repository.js';
 import { notFound, type DomainError } from '../errors.js';
-import { listPage } from '../paging/list-page.js';
+import { listPage, nextPage, type NextPage } from '../paging/list-page.js';
 import { parseListQuery, type ListQuery } from '../paging/list-query.js';
 import { err, ok, type Result } from '../result.js';
 import { validateNewPet } from './new-pet-validation.js';
@@ -14,7 +14,13 @@ export type ListPetsQuery = ListQuery<PetStatus>;
 export interface PetPage {
   readonly pets: readonly Pet[];
   /** Present only when at least one more matching pet exists: no page reached through it is empty. */
-  readonly next?: { readonly cursor: string; readonly limit: number; readonly status?: PetStatus };
+  readonly next?: NextPage<PetStatus>;
+}
+
+/** A page as a client receives it: the JSON array of its pets (see `petJson`). */
+export interface PetJsonPage {
+  readonly json: string;
+  readonly next?: NextPage<PetStatus>;
 }
 
 /** How many pets have each status. */
@@ -32,6 +38,16 @@ export class PetCatalog {
     const found = await this.pets.page({ afterId, limit: limit + 1, ...(status === undefined ? {} : { status }) });
     const { items, next } = listPage(found, limit, status, encodePetCursor);
     return ok(next === undefined ? { pets: items } : { pets: items, next });
+  }
+
+  /** `list` as the JSON a client receives, joined by the store from what it keeps. */
+  async listJson(query: ListPetsQuery): Promise<Result<PetJsonPage, DomainError>> {
+    const parsed = parseListQuery(query, PET_STATUSES, petCursors);
+    if (!parsed.ok) return parsed;
+    const { limit, status, afterId } = parsed.value;
+    const { json, moreAfter } = await this.pets.pageJson({ afterId, limit, ...(status === undefined ? {} : { status }) });
+    const next = nextPage(moreAfter, limit, status, encodePetCursor);
+    return ok(next === undefined ? { json } : { json, next });
   }
 
   /** Validated like a request body, whatever its type says. With a claim, the pet and its Idempotency-Key record are stored in one step. */

@@ -2,7 +2,7 @@ import type { Pet } from '../../../domain/pets/pet.js';
 import { createIdempotently, type IdempotentCreation } from '../idempotent-create.js';
 import { readJsonRequest } from '../json-request.js';
 import type { Operation, OperationServices } from '../operation.js';
-import { serializePet } from '../pet-json.js';
+import { petJson } from '../../../domain/pets/pet-json.js';
 import { fromWire, sendJson } from '../request-context.js';
 import { MAX_BODY_BYTES } from '../request-limits.js';
 import { NewPetSchema, PetSchema } from '../schemas.js';
@@ -15,7 +15,7 @@ const creation = (services: OperationServices): IdempotentCreation<Pet> => ({
   operationId: 'createPet',
   create: (input, claim) => services.catalog.create(fromWire(input), claim),
   replayOf: (result) => (result.kind === 'pet' ? result.pet : undefined),
-  send: (ctx, pet, extra) => sendJson(ctx, 201, serializePet(pet), ['location', services.basePath + ITEM_PATH + pet.id, ...(extra ?? [])]),
+  send: (ctx, pet, extra) => sendJson(ctx, 201, petJson(pet), ['location', services.basePath + ITEM_PATH + pet.id, ...(extra ?? [])]),
 });
 
 export const createPet = {

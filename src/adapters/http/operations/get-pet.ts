@@ -1,6 +1,6 @@
 import { sendDomainError } from '../failures.js';
 import type { Operation } from '../operation.js';
-import { serializePet } from '../pet-json.js';
+import { petJson } from '../../../domain/pets/pet-json.js';
 import { fromWire, sendJson } from '../request-context.js';
 import { idSchema, PetSchema } from '../schemas.js';
 
@@ -22,6 +22,6 @@ export const getPet = {
   handler: async (ctx, { catalog }) => {
     const pet = await catalog.get(fromWire(ctx.params['petId']));
     if (!pet.ok) return sendDomainError(ctx, pet.error);
-    sendJson(ctx, 200, serializePet(pet.value));
+    sendJson(ctx, 200, petJson(pet.value));
   },
 } as const satisfies Operation;

@@ -1,7 +1,6 @@
 import { sendDomainError } from '../failures.js';
 import type { Operation } from '../operation.js';
 import { listingQuery, nextPageLink } from '../listing.js';
-import { serializePets } from '../pet-json.js';
 import { fromWire, sendJson } from '../request-context.js';
 import { PetStatusSchema, PetsSchema } from '../schemas.js';
 
@@ -21,9 +20,9 @@ export const listPets = {
   },
   handler: async (ctx, { catalog, basePath }) => {
     const { limit, status, cursor } = ctx.query;
-    const page = await catalog.list(fromWire({ limit, status, cursor }));
+    const page = await catalog.listJson(fromWire({ limit, status, cursor }));
     if (!page.ok) return sendDomainError(ctx, page.error);
     const next = page.value.next;
-    sendJson(ctx, 200, serializePets(page.value.pets), next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);
+    sendJson(ctx, 200, page.value.json, next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);
   },
 } as const satisfies Operation;
