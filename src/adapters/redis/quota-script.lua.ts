@@ -30,32 +30,32 @@
  *          bu   bannedUntil.
  *          bx   what the ban answers, worked out when it started: each rule's reset.
  * Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule.
+ *
+ * STRIKES_LUA adds the strikes a cache in front of the store answered itself (LocalRefusals),
+ * by the same rules, in one atomic step of the subject's slot.
  */
-export const QUOTA_LUA = `
+
+/** What both scripts share: one definition of the time, the rings, the strikes and the ban's answer. */
+const QUOTA_LUA_HELPERS = `
 local function num(x) return string.format('%.17g', x) end
 
-local t
-if ARGV[1] == '' then
+-- '' reads the Redis server's TIME.
+local function timeOf(arg)
+  if arg ~= '' then return tonumber(arg) end
   local time = redis.call('TIME')
-  t = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-else
-  t = tonumber(ARGV[1])
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
+
 local n = tonumber(ARGV[2])
 local banStrikes = tonumber(ARGV[3 + 2 * n])
 local strikeWindowMs = tonumber(ARGV[4 + 2 * n])
 local banMs = tonumber(ARGV[5 + 2 * n])
-
 local windows = {}
 for i = 1, n do windows[i] = ARGV[2 + 2 * i] end
 local signature = table.concat(windows, ',')
 
--- A ban answers what was worked out when it started (bx: each rule's reset), so a banned
--- subject costs one small read: nothing is counted during a ban.
-local head = redis.call('HMGET', KEYS[1], 'w', 'bu', 'bx')
-local bannedUntil = -math.huge
-if head[1] == signature then bannedUntil = tonumber(head[2]) or -math.huge end
-local function bannedReply(resets)
+-- What a ban answers at t: remaining 0, each rule's reset no earlier than the ban's end.
+local function bannedReply(t, bannedUntil, resets)
   local reply = { 'banned', num(t), '' }
   local retryAt = bannedUntil
   for i = 1, n do
@@ -67,10 +67,96 @@ local function bannedReply(resets)
   reply[3] = num(retryAt)
   return reply
 end
+
+local PAIR = 12
+local function pairAt(raw, j) return struct.unpack('<dI4', raw, 5 + (j - 1) * PAIR) end
+
+-- Rule i's ring advanced to its current bucket c at time at: only buckets c-60 .. c are counted.
+local function loadRule(i, raw, at)
+  local g = tonumber(windows[i]) / 60
+  local c = math.floor(at / g)
+  local rule = { limit = tonumber(ARGV[1 + 2 * i]), g = g, c = c, raw = raw, pairs = 0, first = 1, count = 0 }
+  if raw ~= '' then
+    rule.pairs = (#raw - 4) / PAIR
+    rule.count = struct.unpack('<I4', raw)
+    while rule.first <= rule.pairs do
+      local b, k = pairAt(raw, rule.first)
+      if b > c - 61 then break end
+      rule.count = rule.count - k
+      rule.first = rule.first + 1
+    end
+  end
+  return rule
+end
+
+-- When a rule counting at least its limit admits again if nothing else is counted: dropping
+-- buckets oldest first, the drop time of the one that brings its count below the limit.
+-- nil when the rule has room.
+local function ruleRetry(rule)
+  local count = rule.count
+  if count < rule.limit then return nil end
+  for j = rule.first, rule.pairs do
+    local b, k = pairAt(rule.raw, j)
+    count = count - k
+    if count <= rule.limit - 1 then return (b + 61) * rule.g end
+  end
+end
+
+-- The strike ring as stored (its size, then the times, oldest first); a ring of another size
+-- (the policy changed) starts empty.
+local function readStrikes(raw)
+  local strikes = {}
+  for v in string.gmatch(raw or '', '%S+') do strikes[#strikes + 1] = v end
+  local size = table.remove(strikes, 1)
+  if tonumber(size) ~= banStrikes then return {} end
+  return strikes
+end
+
+-- Adds a strike at t and keeps the last banStrikes, in the order they reached the store (the
+-- engine's ring: a clock stepping back, or a cache's strikes arriving late, leave them out of
+-- time order). True when the oldest kept falls within strikeWindowMs of t: the ban starts.
+local function addStrike(strikes, t)
+  strikes[#strikes + 1] = num(t)
+  if #strikes > banStrikes then table.remove(strikes, 1) end
+  return #strikes == banStrikes and tonumber(strikes[1]) > t - strikeWindowMs
+end
+
+-- A refusal at t told to retry at retryAt (its Retry-After in whole seconds): how long the
+-- refusals that follow are strikes.
+local function toldUntil(refusedUntil, t, retryAt)
+  return math.max(refusedUntil, t + 1000 * math.ceil((retryAt - t) / 1000))
+end
+
+-- A ban starting at banStart: bu, bx (each rule's reset: the ban's end or, still spent then,
+-- when it admits again, so a client obeying Retry-After is admitted) and an emptied strike ring.
+local function writeBan(writes, banStart, retries)
+  local bannedUntil = banStart + banMs
+  local resets = {}
+  for i = 1, n do resets[i] = num(math.max(bannedUntil, retries[i] or bannedUntil)) end
+  writes[#writes + 1] = 'bu'
+  writes[#writes + 1] = num(bannedUntil)
+  writes[#writes + 1] = 'bx'
+  writes[#writes + 1] = table.concat(resets, ' ')
+  return bannedUntil, resets
+end
+local function writeStrikes(writes, strikes)
+  writes[#writes + 1] = 'st'
+  writes[#writes + 1] = table.concat({ num(banStrikes), unpack(strikes) }, ' ')
+end
+`;
+
+export const QUOTA_LUA = `${QUOTA_LUA_HELPERS}
+local t = timeOf(ARGV[1])
+
+-- A ban answers what was worked out when it started (bx: each rule's reset), so a banned
+-- subject costs one small read: nothing is counted during a ban.
+local head = redis.call('HMGET', KEYS[1], 'w', 'bu', 'bx')
+local bannedUntil = -math.huge
+if head[1] == signature then bannedUntil = tonumber(head[2]) or -math.huge end
 if bannedUntil > t then
   local resets = {}
   for v in string.gmatch(head[3] or '', '%S+') do resets[#resets + 1] = v end
-  return bannedReply(resets)
+  return bannedReply(t, bannedUntil, resets)
 end
 
 local fields = { 'w', 'la', 'bu', 'ru', 'st' }
@@ -83,47 +169,18 @@ if stored[1] ~= signature then
   writes = { 'w', signature }
 end
 
-local PAIR = 12
-local function pairAt(raw, j) return struct.unpack('<dI4', raw, 5 + (j - 1) * PAIR) end
--- When a rule counting at least its limit admits again if nothing else is counted: dropping
--- buckets oldest first (pairs first .. last of raw), the drop time of the one that brings
--- its count below the limit.
-local function retryTime(raw, first, last, count, limit, g)
-  for j = first, last do
-    local b, k = pairAt(raw, j)
-    count = count - k
-    if count <= limit - 1 then return (b + 61) * g end
-  end
-end
-
--- When a ban starts: each rule resets at the ban's end or, still spent then, when it admits
--- again (ruleRetry), and Retry-After points to the latest reset, so a client that obeys it is
--- admitted.
-local ruleRetry = {}
+-- Each exhausted rule's retry time, for the refusal and for a ban starting with it.
+local retries = {}
 
 local lastAt = tonumber(stored[2]) or -math.huge
 local at = math.max(t, lastAt)
 writes[#writes + 1] = 'la'
 writes[#writes + 1] = num(at)
 
--- Advance each rule to its current bucket c: only buckets c-60 .. c are counted.
 local rules = {}
 local admitted = true
 for i = 1, n do
-  local g = tonumber(windows[i]) / 60
-  local c = math.floor(at / g)
-  local raw = stored[5 + i] or ''
-  local rule = { limit = tonumber(ARGV[1 + 2 * i]), g = g, c = c, raw = raw, pairs = 0, first = 1, count = 0 }
-  if raw ~= '' then
-    rule.pairs = (#raw - 4) / PAIR
-    rule.count = struct.unpack('<I4', raw)
-    while rule.first <= rule.pairs do
-      local b, k = pairAt(raw, rule.first)
-      if b > c - 61 then break end
-      rule.count = rule.count - k
-      rule.first = rule.first + 1
-    end
-  end
+  local rule = loadRule(i, stored[5 + i] or '', at)
   if rule.count >= rule.limit then admitted = false end
   rules[i] = rule
 end
@@ -159,10 +216,8 @@ else
     local rule = rules[i]
     remaining[i] = math.max(0, rule.limit - rule.count)
     resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
-    if rule.count >= rule.limit then
-      ruleRetry[i] = retryTime(rule.raw, rule.first, rule.pairs, rule.count, rule.limit, rule.g)
-      retryAt = math.max(retryAt, ruleRetry[i])
-    end
+    retries[i] = ruleRetry(rule)
+    if retries[i] then retryAt = math.max(retryAt, retries[i]) end
     -- Keep the forgetting, so later refusals do not redo it.
     if rule.first > 1 then
       writes[#writes + 1] = 'r' .. i
@@ -172,32 +227,19 @@ else
 end
 
 local refusedUntil = tonumber(stored[4]) or -math.huge
+local banResets
 if verdict == 'rate_limited' and banStrikes > 0 then
   local strike = t < refusedUntil
-  refusedUntil = math.max(refusedUntil, t + 1000 * math.ceil((retryAt - t) / 1000))
+  refusedUntil = toldUntil(refusedUntil, t, retryAt)
   writes[#writes + 1] = 'ru'
   writes[#writes + 1] = num(refusedUntil)
   if strike then
-    local strikes = {}
-    for v in string.gmatch(stored[5] or '', '%S+') do strikes[#strikes + 1] = v end
-    -- A ring of another size (the policy changed) starts empty.
-    local size = table.remove(strikes, 1)
-    if tonumber(size) ~= banStrikes then strikes = {} end
-    strikes[#strikes + 1] = num(t)
-    if #strikes > banStrikes then table.remove(strikes, 1) end
-    if #strikes == banStrikes and tonumber(strikes[1]) > t - strikeWindowMs then
-      bannedUntil = t + banMs
-      verdict = 'banned'
+    local strikes = readStrikes(stored[5])
+    if addStrike(strikes, t) then
+      bannedUntil, banResets = writeBan(writes, t, retries)
       strikes = {}
-      local resets = {}
-      for i = 1, n do resets[i] = num(math.max(bannedUntil, ruleRetry[i] or bannedUntil)) end
-      writes[#writes + 1] = 'bu'
-      writes[#writes + 1] = num(bannedUntil)
-      writes[#writes + 1] = 'bx'
-      writes[#writes + 1] = table.concat(resets, ' ')
     end
-    writes[#writes + 1] = 'st'
-    writes[#writes + 1] = table.concat({ num(banStrikes), unpack(strikes) }, ' ')
+    writeStrikes(writes, strikes)
   end
 end
 
@@ -210,11 +252,66 @@ if banStrikes > 0 then ttl = math.max(ttl, strikeWindowMs) end
 redis.call('HSET', KEYS[1], unpack(writes))
 redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(ttl) + 1000))
 
-if verdict == 'banned' then return bannedReply(ruleRetry) end
+if banResets then return bannedReply(t, bannedUntil, banResets) end
 local reply = { verdict, num(t), num(retryAt) }
 for i = 1, n do
   reply[2 + 2 * i] = num(remaining[i])
   reply[3 + 2 * i] = num(resetAt[i])
 end
 return reply
+`;
+
+/**
+ * KEYS[1]  the subject's hash.
+ * ARGV     as QUOTA_LUA's, then the time and the told retryAt of each strike, in order.
+ * Each strike counts as the refusal it was would have in QUOTA_LUA: none during a ban, a
+ * strike only while an earlier Retry-After runs. A ban starts at the strike that completes
+ * it, and the strikes after it are dropped (they fell in the ban). The counters are only read. Strikes for a state kept for other windows (or
+ * forgotten) are dropped, as QUOTA_LUA would start that subject over.
+ * Returns  the ban's answer when the subject is banned afterwards (as QUOTA_LUA's), else nil.
+ */
+export const STRIKES_LUA = `${QUOTA_LUA_HELPERS}
+local t = timeOf(ARGV[1])
+local fields = { 'w', 'la', 'bu', 'ru', 'st', 'bx' }
+for i = 1, n do fields[6 + i] = 'r' .. i end
+local stored = redis.call('HMGET', KEYS[1], unpack(fields))
+if stored[1] ~= signature then return nil end
+
+local bannedUntil = tonumber(stored[3]) or -math.huge
+local refusedUntil = tonumber(stored[4]) or -math.huge
+local strikes = readStrikes(stored[5])
+local banStart
+for j = 6 + 2 * n, #ARGV, 2 do
+  local at = tonumber(ARGV[j])
+  if at >= bannedUntil then
+    local strike = at < refusedUntil
+    refusedUntil = toldUntil(refusedUntil, at, tonumber(ARGV[j + 1]))
+    if strike and addStrike(strikes, at) then
+      banStart = at
+      break
+    end
+  end
+end
+
+local writes = { 'ru', num(refusedUntil) }
+local resets
+if banStart then
+  local retries = {}
+  local at = math.max(t, tonumber(stored[2]) or -math.huge)
+  for i = 1, n do retries[i] = ruleRetry(loadRule(i, stored[6 + i] or '', at)) end
+  bannedUntil, resets = writeBan(writes, banStart, retries)
+  strikes = {}
+end
+writeStrikes(writes, strikes)
+redis.call('HSET', KEYS[1], unpack(writes))
+-- Keep the subject at least as long as QUOTA_LUA would have after these refusals.
+local ttl = math.max(redis.call('PTTL', KEYS[1]), bannedUntil - t + 1000, refusedUntil - t + 1000, strikeWindowMs + 1000)
+redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(ttl)))
+
+if bannedUntil <= t then return nil end
+if not resets then
+  resets = {}
+  for v in string.gmatch(stored[6] or '', '%S+') do resets[#resets + 1] = v end
+end
+return bannedReply(t, bannedUntil, resets)
 `;

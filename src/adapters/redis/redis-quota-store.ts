@@ -4,7 +4,8 @@ import { assertDecidablePolicy } from '../../domain/quota/decidable-policy.js';
 import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
-import { QUOTA_LUA } from './quota-script.lua.js';
+import type { StrikeRecorder } from '../../ports/strike-recorder.js';
+import { QUOTA_LUA, STRIKES_LUA } from './quota-script.lua.js';
 import { fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
 
@@ -18,8 +19,9 @@ export interface RedisQuotaStoreOptions {
   readonly time?: 'server' | Clock;
 }
 
-interface QuotaScript {
+interface QuotaScripts {
   petstoreDecideQuota(key: string, ...args: string[]): Promise<string[]>;
+  petstoreRecordStrikes(key: string, ...args: string[]): Promise<string[] | null>;
 }
 
 const VERDICTS: readonly QuotaVerdict[] = ['admitted', 'rate_limited', 'banned'];
@@ -28,9 +30,10 @@ const VERDICTS: readonly QuotaVerdict[] = ['admitted', 'rate_limited', 'banned']
  * Each decision is one Lua script call (sent by its SHA, resent whole by ioredis after a
  * NOSCRIPT): every rule, the strike and the ban, atomically. A subject's data is one hash
  * under `{q:<subject>}`, bounded per rule like the in-memory rings and expiring when idle.
+ * Strikes a cache answered (LocalRefusals) are added by a second script on the same hash.
  */
-export class RedisQuotaStore implements QuotaStore {
-  private readonly redis: RedisClient & QuotaScript;
+export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
+  private readonly redis: RedisClient & QuotaScripts;
   private readonly keyPrefix: string;
   private readonly clock: Clock | undefined;
   private readonly checked = new WeakSet<QuotaPolicy>();
@@ -39,10 +42,27 @@ export class RedisQuotaStore implements QuotaStore {
     this.keyPrefix = assertValidKeyPrefix(prefix);
     this.clock = time === 'server' ? undefined : time;
     redis.defineCommand('petstoreDecideQuota', { numberOfKeys: 1, lua: QUOTA_LUA });
-    this.redis = redis as RedisClient & QuotaScript;
+    redis.defineCommand('petstoreRecordStrikes', { numberOfKeys: 1, lua: STRIKES_LUA });
+    this.redis = redis as RedisClient & QuotaScripts;
   }
 
   async decide(subject: string, policy: QuotaPolicy): Promise<QuotaDecision> {
+    const args = this.policyArgs(policy);
+    const reply = await fromRedis(this.redis, () => this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
+    return decisionOf(reply, policy.rules.length);
+  }
+
+  async recordStrikes(subject: string, policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined> {
+    // Without a ban rule a refusal is never a strike.
+    if (policy.ban === undefined || strikes.length === 0) return undefined;
+    const args = this.policyArgs(policy);
+    for (const value of strikes) args.push(String(value));
+    const reply = await fromRedis(this.redis, () => this.redis.petstoreRecordStrikes(this.keyOf(subject), ...args));
+    return reply === null ? undefined : decisionOf(reply, policy.rules.length);
+  }
+
+  /** The scripts' ARGV up to the ban policy: the time, then the policy. */
+  private policyArgs(policy: QuotaPolicy): string[] {
     if (!this.checked.has(policy)) {
       assertDecidablePolicy(policy);
       this.checked.add(policy);
@@ -52,8 +72,7 @@ export class RedisQuotaStore implements QuotaStore {
     for (const rule of policy.rules) args.push(String(rule.limit), String(rule.windowMs));
     const { ban } = policy;
     args.push(...(ban === undefined ? ['0', '0', '0'] : [String(ban.strikes), String(ban.strikeWindowMs), String(ban.banMs)]));
-    const reply = await fromRedis(this.redis, () => this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
-    return decisionOf(reply, policy.rules.length);
+    return args;
   }
 
   private keyOf(subject: string): string {

@@ -6,6 +6,7 @@ import { RedisIdempotencyStore } from '../../adapters/redis/redis-idempotency-st
 import { RedisOrderRepository } from '../../adapters/redis/redis-order-repository.js';
 import { RedisPetRepository } from '../../adapters/redis/redis-pet-repository.js';
 import { RedisQuotaStore } from '../../adapters/redis/redis-quota-store.js';
+import { LocalRefusals } from '../../domain/quota/local-refusals.js';
 import { QuotaOutageFallback } from '../../domain/quota/quota-outage-fallback.js';
 import type { Clock } from '../../ports/clock.js';
 import { CachedApiKeyRegistry } from '../cached-api-key-registry.js';
@@ -20,6 +21,9 @@ const REDIS: ServiceIdentifier<RedisClient> = Symbol('Redis');
 /** A key's plan is re-read from Redis at most this often, so revocations spread within it. */
 const KEY_CACHE_TTL_MS = 5_000;
 const KEY_CACHE_ENTRIES = 100_000;
+/** Refusals and bans answered by the instance itself; their strikes reach Redis within STRIKE_LAG_MS. */
+const STRIKE_LAG_MS = 100;
+const LOCAL_REFUSALS = 100_000;
 
 /**
  * Every port on one Redis, or one Redis Cluster, shared by all instances. `quotaClock` set: quota
@@ -58,14 +62,17 @@ export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModul
       .inSingletonScope();
     bind(TOKENS.quotaStore)
       .toResolvedValue(
-        (redis: RedisClient, config: PetStoreConfig, clock: Clock) =>
-          new QuotaOutageFallback(
-            new RedisQuotaStore(redis, { prefix: config.redisPrefix, time: quotaClock ?? 'server' }),
-            config.quotaFallback,
-            new MemoryQuotaStore(clock),
-            clock,
-          ),
-        [REDIS, TOKENS.config, TOKENS.clock],
+        (redis: RedisClient, config: PetStoreConfig, clock: Clock, logError: (message: string, error: unknown) => void) => {
+          const redisQuotas = new RedisQuotaStore(redis, { prefix: config.redisPrefix, time: quotaClock ?? 'server' });
+          const localRefusals = new LocalRefusals(redisQuotas, redisQuotas, clock, {
+            strikeLagMs: STRIKE_LAG_MS,
+            maxEntries: LOCAL_REFUSALS,
+            schedule: (flush, delayMs) => setTimeout(flush, delayMs).unref(),
+            onFlushError: (error) => logError('quota strikes not recorded', error),
+          });
+          return new QuotaOutageFallback(localRefusals, config.quotaFallback, new MemoryQuotaStore(clock), clock);
+        },
+        [REDIS, TOKENS.config, TOKENS.clock, TOKENS.logError],
       )
       .inSingletonScope();
     // Readiness pings through the client the stores use: its command timeout and reconnection
