@@ -5,7 +5,7 @@ import { pathOf, type ApiRouter, type RouteMatch } from './api-router.js';
 import { bearerToken } from './bearer-token.js';
 import type { Cors } from './cors.js';
 import { answerFailure, type LogError } from './failures.js';
-import type { OperationServices } from './operation.js';
+import type { Operation, OperationServices, ReadAnswer } from './operation.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { createRequestContext, sendError, type RequestContext, type RequestTrace } from './request-context.js';
 import { requestIdOf, type OnRequestFinished } from './request-id.js';
@@ -39,7 +39,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
   const { router, admission, services } = deps;
   const { cors, logError, onFinished } = options;
 
-  const answer = (ctx: RequestContext, match: RouteMatch | null, headerProblem: string | undefined, admitted: Admission): void => {
+  const answer = (ctx: RequestContext, match: RouteMatch | null, headerProblem: string | undefined, admitted: Admission, readAhead?: Promise<ReadAnswer>): void => {
     const trace = ctx.trace;
     if (trace !== undefined) {
       trace.keyDigest = admitted.caller?.id;
@@ -64,7 +64,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     ctx.caller = admitted.caller;
     ctx.params = match.params;
     ctx.query = match.query;
-    const done = operation.handler(ctx, services);
+    const done = readAhead === undefined ? operation.handler(ctx, services) : readAhead.then((send) => send(ctx));
     if (done instanceof Promise) done.catch((error: unknown) => answerFailure(ctx, error, logError));
   };
 
@@ -84,6 +84,14 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     res.writeHead(204, [...headers, 'x-request-id', requestId] as (string | number)[]);
     res.end();
     return true;
+  };
+
+  /** Beside a remote quota decision: the operation's read, its failure held until the answer uses it. */
+  const startReadAhead = (operation: Operation, query: Readonly<Record<string, unknown>>): Promise<ReadAnswer> | undefined => {
+    if (operation.readAhead === undefined) return undefined;
+    const read = operation.readAhead(query, services);
+    read.catch(() => undefined);
+    return read;
   };
 
   /** Attached per request only when the hook is set: without it the hot path allocates nothing more. */
@@ -125,7 +133,8 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
       const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;
       const admitted = admission.admit(token === undefined ? undefined : digestApiKey(token), options.clientAddress(req));
       if (admitted instanceof Promise) {
-        admitted.then((decided) => answer(ctx, match, headerProblem, decided)).catch((error: unknown) => answerFailure(ctx, error, logError));
+        const readAhead = headerProblem === undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;
+        admitted.then((decided) => answer(ctx, match, headerProblem, decided, readAhead)).catch((error: unknown) => answerFailure(ctx, error, logError));
       } else {
         answer(ctx, match, headerProblem, admitted);
       }

@@ -44,6 +44,9 @@ export interface OperationServices {
 
 export type OperationHandler = (ctx: RequestContext, services: OperationServices) => void | Promise<void>;
 
+/** What a read ahead resolves to: the answer, sent once the request is admitted. */
+export type ReadAnswer = (ctx: RequestContext) => void;
+
 /**
  * One operation of the API, declared once: the router, the allowed query names, the 405 Allow
  * lists and the OpenAPI document's `paths` are all derived from these declarations at start.
@@ -67,6 +70,12 @@ export interface Operation {
   readonly idempotent?: true;
   readonly responses: Readonly<Record<number, SuccessResponse | ErrorResponse>>;
   readonly handler: OperationHandler;
+  /**
+   * The handler's read, which the pipeline may start beside the quota decision when that
+   * decision waits on a remote store, so both travel to it together (one round trip, not two).
+   * It must change nothing: a request refused, or its query found wrong, drops what it read.
+   */
+  readonly readAhead?: (query: Readonly<Record<string, unknown>>, services: OperationServices) => Promise<ReadAnswer>;
 }
 
 export const isErrorResponse = (response: SuccessResponse | ErrorResponse): response is ErrorResponse => 'errors' in response;

@@ -1,10 +1,17 @@
 import { sendDomainError } from '../failures.js';
-import type { Operation } from '../operation.js';
+import type { Operation, OperationServices, ReadAnswer } from '../operation.js';
 import { listingQuery, nextPageLink } from '../listing.js';
 import { fromWire, sendJson } from '../request-context.js';
 import { PetStatusSchema, PetsSchema } from '../schemas.js';
 
 const PATH = '/pets';
+
+async function readPage({ limit, status, cursor }: Readonly<Record<string, unknown>>, { catalog, basePath }: OperationServices): Promise<ReadAnswer> {
+  const page = await catalog.listJson(fromWire({ limit, status, cursor }));
+  if (!page.ok) return (ctx) => sendDomainError(ctx, page.error);
+  const { json, next } = page.value;
+  return (ctx) => sendJson(ctx, 200, json, next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);
+}
 
 export const listPets = {
   operationId: 'listPets',
@@ -18,11 +25,6 @@ export const listPets = {
   responses: {
     200: { description: 'A page of animals.', body: PetsSchema, headers: { Link: 'NextLink' } },
   },
-  handler: async (ctx, { catalog, basePath }) => {
-    const { limit, status, cursor } = ctx.query;
-    const page = await catalog.listJson(fromWire({ limit, status, cursor }));
-    if (!page.ok) return sendDomainError(ctx, page.error);
-    const next = page.value.next;
-    sendJson(ctx, 200, page.value.json, next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);
-  },
+  readAhead: readPage,
+  handler: async (ctx, services) => (await readPage(ctx.query, services))(ctx),
 } as const satisfies Operation;
