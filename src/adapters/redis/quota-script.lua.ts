@@ -265,8 +265,9 @@ return reply
  * KEYS[1]  the subject's hash.
  * ARGV     as QUOTA_LUA's, then the time and the told retryAt of each strike, in order.
  * Each strike counts as the refusal it was would have in QUOTA_LUA: none during a ban, a
- * strike only while an earlier Retry-After runs. A ban starts at the strike that completes
- * it, and the strikes after it are dropped (they fell in the ban). The counters are only read. Strikes for a state kept for other windows (or
+ * strike only while an earlier Retry-After runs; one falling in a ban (even one these strikes
+ * started: a short ban may pass within a flush) is none. A ban starts at the strike that
+ * completes it. The counters are only read. Strikes for a state kept for other windows (or
  * forgotten) are dropped, as QUOTA_LUA would start that subject over.
  * Returns  the ban's answer when the subject is banned afterwards (as QUOTA_LUA's), else nil.
  */
@@ -288,7 +289,8 @@ for j = 6 + 2 * n, #ARGV, 2 do
     refusedUntil = toldUntil(refusedUntil, at, tonumber(ARGV[j + 1]))
     if strike and addStrike(strikes, at) then
       banStart = at
-      break
+      bannedUntil = at + banMs
+      strikes = {}
     end
   end
 end
@@ -300,7 +302,6 @@ if banStart then
   local at = math.max(t, tonumber(stored[2]) or -math.huge)
   for i = 1, n do retries[i] = ruleRetry(loadRule(i, stored[6 + i] or '', at)) end
   bannedUntil, resets = writeBan(writes, banStart, retries)
-  strikes = {}
 end
 writeStrikes(writes, strikes)
 redis.call('HSET', KEYS[1], unpack(writes))

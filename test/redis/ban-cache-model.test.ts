@@ -1,0 +1,111 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
+import { LocalRefusals } from '../../src/domain/quota/local-refusals.js';
+import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
+import { type QuotaState, createQuotaState, decideQuota } from '../../src/domain/quota/quota-engine.js';
+import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { banScenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { useTestRedis } from '../support/use-test-redis.js';
+
+const shared = useTestRedis();
+const MAX_REQUESTS = 80;
+
+interface Schedule {
+  readonly requests: readonly { readonly at: number; readonly subject: number; readonly policy: QuotaPolicy }[];
+  readonly strikeLagMs: number;
+}
+
+/** Up to three subjects under one banning policy, now and then under another object with other limits. */
+const smallScheduleArb: fc.Arbitrary<Schedule> = fc
+  .tuple(smallRulesArb, smallBanArb, fc.constantFrom(1, 10, 100))
+  .chain(([rules, ban, strikeLagMs]) => {
+    const main: QuotaPolicy = { rules, ban };
+    const otherLimits: QuotaPolicy = { rules: rules.map((rule) => ({ ...rule, limit: rule.limit + 1 })), ban };
+    return fc.record({
+      times: scheduleArb(rules, { maxSteps: 30, maxBurst: 8 }),
+      subjects: fc.array(fc.nat({ max: 2 }), { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS }),
+      policies: fc.array(fc.oneof({ arbitrary: fc.constant(main), weight: 10 }, fc.constant(otherLimits)), {
+        minLength: MAX_REQUESTS,
+        maxLength: MAX_REQUESTS,
+      }),
+      strikeLagMs: fc.constant(strikeLagMs),
+    });
+  })
+  .map(({ times, subjects, policies, strikeLagMs }) => ({
+    requests: times.slice(0, MAX_REQUESTS).map((at, i) => ({ at, subject: subjects[i]!, policy: policies[i]! })),
+    strikeLagMs,
+  }));
+
+/** The real plans under the default ban (20 strikes), with bursts long enough to be banned. */
+const banScheduleArb: fc.Arbitrary<Schedule> = banScenarioArb.map(({ policy, times }) => ({
+  requests: times.slice(0, 300).map((at) => ({ at, subject: 0, policy })),
+  strikeLagMs: 100,
+}));
+
+describe('refusals answered by the instance (LocalRefusals over Redis) against the store alone', () => {
+  const clock = new ManualClock(0);
+  let run = 0;
+  let localAnswers = 0;
+  let lagged = 0;
+
+  /**
+   * Feeds one schedule to the engine alone and to LocalRefusals over Redis, flushing strikes
+   * when their timer would fire: the same requests are admitted, refusals tell the same
+   * retryAt, and a verdict differs only as banned against rate_limited, within the strike
+   * lag of the ban's start.
+   */
+  const compare = async ({ requests, strikeLagMs }: Schedule): Promise<void> => {
+    run++;
+    const prefix = shared.freshPrefix();
+    // The engine itself, whose state tells when each ban started.
+    const states = new Map<number, QuotaState>();
+    const redis = new RedisQuotaStore(shared.redis, { prefix, time: clock });
+    let calls = 0;
+    const counted = {
+      decide: (subject: string, policy: QuotaPolicy): Promise<QuotaDecision> => {
+        calls++;
+        return redis.decide(subject, policy);
+      },
+    };
+    const flushes: number[] = [];
+    const cached = new LocalRefusals(counted, redis, clock, {
+      strikeLagMs,
+      maxEntries: 100,
+      schedule: (_flush, delayMs) => flushes.push(clock.now() + delayMs),
+      onFlushError: (error) => {
+        throw error;
+      },
+    });
+    for (const { at, subject, policy } of requests) {
+      while (flushes.length > 0 && flushes[0]! <= at) {
+        clock.set(flushes.shift()!);
+        await cached.flush();
+      }
+      clock.set(at);
+      const state = states.get(subject) ?? createQuotaState(policy);
+      states.set(subject, state);
+      const expected: QuotaDecision = decideQuota(state, policy, at);
+      const before = calls;
+      const actual = await cached.decide(`${run}:${subject}`, policy);
+      if (calls === before) localAnswers++;
+      expect(actual.verdict === 'admitted').toBe(expected.verdict === 'admitted');
+      if (actual.verdict === 'rate_limited' && expected.verdict === 'banned') {
+        lagged++;
+        expect(at - (state.bannedUntil - policy.ban!.banMs)).toBeLessThanOrEqual(strikeLagMs);
+        continue;
+      }
+      expect(actual.verdict).toBe(expected.verdict);
+      expect(actual.retryAt).toBe(expected.retryAt);
+    }
+  };
+
+  it('admits exactly what the store admits, with the same verdicts and Retry-After but for a ban lagging within the strike lag', async () => {
+    await fc.assert(fc.asyncProperty(smallScheduleArb, compare), { numRuns: 300 });
+    await fc.assert(fc.asyncProperty(banScheduleArb, compare), { numRuns: 60 });
+    // The schedules did exercise local answers and lagging bans.
+    expect(localAnswers).toBeGreaterThan(1_000);
+    expect(lagged).toBeGreaterThan(0);
+  });
+});
