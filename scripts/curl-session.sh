@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's curl session, replayed against a fresh server: start it, create and list pets,
-# fetch one, make mistakes, order a pet and move the order through its statuses with a staff
-# key, replay an idempotent POST, spend a Free key's minute, then get it banned. Bounded: 100 requests.
+# fetch one, make mistakes, open the docs page, order a pet and move the order through its
+# statuses with a staff key, replay an idempotent POST, spend a Free key's minute, then get it
+# banned. Bounded: 100 requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${PORT:-8089}
@@ -25,6 +26,7 @@ show curl -si -H "$H" "$B/pets?limit=1&status=available"
 show curl -si -H "$H" "$B/pets/1"
 show curl -s -H "$H" -H 'Content-Type: application/json' -d '{"name":"","categoryId":1.5}' "$B/pets"
 show curl -si "$B/pets"
+show curl -si "$B/docs"
 J='Content-Type: application/json'
 show curl -si -X POST -H "Authorization: Bearer $PRO" -H "$J" -H 'Idempotency-Key: order-rex-1' -d '{"petId":1}' "$B/store/orders"
 show curl -si -X POST -H "Authorization: Bearer $PRO" -H "$J" -H 'Idempotency-Key: order-rex-1' -d '{"petId":1}' "$B/store/orders"
