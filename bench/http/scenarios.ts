@@ -193,7 +193,7 @@ export const scenarios = (connections: number): Scenario[] => [
     title: 'Place order: POST /v1/store/orders, then DELETE /v1/store/orders/{id} of that order, each connection its own pet (req/s counts both calls)',
     expected: '201 and 200 in turn, all 2xx (a 409 pet_unavailable would mean a pet was left pending)',
     note:
-      'The fastify peer is not measured here: it has no orders, and its 404s would be no comparison. ' +
+      'The fastify peer and the hand-written router are not measured here: they have no orders, and their 404s would be no comparison. ' +
       'The ceiling gets the same POST and DELETE in turn and answers both without reading them.',
     servers: ['ceiling', 'memory', 'redis'],
     // The ceiling keeps nothing: no pets to create, any ids will do.

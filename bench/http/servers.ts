@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startTestCluster } from '../../test/support/test-cluster.js';
 
-export type ServerName = 'ceiling' | 'peer' | 'memory' | 'operated' | 'redis' | 'cluster';
+export type ServerName = 'ceiling' | 'peer' | 'router' | 'memory' | 'operated' | 'redis' | 'cluster';
 
 export interface ServerSpec {
   readonly name: ServerName;
@@ -34,6 +34,7 @@ export const serverSpecs = (redis: { readonly url: string; readonly prefix: stri
   const specs: ServerSpec[] = [
     { name: 'ceiling', label: 'node:http ceiling', script: 'ceiling-server.js', env: {} },
     { name: 'peer', label: 'fastify + @fastify/rate-limit', script: 'fastify-peer.js', env: {} },
+    { name: 'router', label: 'find-my-way + fixed window, by hand', script: 'router-fixed-window.js', env: {} },
     { name: 'memory', label: 'petstore, memory store', script: 'petstore-server.js', env: { PETSTORE_STORE: 'memory' } },
     {
       // What operations turn on in production: one access line per request, metrics of every request.

@@ -9,11 +9,10 @@
  * Less than this service does, which favours the peer: one window per key (the plugin's fixed
  * window) instead of two sliding windows, no ban, no IETF RateLimit fields.
  */
-import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import Fastify from 'fastify';
-import { allBenchKeys } from '../http/keys.js';
+import { addPet, all, ANONYMOUS_PER_MINUTE, byStatus, digest, firstAfter, nextLink, perMinuteOfDigest, STATUSES, type Pet, type Status } from './pet-shelf.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,34 +20,6 @@ declare module 'fastify' {
     perMinute: number;
   }
 }
-
-const STATUSES = ['available', 'pending', 'sold'] as const;
-type Status = (typeof STATUSES)[number];
-interface Pet {
-  id: number;
-  name: string;
-  categoryId: number;
-  status: Status;
-}
-
-const ANONYMOUS_PER_MINUTE = 60;
-const digest = (key: string): string => createHash('sha256').update(key).digest('hex');
-const plans = new Map(allBenchKeys().map((key) => [digest(key.key), key.perMinute]));
-
-const all: Pet[] = [];
-const byStatus = new Map<Status, Pet[]>(STATUSES.map((status) => [status, []]));
-
-/** Index of the first pet with an id above `afterId` (arrays ascend by id). */
-const firstAfter = (pets: readonly Pet[], afterId: number): number => {
-  let low = 0;
-  let high = pets.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (pets[middle]!.id <= afterId) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-};
 
 const petSchema = {
   type: 'object',
@@ -72,7 +43,7 @@ app.addHook('onRequest', (request, _reply, done) => {
   const header = request.headers.authorization;
   if (header !== undefined && /^bearer /i.test(header)) {
     const keyDigest = digest(header.slice(7).trim());
-    const perMinute = plans.get(keyDigest);
+    const perMinute = perMinuteOfDigest.get(keyDigest);
     if (perMinute !== undefined) {
       request.keyDigest = keyDigest;
       request.perMinute = perMinute;
@@ -114,10 +85,7 @@ app.get<{ Querystring: { limit: number; status?: Status; cursor?: string } }>(
     const pets = status === undefined ? all : byStatus.get(status)!;
     const start = firstAfter(pets, cursor === undefined ? 0 : Number(cursor));
     const page = pets.slice(start, start + limit);
-    if (start + limit < pets.length) {
-      const filter = status === undefined ? '' : `&status=${status}`;
-      reply.header('link', `</v1/pets?limit=${limit}${filter}&cursor=${page.at(-1)!.id}>; rel="next"`);
-    }
+    if (start + limit < pets.length) reply.header('link', nextLink(limit, status, page.at(-1)!.id));
     return page;
   },
 );
@@ -141,8 +109,7 @@ app.post<{ Body: Omit<Pet, 'id'> }>(
   },
   async (request, reply) => {
     const pet: Pet = { id: all.length + 1, ...request.body };
-    all.push(pet);
-    byStatus.get(pet.status)!.push(pet);
+    addPet(pet);
     reply.code(201).header('location', `/v1/pets/${pet.id}`);
     return pet;
   },
