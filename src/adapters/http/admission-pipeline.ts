@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Admission, RequestAdmission } from '../../domain/quota/request-admission.js';
-import { digestApiKey } from '../api-key-digest.js';
+import { cachedDigestApiKey, REMEMBERED_API_KEYS } from '../api-key-digest.js';
 import { pathOf, type ApiRouter, type RouteMatch } from './api-router.js';
 import { bearerToken } from './bearer-token.js';
 import type { Cors } from './cors.js';
@@ -38,6 +38,7 @@ export interface PipelineDependencies {
 export function createAdmissionPipeline(deps: PipelineDependencies, options: PipelineOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { router, admission, services } = deps;
   const { cors, logError, onFinished } = options;
+  const digestApiKey = cachedDigestApiKey(REMEMBERED_API_KEYS);
 
   const answer = (ctx: RequestContext, match: RouteMatch | null, headerProblem: string | undefined, admitted: Admission, readAhead?: Promise<ReadAnswer>): void => {
     const trace = ctx.trace;
