@@ -50,7 +50,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       return json(200, { status: 'ready', stores: stores.map(({ store }) => store) });
     }
     if (path === '/metrics') {
-      return [200, { 'content-type': metrics.registry.contentType }, await metrics.registry.metrics()];
+      return [200, { 'content-type': metrics.registry.contentType }, await metrics.text()];
     }
     return json(404, { status: 'not_found' });
   };

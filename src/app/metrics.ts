@@ -1,10 +1,13 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { LabelTally } from './label-tally.js';
+import { LatencyHistogram } from './latency-histogram.js';
 import type { OnRequestFinished } from '../adapters/http/request-id.js';
 import { checkStores, type StoreProbe } from './store-probes.js';
 
 export interface PetStoreMetrics {
   readonly registry: Registry;
+  /** What GET /metrics answers: the registry's metrics, then the latency histogram. */
+  text(): Promise<string>;
   /** The request-finished hook that counts each request. */
   readonly observe: OnRequestFinished;
   /** Records a store's state, as a readiness check found it. */
@@ -35,13 +38,11 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
       requestCounts.copyTo(this);
     },
   });
-  const latency = new Histogram({
-    name: 'petstore_http_request_duration_seconds',
-    help: 'Time from the request to the end of its answer, by method and route template.',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers,
-  });
+  const latency = new LatencyHistogram(
+    'petstore_http_request_duration_seconds',
+    'Time from the request to the end of its answer, by method and route template.',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
   const quota = new Counter({
     name: 'petstore_quota_decisions_total',
     help: 'Quota decisions, by plan (anonymous: per client address) and verdict.',
@@ -70,19 +71,16 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
 
   const requestCounts = new LabelTally<'method' | 'route' | 'status'>();
   const quotaCounts = new LabelTally<'plan' | 'verdict'>();
-  // A request's latency labels are built once per series, as its counts are.
-  const latencyLabels = new Map<string, LabelValues<'method' | 'route'>>();
 
   return {
     registry,
+    text: async () => `${await registry.metrics()}\n${latency.text()}`,
     observe: (event) => {
       const { method, status, plan, verdict } = event;
       const route = event.route ?? UNMATCHED_ROUTE;
       const series = `${method} ${route}`;
       requestCounts.add(`${series} ${status}`, () => ({ method, route, status }));
-      let labels = latencyLabels.get(series);
-      if (labels === undefined) latencyLabels.set(series, (labels = { method, route }));
-      latency.observe(labels, event.durationMs / 1_000);
+      latency.observe(series, method, route, event.durationMs / 1_000);
       if (verdict !== null) quotaCounts.add(`${plan} ${verdict}`, () => ({ plan, verdict }));
       if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
     },
