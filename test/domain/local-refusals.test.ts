@@ -3,6 +3,7 @@ import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { LocalRefusals } from '../../src/domain/quota/local-refusals.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import { createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import type { StrikeRecorder } from '../../src/ports/strike-recorder.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -186,6 +187,19 @@ describe('LocalRefusals', () => {
     store.strikesAnswer = bug;
     await cache.flush();
     expect(flushErrors).toEqual([bug]);
+  });
+
+  it("serves an embedder's rate limiter: a ban's fields answered with no store call", async () => {
+    const { clock, store, cache } = setUp();
+    const limiter = createRateLimiter({ rules: POLICY.rules, ban: BAN, store: cache });
+    const end = START + SKEW + 900_000;
+    store.answers.push(refusal('banned', START + SKEW, end));
+    await limiter.check('ip:1');
+    clock.advance(300_000);
+    const check = await limiter.check('ip:1');
+    expect(check.allowed).toBe(false);
+    expect(check.headers['Retry-After']).toBe('600');
+    expect(store.decisions).toBe(1);
   });
 
   it('refuses options that cannot work', () => {
