@@ -27,6 +27,7 @@ export { MAX_RULE_LIMIT } from './domain/quota/decidable-policy.js';
 export { bindingRuleIndex } from './domain/quota/binding-rule.js';
 export { RequestAdmission, type Admission, type AdmissionOptions } from './domain/quota/request-admission.js';
 export { QuotaOutageFallback, type QuotaOutagePolicy } from './domain/quota/quota-outage-fallback.js';
+export { LocalRefusals, type LocalRefusalsOptions } from './domain/quota/local-refusals.js';
 export {
   createRateLimiter,
   type RateLimiter,
@@ -42,6 +43,7 @@ export type { OrderRepository, OrderPageQuery, PlaceOutcome, TransitionOutcome }
 export type { IdempotencyStore, IdempotencyClaim, IdempotencyStart, IdempotentResult } from './ports/idempotency-store.js';
 export type { ApiKeyRegistry, ApiKeyGrant, KeyAdmin, ManagedApiKey, RevokeOutcome } from './ports/api-key-registry.js';
 export type { QuotaStore } from './ports/quota-store.js';
+export type { StrikeRecorder } from './ports/strike-recorder.js';
 
 export { createMemoryStores, type MemoryStores } from './adapters/memory/memory-stores.js';
 export { MemoryPetRepository } from './adapters/memory/memory-pet-repository.js';
