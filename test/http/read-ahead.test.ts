@@ -91,6 +91,16 @@ describe('a list read ahead, beside a remote quota decision', () => {
     expect(pets.reads).toHaveLength(2);
   });
 
+  it('reads nothing ahead for a request without a key, which is answered 401', async () => {
+    const { origin, quotas, pets } = await start(100);
+    const response = fetch(`${origin}/v1/pets`);
+    while (quotas.held.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(pets.reads).toEqual([]);
+    quotas.held.shift()?.();
+    expect((await response).status).toBe(401);
+    expect(pets.reads).toEqual([]);
+  });
+
   it('drops what it read when the query names an unknown parameter, and a bad limit is still the 400 of the catalog', async () => {
     const { origin, quotas } = await start(100);
     const unknown = await listWhileHeld(origin, quotas, '/v1/pets?colour=red');

@@ -134,7 +134,8 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
       const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;
       const admitted = admission.admit(token === undefined ? undefined : digestApiKey(token), options.clientAddress(req));
       if (admitted instanceof Promise) {
-        const readAhead = headerProblem === undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;
+        // Only for a caller presenting a key: without one, an operation that needs a key answers 401 whatever was read.
+        const readAhead = token !== undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;
         admitted.then((decided) => answer(ctx, match, headerProblem, decided, readAhead)).catch((error: unknown) => answerFailure(ctx, error, logError));
       } else {
         answer(ctx, match, headerProblem, admitted);
