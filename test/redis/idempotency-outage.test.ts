@@ -14,6 +14,9 @@ const API_KEYS = `${CUSTOMER}:enterprise:100000:10000000,${STAFF}:enterprise:100
  * command then waits, unprocessed, in Redis's socket buffer, so the service times out on a
  * command Redis runs only after SIGCONT, as when a reply is lost.
  */
+/** An order's placedAt time: only the command that places the order carries one. */
+const PLACED_AT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
+
 const freezeOn = (proxy: RedisProxy, redis: RedisServerProcess, matches: (chunk: string) => boolean): { fired(): boolean } => {
   let fired = false;
   proxy.holdNext(matches, (release) => {
@@ -89,6 +92,22 @@ describe('Idempotency-Key through a Redis that freezes', () => {
     expect(performance.now() - started).toBeLessThan(1_500);
   }
 
+  /**
+   * Sends the POST with Redis frozen on the first command `matches` picks (its reply then lost),
+   * expects the 503, checks the freeze happened at `what`, and lets Redis go.
+   */
+  async function postFrozenAt(path: '/pets' | '/store/orders', body: string, key: string, what: string, matches: (chunk: string) => boolean): Promise<void> {
+    const at = freezeOn(proxy, redis, matches);
+    try {
+      await expectUnavailable(() => postWithKey(path, body, key));
+      expect(at.fired(), `Redis froze as ${what} arrived`).toBe(true);
+    } finally {
+      proxy.disarm();
+      frozen = at.fired();
+      thaw();
+    }
+  }
+
   const petsNamed = async (name: string): Promise<PetBody[]> => (await listAll(customer, '?limit=100')).pets.filter((pet) => pet.name === name);
   const ordersOfPet = async (petId: number): Promise<OrderBody[]> =>
     (await listAllOrders(staff, '?limit=100')).orders.filter((order) => order.petId === petId);
@@ -152,16 +171,7 @@ describe('Idempotency-Key through a Redis that freezes', () => {
     const body = JSON.stringify({ name, categoryId: 1 });
     await newPet('warm-up');
     // Only the command that stores the pet carries its name.
-    const atCreate = freezeOn(proxy, redis, (chunk) => chunk.includes(name));
-    try {
-      const answer = postWithKey('/pets', body, 'lost-reply-pet-key');
-      await expectUnavailable(() => answer);
-      expect(atCreate.fired(), 'Redis froze as the creating command arrived').toBe(true);
-    } finally {
-      proxy.disarm();
-      frozen = atCreate.fired();
-      thaw();
-    }
+    await postFrozenAt('/pets', body, 'lost-reply-pet-key', 'the creating command', (chunk) => chunk.includes(name));
     await expectExactlyOnePet(name, body, 'lost-reply-pet-key', true);
   });
 
@@ -181,16 +191,7 @@ describe('Idempotency-Key through a Redis that freezes', () => {
     const pet = await newPet('Lost reply order pet');
     const body = JSON.stringify({ petId: pet.id });
     // Only the command that places the order carries its placedAt time.
-    const atPlace = freezeOn(proxy, redis, (chunk) => /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk) && chunk.includes('lost-reply-order-key'));
-    try {
-      const answer = postWithKey('/store/orders', body, 'lost-reply-order-key');
-      await expectUnavailable(() => answer);
-      expect(atPlace.fired(), 'Redis froze as the placing command arrived').toBe(true);
-    } finally {
-      proxy.disarm();
-      frozen = atPlace.fired();
-      thaw();
-    }
+    await postFrozenAt('/store/orders', body, 'lost-reply-order-key', 'the placing command', (chunk) => PLACED_AT.test(chunk) && chunk.includes('lost-reply-order-key'));
     await expectExactlyOneOrder(pet.id, body, 'lost-reply-order-key', true);
   });
 
@@ -199,32 +200,14 @@ describe('Idempotency-Key through a Redis that freezes', () => {
     const body = JSON.stringify({ name, categoryId: 1 });
     await newPet('warm-up');
     // The claim names the key but not the pet; the command that stores the pet names both.
-    const atClaim = freezeOn(proxy, redis, (chunk) => chunk.includes('frozen-claim-pet-key') && !chunk.includes(name));
-    try {
-      const answer = postWithKey('/pets', body, 'frozen-claim-pet-key');
-      await expectUnavailable(() => answer);
-      expect(atClaim.fired(), 'Redis froze as the claim arrived').toBe(true);
-    } finally {
-      proxy.disarm();
-      frozen = atClaim.fired();
-      thaw();
-    }
+    await postFrozenAt('/pets', body, 'frozen-claim-pet-key', 'the claim', (chunk) => chunk.includes('frozen-claim-pet-key') && !chunk.includes(name));
     await expectExactlyOnePet(name, body, 'frozen-claim-pet-key', false);
   });
 
   it('POST /v1/store/orders whose claim on the key Redis runs only after SIGCONT answers 503; a retry with the same key is not held off as in flight: it places the one order', async () => {
     const pet = await newPet('Frozen claim order pet');
     const body = JSON.stringify({ petId: pet.id });
-    const atClaim = freezeOn(proxy, redis, (chunk) => chunk.includes('frozen-claim-order-key') && !/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk));
-    try {
-      const answer = postWithKey('/store/orders', body, 'frozen-claim-order-key');
-      await expectUnavailable(() => answer);
-      expect(atClaim.fired(), 'Redis froze as the claim arrived').toBe(true);
-    } finally {
-      proxy.disarm();
-      frozen = atClaim.fired();
-      thaw();
-    }
+    await postFrozenAt('/store/orders', body, 'frozen-claim-order-key', 'the claim', (chunk) => chunk.includes('frozen-claim-order-key') && !PLACED_AT.test(chunk));
     await expectExactlyOneOrder(pet.id, body, 'frozen-claim-order-key', false);
   });
 });
