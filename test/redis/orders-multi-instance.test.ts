@@ -17,7 +17,6 @@ const API_KEYS = [
 /** `status code` of an answer. */
 const outcomeOf = (result: HttpResult): string => `${result.status} ${(result.body as { code?: string } | undefined)?.code ?? ''}`.trim();
 
-
 /** Resolves when the matching chunk reaches the proxy, with the function that lets it through: the instance is then mid-request. */
 const holdNext = (proxy: RedisProxy, matches: (chunk: string) => boolean): Promise<() => void> =>
   new Promise((held) => proxy.holdNext(matches, held));
@@ -66,6 +65,24 @@ describe('orders on two server processes sharing one Redis', () => {
     const created = await firstInstance().customer1.post('/pets', { json: { name, categoryId: 1 } });
     expect(created.status, created.text).toBe(201);
     return created.body as PetBody;
+  }
+
+  /**
+   * Sends the first request through the proxied instance, holds it at the command `matches`
+   * picks (mid-request), sends the repeat to the second instance meanwhile, then lets the first go.
+   */
+  async function repeatWhileHeld(
+    send: (client: HttpClient) => Promise<HttpResult>,
+    matches: (chunk: string) => boolean,
+  ): Promise<{ firstAnswer: Promise<HttpResult>; repeat: HttpResult }> {
+    const held = holdNext(proxy, matches);
+    const firstAnswer = send(proxied);
+    const release = await held;
+    try {
+      return { firstAnswer, repeat: await send(secondInstance().customer1) };
+    } finally {
+      release();
+    }
   }
 
   const ordersOfPet = async (client: HttpClient, petId: number): Promise<OrderBody[]> =>
@@ -167,15 +184,7 @@ describe('orders on two server processes sharing one Redis', () => {
     const send = (client: HttpClient): Promise<HttpResult> =>
       requestWithHeaders(client, 'POST', '/pets', { key: CUSTOMER_1, raw: body, headers: { 'idempotency-key': 'in-flight-key' } });
     // Only the command that stores the pet carries its name: the first request has claimed the key and not stored yet.
-    const held = holdNext(proxy, (chunk) => chunk.includes(name));
-    const firstAnswer = send(proxied);
-    const release = await held;
-    let repeat: HttpResult;
-    try {
-      repeat = await send(secondInstance().customer1);
-    } finally {
-      release();
-    }
+    const { firstAnswer, repeat } = await repeatWhileHeld(send, (chunk) => chunk.includes(name));
     expect(outcomeOf(repeat)).toBe('409 idempotency_conflict');
     const first = await firstAnswer;
     expect(first.status, first.text).toBe(201);
@@ -194,15 +203,7 @@ describe('orders on two server processes sharing one Redis', () => {
     const send = (client: HttpClient): Promise<HttpResult> =>
       requestWithHeaders(client, 'POST', '/store/orders', { key: CUSTOMER_1, raw: body, headers: { 'idempotency-key': 'order-in-flight-key' } });
     // Only the command that places the order carries its placedAt time.
-    const held = holdNext(proxy, (chunk) => chunk.includes('order-in-flight-key') && /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk));
-    const firstAnswer = send(proxied);
-    const release = await held;
-    let repeat: HttpResult;
-    try {
-      repeat = await send(secondInstance().customer1);
-    } finally {
-      release();
-    }
+    const { firstAnswer, repeat } = await repeatWhileHeld(send, (chunk) => chunk.includes('order-in-flight-key') && /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/.test(chunk));
     expect(outcomeOf(repeat)).toBe('409 idempotency_conflict');
     const first = await firstAnswer;
     expect(first.status, first.text).toBe(201);
