@@ -1,6 +1,8 @@
-import { pino, type DestinationStream, type Logger } from 'pino';
+import type { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
 import type { LogError } from '../adapters/http/failures.js';
 import type { OnRequestFinished } from '../adapters/http/request-id.js';
+import { BatchedLogStream } from './batched-log-stream.js';
 import type { LogLevel } from './config.js';
 
 export type { Logger } from 'pino';
@@ -31,16 +33,18 @@ export interface PetStoreLogger {
    */
   readonly access: Logger;
   /**
-   * The last call: resolves once every line written so far is out, in order (a write still in
-   * flight first), and ends the destination (stdout itself stays open). Await it before
-   * process.exit, as the destination writes asynchronously. Gives up after a second.
+   * Resolves once every line logged so far has been handed to the kernel, in order. Await it
+   * before process.exit: a pipe is written asynchronously. Gives up after a second.
    */
   close(): Promise<void>;
 }
 
-/** Lines wait for this many bytes before a write(2) (about 15 access lines), and never longer than the flush interval. */
-const WRITE_BATCH_BYTES = 4_096;
+/** Access lines wait for about this many characters (some 30 lines) before a write(2), and never longer than the flush interval. */
+const BATCH_CHARS = 8_192;
 const FLUSH_INTERVAL_MS = 100;
+/** Unwritten log bytes past which lines are dropped (and counted) rather than kept while nobody reads stdout. */
+const MAX_PENDING_BYTES = 64 * 1024 * 1024;
+const CLOSE_TIMEOUT_MS = 1_000;
 
 /**
  * pino's ISO time, computed once per millisecond: under load many lines share one, and
@@ -59,36 +63,48 @@ const isoTimeOncePerMs = (): (() => string) => {
   };
 };
 
+/** Streams whose gathered lines are handed over as the process exits, a crash included: one listener for them all. */
+const openStreams = new Set<BatchedLogStream>();
+let exitHookInstalled = false;
+const flushOnExit = (stream: BatchedLogStream): void => {
+  openStreams.add(stream);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const open of openStreams) open.flush();
+  });
+};
+
 /**
- * One JSON object per line on stdout, written off the hot path: a request hands its line to a
- * buffer written out in batches (`sync: false`, at most FLUSH_INTERVAL_MS late; pino writes
- * what is left synchronously should the process exit). `destination` replaces stdout (tests).
+ * One JSON object per line on `out` (stdout). Access lines are written in batches
+ * (BatchedLogStream); every other line (start-up, warnings, errors, shutdown) goes out at
+ * once, behind the access lines gathered before it, so a crash right after an error loses no
+ * error line.
  */
-export function createLogger(level: LogLevel, destination?: DestinationStream): PetStoreLogger {
-  const stream = destination ?? pino.destination({ dest: 1, sync: false, minLength: WRITE_BATCH_BYTES, periodicFlush: FLUSH_INTERVAL_MS });
+export function createLogger(level: LogLevel, out: Writable = process.stdout): PetStoreLogger {
   const format = { level, base: { pid: process.pid }, timestamp: isoTimeOncePerMs() };
-  const logger = pino({ ...format, redact: { paths: REDACTED, censor: '[redacted]' } }, stream);
+  let logger: Logger | undefined;
+  const batches = new BatchedLogStream(out, {
+    batchChars: BATCH_CHARS,
+    flushIntervalMs: FLUSH_INTERVAL_MS,
+    maxPendingBytes: MAX_PENDING_BYTES,
+    onDropped: (lines) => logger?.warn({ droppedLines: lines }, 'log lines dropped: stdout was not read'),
+  });
+  flushOnExit(batches);
+  const atOnce = {
+    write: (line: string): void => {
+      batches.write(line);
+      batches.flush();
+    },
+  };
+  logger = pino({ ...format, redact: { paths: REDACTED, censor: '[redacted]' } }, atOnce);
   return {
     logger,
-    access: pino(format, stream),
-    close: () =>
-      new Promise<void>((resolve) => {
-        // sonic-boom's flush(cb) does not wait for a write in flight; end() does, and leaves fd 1 open.
-        const boom = stream as { end?: () => void; once?: (event: string, listener: () => void) => void; destroyed?: boolean };
-        if (boom.end === undefined || boom.once === undefined || boom.destroyed === true) return resolve();
-        const timer = setTimeout(resolve, 1_000);
-        const done = (): void => {
-          clearTimeout(timer);
-          resolve();
-        };
-        boom.once('close', done);
-        boom.once('error', done);
-        try {
-          boom.end();
-        } catch {
-          done();
-        }
-      }),
+    access: pino(format, batches),
+    close: async () => {
+      await batches.drain(CLOSE_TIMEOUT_MS);
+      openStreams.delete(batches);
+    },
   };
 }
 
