@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchedLogStream, type BatchedLogStreamOptions } from '../../src/app/batched-log-stream.js';
+import type { RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
 import { createLogger } from '../../src/app/logger.js';
 
 /** A stdout stand-in: records each write(2) it is given; `stalled` holds them unwritten, as a pipe nobody reads. */
@@ -115,14 +116,28 @@ describe('BatchedLogStream', () => {
   });
 });
 
+const request = (requestId: string): RequestFinishedEvent => ({
+  requestId,
+  method: 'GET',
+  route: '/pets',
+  operation: 'listPets',
+  status: 200,
+  durationMs: 1.5,
+  completed: true,
+  key: 'anonymous',
+  plan: 'anonymous',
+  verdict: 'admitted',
+  storeUnavailable: null,
+});
+
 describe('the logger over its batches', () => {
   it('writes an error at once, behind the access lines gathered before it', () => {
     vi.useFakeTimers();
     try {
       const out = new FakeStdout();
       const { logger, access } = createLogger('info', out);
-      access.info({ requestId: 'a' }, 'request');
-      access.info({ requestId: 'b' }, 'request');
+      access?.(request('a'));
+      access?.(request('b'));
       expect(out.writes).toEqual([]);
       logger.error({ requestId: 'c' }, 'failed');
       const lines = out.text().trim().split('\n').map((text) => JSON.parse(text) as Record<string, unknown>);
@@ -137,10 +152,10 @@ describe('the logger over its batches', () => {
     const out = new FakeStdout();
     out.stalled = true;
     const { logger, access } = createLogger('info', out);
-    const request = { requestId: 'r', padding: 'x'.repeat(64 * 1024) };
-    // 64 KiB lines: some 1,020 of them wait unwritten (64 MiB), the rest are dropped.
+    // Lines of 64 KiB (a request id that long): some 1,020 of them wait unwritten (64 MiB), the rest are dropped.
+    const long = request('r'.repeat(64 * 1024));
     const sent = 1_030;
-    for (let n = 0; n < sent; n++) access.info(request, 'request');
+    for (let n = 0; n < sent; n++) access?.(long);
     out.resume();
     logger.info('after');
     const lines = out.text().trim().split('\n').map((text) => JSON.parse(text) as Record<string, unknown>);

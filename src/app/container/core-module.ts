@@ -6,13 +6,13 @@ import { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import { RequestAdmission } from '../../domain/quota/request-admission.js';
 import type { OnRequestFinished } from '../../adapters/http/request-id.js';
 import type { PetStoreConfig } from '../config.js';
-import { accessLogger, type PetStoreLogger } from '../logger.js';
+import type { PetStoreLogger } from '../logger.js';
 import type { PetStoreMetrics } from '../metrics.js';
 import { TOKENS } from './tokens.js';
 
 /** The request-finished hook: the access log and the metrics, each when on; none at all keeps the hot path untraced. */
 const requestObserver = (config: PetStoreConfig, log: PetStoreLogger, metrics: PetStoreMetrics | null): OnRequestFinished | undefined => {
-  const access = config.accessLog ? accessLogger(log.access) : undefined;
+  const access = config.accessLog ? log.access : undefined;
   const count = metrics?.observe;
   if (access === undefined) return count;
   if (count === undefined) return access;

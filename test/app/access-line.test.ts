@@ -1,0 +1,87 @@
+import { Writable } from 'node:stream';
+import fc from 'fast-check';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
+import { accessLine } from '../../src/app/access-line.js';
+import { createLogger } from '../../src/app/logger.js';
+
+const TIME = ',"time":"2026-11-23T08:00:00.000Z"';
+const PID = 4242;
+
+/** What pino itself writes for the access line's fields, with the logger's base and time. */
+const pinoLine = (event: RequestFinishedEvent): string => {
+  let line = '';
+  const logger = pino({ base: { pid: PID }, timestamp: () => TIME }, { write: (text: string) => (line = text) });
+  logger.info(
+    {
+      requestId: event.requestId,
+      method: event.method,
+      route: event.route,
+      status: event.status,
+      durationMs: Math.round(event.durationMs * 100) / 100,
+      key: event.key,
+      plan: event.plan,
+      verdict: event.verdict,
+      ...(event.completed ? {} : { aborted: true }),
+    },
+    'request',
+  );
+  return line;
+};
+
+const anyText = fc.string({ unit: 'binary', maxLength: 60 });
+const events: fc.Arbitrary<RequestFinishedEvent> = fc.record({
+  requestId: fc.oneof(fc.uuid(), anyText),
+  method: fc.oneof(fc.constantFrom('GET', 'POST', 'DELETE', 'OPTIONS'), anyText),
+  route: fc.oneof(fc.constant(null), fc.constantFrom('/pets', '/pets/{petId}'), anyText),
+  operation: fc.constant(null),
+  status: fc.integer({ min: 100, max: 599 }),
+  durationMs: fc.oneof(fc.double({ min: 0, max: 600_000, noNaN: true }), fc.integer({ min: 0, max: 100_000 }).map((n) => n / 100), fc.double({ noNaN: true })),
+  completed: fc.boolean(),
+  key: fc.oneof(fc.constant('anonymous'), fc.stringMatching(/^[0-9a-f]{8}$/), anyText),
+  plan: fc.oneof(fc.constantFrom('anonymous', 'free', 'pro', 'enterprise'), anyText),
+  verdict: fc.oneof(fc.constant(null), fc.constantFrom('admitted', 'rate_limited', 'banned'), anyText),
+  storeUnavailable: fc.constant(null),
+});
+
+describe('the access line', () => {
+  it('is byte for byte what pino writes for the same fields, whatever the strings hold (quotes, control characters, lone surrogates)', () => {
+    fc.assert(
+      fc.property(events, (event) => {
+        expect(accessLine(event, TIME, PID)).toBe(pinoLine(event));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('is written by the logger at level info and below, and not at warn', () => {
+    let text = '';
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString();
+        done();
+      },
+    });
+    const event: RequestFinishedEvent = {
+      requestId: 'req-1',
+      method: 'GET',
+      route: '/pets',
+      operation: 'listPets',
+      status: 200,
+      durationMs: 1.234,
+      completed: true,
+      key: '2f1f2bb3',
+      plan: 'pro',
+      verdict: 'admitted',
+      storeUnavailable: null,
+    };
+    expect(createLogger('warn', out).access).toBeUndefined();
+    const info = createLogger('info', out);
+    info.access?.(event);
+    info.logger.info('next');
+    const [line] = text.trim().split('\n').map((entry) => JSON.parse(entry) as Record<string, unknown>);
+    expect(line).toMatchObject({ level: 30, pid: process.pid, requestId: 'req-1', route: '/pets', status: 200, durationMs: 1.23, key: '2f1f2bb3', msg: 'request' });
+    expect(typeof line?.['time']).toBe('string');
+  });
+});

@@ -1,0 +1,26 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isoTimeField } from '../../src/app/iso-time-field.js';
+
+describe('the time field of log lines', () => {
+  it('is pino\'s ,"time":"<toISOString>" for every time, however the clock moves (within a millisecond, a second, back and forth, before 1970)', () => {
+    const times = fc.array(
+      fc.oneof(
+        fc.integer({ min: -62_000_000_000_000, max: 253_000_000_000_000 }),
+        fc.integer({ min: 1_795_000_000_000, max: 1_795_000_003_000 }), // a few seconds of 2026: shared seconds and milliseconds
+      ),
+      { minLength: 1, maxLength: 50 },
+    );
+    fc.assert(
+      fc.property(times, (sequence) => {
+        let now = 0;
+        const field = isoTimeField(() => now);
+        for (const time of sequence) {
+          now = time;
+          expect(field()).toBe(`,"time":"${new Date(time).toISOString()}"`);
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+});
