@@ -5,19 +5,20 @@ import type { RequestFinishedEvent } from '../adapters/http/request-id.js';
 const INFO_LEVEL = pino.levels.values['info'];
 
 /**
- * A string as JSON. Most values here need no escaping, and a scan of their characters costs a
- * tenth of JSON.stringify (about 200 ns for a 36-character request id); anything to escape
- * (a quote, a backslash, a control character, a surrogate) goes to JSON.stringify.
+ * A string's JSON text without its quotes. Most values need no escaping and come back as they
+ * are, with no copy, after a scan of their characters (a tenth of JSON.stringify's 200 ns for
+ * a 36-character request id); anything to escape (a quote, a backslash, a control character,
+ * a surrogate) goes to JSON.stringify.
  */
-const jsonString = (value: string): string => {
+const escaped = (value: string): string => {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
-    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return JSON.stringify(value);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return JSON.stringify(value).slice(1, -1);
   }
-  return `"${value}"`;
+  return value;
 };
 
-const jsonNullable = (value: string | null): string => (value === null ? 'null' : jsonString(value));
+const nullable = (value: string | null): string => (value === null ? 'null' : `"${escaped(value)}"`);
 
 /** Below this many hundredths a duration is written from integers; otherwise JSON's number text (null for what is not finite, as pino writes it). */
 const INTEGER_DIGITS_UP_TO = 1e15;
@@ -44,7 +45,7 @@ const hundredths = (ms: number): string => {
  * `timeField` is pino's `,"time":"…"`.
  */
 export const accessLine = (event: RequestFinishedEvent, timeField: string, pid: number): string =>
-  `{"level":${INFO_LEVEL}${timeField},"pid":${pid},"requestId":${jsonString(event.requestId)},"method":${jsonString(event.method)},` +
-  `"route":${jsonNullable(event.route)},"status":${event.status},"durationMs":${hundredths(event.durationMs)},` +
-  `"key":${jsonString(event.key)},"plan":${jsonString(event.plan)},"verdict":${jsonNullable(event.verdict)},` +
+  `{"level":${INFO_LEVEL}${timeField},"pid":${pid},"requestId":"${escaped(event.requestId)}","method":"${escaped(event.method)}",` +
+  `"route":${nullable(event.route)},"status":${event.status},"durationMs":${hundredths(event.durationMs)},` +
+  `"key":"${escaped(event.key)}","plan":"${escaped(event.plan)}","verdict":${nullable(event.verdict)},` +
   `${event.completed ? '' : '"aborted":true,'}"msg":"request"}\n`;

@@ -15,7 +15,7 @@ export class LatencyHistogram {
     private readonly bounds: readonly number[],
   ) {}
 
-  /** `series` names the method and route one to one (`GET /pets`). */
+  /** `series` names the method and route one to one (an operation's id, say). */
   observe(series: string, method: string, route: string, seconds: number): void {
     let found = this.#series.get(series);
     if (found === undefined) {

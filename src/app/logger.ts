@@ -40,8 +40,12 @@ export interface PetStoreLogger {
   close(): Promise<void>;
 }
 
-/** Access lines wait for about this many characters (some 30 lines) before a write(2), and never longer than the flush interval. */
-const BATCH_CHARS = 8_192;
+/**
+ * Access lines wait for about this many characters (some 120 lines) before a write(2), and never
+ * longer than the flush interval: each write wakes the log reader, and at 8 K the writes took
+ * a third of what the access log cost a request.
+ */
+const BATCH_CHARS = 32_768;
 const FLUSH_INTERVAL_MS = 100;
 /** Unwritten log bytes past which lines are dropped (and counted) rather than kept while nobody reads stdout. */
 const MAX_PENDING_BYTES = 64 * 1024 * 1024;

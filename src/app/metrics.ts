@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { LabelTally } from './label-tally.js';
 import { LatencyHistogram } from './latency-histogram.js';
-import type { OnRequestFinished } from '../adapters/http/request-id.js';
+import type { OnRequestFinished, RequestFinishedEvent } from '../adapters/http/request-id.js';
 import { checkStores, type StoreProbe } from './store-probes.js';
 
 export interface PetStoreMetrics {
@@ -69,19 +69,18 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
   });
   for (const probe of probes) up.set({ store: probe.store }, 1);
 
-  const requestCounts = new LabelTally<'method' | 'route' | 'status'>();
-  const quotaCounts = new LabelTally<'plan' | 'verdict'>();
+  const requestCounts = new LabelTally<'method' | 'route' | 'status', RequestFinishedEvent>(({ method, route, status }) => ({ method, route: route ?? UNMATCHED_ROUTE, status }));
+  const quotaCounts = new LabelTally<'plan' | 'verdict', RequestFinishedEvent>(({ plan, verdict }) => ({ plan, verdict: verdict ?? '' }));
 
   return {
     registry,
     text: async () => `${await registry.metrics()}\n${latency.text()}`,
     observe: (event) => {
-      const { method, status, plan, verdict } = event;
-      const route = event.route ?? UNMATCHED_ROUTE;
-      const series = `${method} ${route}`;
-      requestCounts.add(`${series} ${status}`, () => ({ method, route, status }));
-      latency.observe(series, method, route, event.durationMs / 1_000);
-      if (verdict !== null) quotaCounts.add(`${plan} ${verdict}`, () => ({ plan, verdict }));
+      // An operation's id names its method and route; a request no route matched is named by its method.
+      const series = event.operation ?? `${event.method} ${UNMATCHED_ROUTE}`;
+      requestCounts.add(series, event.status, event);
+      latency.observe(series, event.method, event.route ?? UNMATCHED_ROUTE, event.durationMs / 1_000);
+      if (event.verdict !== null) quotaCounts.add(event.plan, event.verdict, event);
       if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
     },
     storeUp: (store, isUp) => up.set({ store }, isUp ? 1 : 0),

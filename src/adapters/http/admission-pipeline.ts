@@ -100,7 +100,8 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     const trace: RequestTrace = { startedAt: performance.now(), route: null, operation: null, keyDigest: undefined, plan: undefined, verdict: undefined, storeUnavailable: undefined };
     ctx.trace = trace;
     const { req, res } = ctx;
-    res.once('close', () => {
+    // `on`, not `once`: a response closes once, and once's wrapper and removal cost more than the listener.
+    res.on('close', () => {
       report({
         requestId: ctx.requestId,
         method: req.method ?? 'GET',
