@@ -4,7 +4,7 @@
  * Rounds are interleaved (ceiling, peer, memory, Redis; again...) so that drift of the machine
  * hits every server alike; each measurement follows a warm-up of its own.
  *
- * Run with `npm run bench` (which builds first). Environment: BENCH_ROUNDS (3), BENCH_SECONDS (5),
+ * Run with `npm run bench` (which builds first). Environment: BENCH_ROUNDS (5), BENCH_SECONDS (5),
  * BENCH_WARMUP_SECONDS (2), BENCH_SCENARIOS (e.g. `list,limited`), REDIS_URL
  * (redis://127.0.0.1:6379; without a Redis the Redis store is skipped), BENCH_NODE_OPTIONS
  * (node flags for the servers, e.g. `--cpu-prof`).
@@ -29,7 +29,7 @@ const numberFromEnv = (name: string, fallback: number): number => {
 };
 const settings = {
   connections: CONNECTIONS,
-  rounds: numberFromEnv('BENCH_ROUNDS', 3),
+  rounds: numberFromEnv('BENCH_ROUNDS', 5),
   seconds: numberFromEnv('BENCH_SECONDS', 5),
   warmUpSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 2),
 };

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateTargets, summarise, type Round, type ScenarioResult } from '../../bench/http/report.js';
+import type { ServerName } from '../../bench/http/servers.js';
+
+const round = (serverCpuUsPerRequest: number): Round => ({
+  requestsPerSecond: 1e6 / serverCpuUsPerRequest,
+  p50Ms: 1,
+  p99Ms: 2,
+  non2xxShare: 0,
+  responses: 10_000,
+  errors: 0,
+  statusCounts: { '200': 10_000 },
+  serverCpuUsPerRequest,
+});
+
+const listScenario = (cpu: Partial<Record<ServerName, number[]>>): ScenarioResult => ({
+  id: 'list',
+  title: 'list',
+  expected: 'all 200',
+  servers: summarise(Object.entries(cpu).map(([server, rounds]) => ({ server: server as ServerName, label: server, rounds: rounds.map(round) }))),
+});
+
+const operatedTarget = (cpu: Partial<Record<ServerName, number[]>>) =>
+  evaluateTargets([listScenario(cpu)]).find((target) => target.name.startsWith('GET list, access log + metrics'));
+
+describe('bench targets by CPU per request', () => {
+  it('compare the two servers round by round: the machine slowing down between rounds moves both alike', () => {
+    // Each round operated costs 1/0.95 of memory; between rounds the machine drifts so that the
+    // medians of the two columns come from different rounds (130 against 150: 1.15).
+    const target = operatedTarget({ memory: [95, 190, 150], operated: [100, 200, 130] });
+    expect(target?.byCpu).toBeCloseTo(0.95, 6);
+    expect(target?.met).toBe(true);
+  });
+
+  it('miss a target when the server costs more than the threshold allows in most rounds', () => {
+    const target = operatedTarget({ memory: [80, 85, 90], operated: [100, 100, 100] });
+    expect(target?.byCpu).toBeCloseTo(0.85, 6);
+    expect(target?.met).toBe(false);
+  });
+
+  it('fall back to req/s when a round has no CPU figure', () => {
+    const scenario = listScenario({ memory: [100, 100, 100], operated: [100, 100, 100] });
+    const servers = scenario.servers.map((server) =>
+      server.server === 'operated' ? { ...server, rounds: server.rounds.map(({ serverCpuUsPerRequest: _, ...rest }) => rest) } : server,
+    );
+    const target = evaluateTargets([{ ...scenario, servers }]).find((t) => t.name.startsWith('GET list, access log + metrics'));
+    expect(target?.byCpu).toBeNull();
+    expect(target?.value).toBeCloseTo(1, 6);
+  });
+});
