@@ -37,15 +37,70 @@ const hundredths = (ms: number): string => {
   return `${whole}.${fraction < 10 ? '0' : ''}${fraction}`;
 };
 
+/** Distinct keys whose line endings are kept; past it they are forgotten and built again as they come. */
+const REMEMBERED_KEYS = 10_000;
+
+interface Ending {
+  readonly plan: string;
+  readonly verdict: string | null;
+  readonly completed: boolean;
+  readonly text: string;
+}
+
 /**
- * One access line, byte for byte what pino writes for `info({ requestId, method, route, status,
- * durationMs, key, plan, verdict[, aborted] }, 'request')` with our base and time fields, but
- * written as one template: pino's generic serialisation of the same fields (a loop over the
- * keys, a type switch and an escape scan per value) cost four times as much.
- * `timeField` is pino's `,"time":"…"`.
+ * Access lines, each byte for byte what pino writes for `info({ requestId, method, route,
+ * status, durationMs, key, plan, verdict[, aborted] }, 'request')` with our base and time
+ * fields (a property test holds the two to each other).
+ *
+ * A line is joined from five pieces: what comes before the request id (the same for every
+ * line of a millisecond), the request id, the method, route and status (the same for every
+ * request of an operation and status), the duration, and the key, plan and verdict (the same
+ * for a caller's requests). The fixed pieces are built once and remembered, so a line costs
+ * four string joins. Built field by field, a line took 25, and flattening them into one
+ * string for the write cost as much again: together 4 of the 7 µs the access log added to a
+ * request, where pino's generic serialisation of the same fields took twice that.
  */
-export const accessLine = (event: RequestFinishedEvent, timeField: string, pid: number): string =>
-  `{"level":${INFO_LEVEL}${timeField},"pid":${pid},"requestId":"${escaped(event.requestId)}","method":"${escaped(event.method)}",` +
-  `"route":${nullable(event.route)},"status":${event.status},"durationMs":${hundredths(event.durationMs)},` +
-  `"key":"${escaped(event.key)}","plan":"${escaped(event.plan)}","verdict":${nullable(event.verdict)},` +
-  `${event.completed ? '' : '"aborted":true,'}"msg":"request"}\n`;
+export class AccessLines {
+  #timeField = '';
+  #start = '';
+  readonly #middles = new Map<string, Map<string | null, Map<number, string>>>();
+  readonly #endings = new Map<string, Ending>();
+
+  /** `timeField` gives pino's `,"time":"…"`, the same string for as long as the time is the same. */
+  constructor(
+    private readonly pid: number,
+    private readonly timeField: () => string,
+  ) {}
+
+  line(event: RequestFinishedEvent): string {
+    return `${this.#startOfLine()}${escaped(event.requestId)}${this.#middle(event)}${hundredths(event.durationMs)}${this.#ending(event)}`;
+  }
+
+  #startOfLine(): string {
+    const time = this.timeField();
+    if (time !== this.#timeField) {
+      this.#timeField = time;
+      this.#start = `{"level":${INFO_LEVEL}${time},"pid":${this.pid},"requestId":"`;
+    }
+    return this.#start;
+  }
+
+  #middle({ method, route, status }: RequestFinishedEvent): string {
+    let routes = this.#middles.get(method);
+    if (routes === undefined) this.#middles.set(method, (routes = new Map()));
+    let statuses = routes.get(route);
+    if (statuses === undefined) routes.set(route, (statuses = new Map()));
+    let text = statuses.get(status);
+    if (text === undefined) statuses.set(status, (text = `","method":"${escaped(method)}","route":${nullable(route)},"status":${status},"durationMs":`));
+    return text;
+  }
+
+  #ending({ key, plan, verdict, completed }: RequestFinishedEvent): string {
+    const known = this.#endings.get(key);
+    if (known !== undefined && known.plan === plan && known.verdict === verdict && known.completed === completed) return known.text;
+    if (this.#endings.size >= REMEMBERED_KEYS) this.#endings.clear();
+    const text = `,"key":"${escaped(key)}","plan":"${escaped(plan)}","verdict":${nullable(verdict)},${completed ? '' : '"aborted":true,'}"msg":"request"}\n`;
+    this.#endings.set(key, { plan, verdict, completed, text });
+    return text;
+  }
+}

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import type { LogError } from '../adapters/http/failures.js';
 import type { OnRequestFinished } from '../adapters/http/request-id.js';
-import { accessLine } from './access-line.js';
+import { AccessLines } from './access-line.js';
 import { BatchedLogStream } from './batched-log-stream.js';
 import { isoTimeField } from './iso-time-field.js';
 import type { LogLevel } from './config.js';
@@ -86,11 +86,10 @@ export function createLogger(level: LogLevel, out: Writable = process.stdout): P
     },
   };
   logger = pino({ ...format, redact: { paths: REDACTED, censor: '[redacted]' } }, atOnce);
-  const time = format.timestamp;
-  const pid = process.pid;
+  const accessLines = new AccessLines(process.pid, format.timestamp);
   return {
     logger,
-    access: logger.isLevelEnabled('info') ? (event) => batches.write(accessLine(event, time(), pid)) : undefined,
+    access: logger.isLevelEnabled('info') ? (event) => batches.write(accessLines.line(event)) : undefined,
     close: async () => {
       await batches.drain(CLOSE_TIMEOUT_MS);
       openStreams.delete(batches);
