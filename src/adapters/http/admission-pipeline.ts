@@ -13,6 +13,10 @@ import { credentialHeadersProblem } from './request-headers.js';
 import { requestTarget } from './request-target.js';
 
 const CHALLENGE = ['www-authenticate', 'Bearer'];
+/** The key and plan reported for a request without a valid key. */
+const ANONYMOUS = 'anonymous';
+/** Hex digits of a key's digest the request-finished event shows: enough to tell keys apart, too few to matter. */
+const KEY_DIGEST_SHOWN = 8;
 
 export interface PipelineOptions {
   /** The address a caller without a valid key is limited by. */
@@ -43,8 +47,8 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
   const answer = (ctx: RequestContext, match: RouteMatch | null, headerProblem: string | undefined, admitted: Admission, readAhead?: Promise<ReadAnswer>): void => {
     const trace = ctx.trace;
     if (trace !== undefined) {
-      trace.keyDigest = admitted.caller?.id;
-      trace.plan = admitted.plan?.name;
+      trace.key = admitted.caller === undefined ? ANONYMOUS : admitted.caller.id.slice(0, KEY_DIGEST_SHOWN);
+      trace.plan = admitted.plan?.name ?? ANONYMOUS;
       trace.verdict = admitted.decision.verdict;
     }
     writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
@@ -97,24 +101,28 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
 
   /** Attached per request only when the hook is set: without it the hot path allocates nothing more. */
   const traceRequest = (ctx: RequestContext, report: OnRequestFinished): void => {
-    const trace: RequestTrace = { startedAt: performance.now(), route: null, operation: null, keyDigest: undefined, plan: undefined, verdict: undefined, storeUnavailable: undefined };
-    ctx.trace = trace;
     const { req, res } = ctx;
+    const trace: RequestTrace = {
+      startedAt: performance.now(),
+      requestId: ctx.requestId,
+      method: req.method ?? 'GET',
+      route: null,
+      operation: null,
+      status: 0,
+      durationMs: 0,
+      completed: false,
+      key: ANONYMOUS,
+      plan: ANONYMOUS,
+      verdict: null,
+      storeUnavailable: null,
+    };
+    ctx.trace = trace;
     // `on`, not `once`: a response closes once, and once's wrapper and removal cost more than the listener.
     res.on('close', () => {
-      report({
-        requestId: ctx.requestId,
-        method: req.method ?? 'GET',
-        route: trace.route,
-        operation: trace.operation,
-        status: res.statusCode,
-        durationMs: performance.now() - trace.startedAt,
-        completed: res.writableFinished,
-        key: trace.keyDigest === undefined ? 'anonymous' : trace.keyDigest.slice(0, 8),
-        plan: trace.plan ?? 'anonymous',
-        verdict: trace.verdict ?? null,
-        storeUnavailable: trace.storeUnavailable ?? null,
-      });
+      trace.status = res.statusCode;
+      trace.durationMs = performance.now() - trace.startedAt;
+      trace.completed = res.writableFinished;
+      report(trace);
     });
   };
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../../domain/access/caller.js';
 import { errorBody, HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
+import type { RequestFinishedEvent } from './request-id.js';
 
 /** Header names and values, alternating: what `writeHead` takes without building an object. */
 export type HeaderList = (string | number)[];
@@ -23,19 +24,14 @@ export interface RequestContext {
   trace: RequestTrace | undefined;
 }
 
-/** Filled in along the pipeline for the request-finished hook. */
-export interface RequestTrace {
+/**
+ * The request-finished event itself, filled in along the pipeline and handed to the hook once
+ * the connection is done with the request: one object per request, not a trace and then an event.
+ */
+export type RequestTrace = { -readonly [Field in keyof RequestFinishedEvent]: RequestFinishedEvent[Field] } & {
+  /** performance.now() when the request reached the pipeline. */
   readonly startedAt: number;
-  /** The operation's path template; null when no route matched (404, 405, a malformed URL). */
-  route: string | null;
-  operation: string | null;
-  /** The caller's key digest, undefined without a valid key. */
-  keyDigest: string | undefined;
-  plan: string | undefined;
-  verdict: string | undefined;
-  /** The store named by a StoreUnavailableError this request was answered 503 for. */
-  storeUnavailable: string | undefined;
-}
+};
 
 const NO_VALUES: Readonly<Record<string, never>> = Object.freeze({});
 
