@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem, type } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { renderChart } from './http/chart.js';
+import { positiveFromEnv } from './http/env.js';
 import { runLoad, type Load, type RepeatedLoad } from './http/load.js';
 import { commandCounts, connectRedis, deleteKeysUnder, callsBetween, redisVersion } from './http/redis-stats.js';
 import { evaluateTargets, markdownReport, summarise, type BenchResults, type Round, type ScenarioResult } from './http/report.js';
@@ -22,16 +23,11 @@ import { scenarios } from './http/scenarios.js';
 import { serverSpecs, startServer, type RunningServer } from './http/servers.js';
 
 const CONNECTIONS = 50;
-const numberFromEnv = (name: string, fallback: number): number => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!(value > 0)) throw new Error(`${name} must be a positive number`);
-  return value;
-};
 const settings = {
   connections: CONNECTIONS,
-  rounds: numberFromEnv('BENCH_ROUNDS', 5),
-  seconds: numberFromEnv('BENCH_SECONDS', 5),
-  warmUpSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 2),
+  rounds: positiveFromEnv('BENCH_ROUNDS', 5),
+  seconds: positiveFromEnv('BENCH_SECONDS', 5),
+  warmUpSeconds: positiveFromEnv('BENCH_WARMUP_SECONDS', 2),
 };
 const only = process.env['BENCH_SCENARIOS']?.split(',');
 

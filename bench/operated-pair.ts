@@ -8,25 +8,21 @@
  *
  * Run with `npm run bench:operated`. Environment: PAIR_ROUNDS (10), PAIR_SECONDS (3), PAIR_SCENARIO (list).
  */
+import { positiveFromEnv } from './http/env.js';
 import { runLoad, type Load } from './http/load.js';
+import { median } from './http/report.js';
 import { scenarios, type ScenarioId } from './http/scenarios.js';
 import { serverSpecs, startServer, type RunningServer, type ServerName } from './http/servers.js';
 
 const CONNECTIONS_EACH = 25;
 const WARM_UP_SECONDS = 3;
-const positive = (name: string, fallback: number): number => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!(value > 0)) throw new Error(`${name} must be a positive number`);
-  return value;
-};
-const rounds = positive('PAIR_ROUNDS', 10);
-const seconds = positive('PAIR_SECONDS', 3);
+const rounds = positiveFromEnv('PAIR_ROUNDS', 10);
+const seconds = positiveFromEnv('PAIR_SECONDS', 3);
 const scenarioId = (process.env['PAIR_SCENARIO'] ?? 'list') as ScenarioId;
 const scenario = scenarios(2 * CONNECTIONS_EACH).find((candidate) => candidate.id === scenarioId);
 if (scenario === undefined) throw new Error(`PAIR_SCENARIO: no scenario ${scenarioId}`);
 
 const PAIR: readonly ServerName[] = ['memory', 'operated'];
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 const servers: { readonly server: RunningServer; readonly load: Load; readonly cpu: number[] }[] = [];
 try {

@@ -69,7 +69,8 @@ export interface BenchResults {
   readonly targets: readonly Target[];
 }
 
-const median = (values: readonly number[]): number => {
+/** The middle value; for an even count, the mean of the two middle ones. */
+export const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
