@@ -4,19 +4,8 @@ import type { RequestFinishedEvent } from '../adapters/http/request-id.js';
 /** Access lines are info lines. */
 const INFO_LEVEL = pino.levels.values['info'];
 
-/**
- * A string's JSON text without its quotes. Most values need no escaping and come back as they
- * are, with no copy, after a scan of their characters (a tenth of JSON.stringify's 200 ns for
- * a 36-character request id); anything to escape (a quote, a backslash, a control character,
- * a surrogate) goes to JSON.stringify.
- */
-const escaped = (value: string): string => {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return JSON.stringify(value).slice(1, -1);
-  }
-  return value;
-};
+/** A string's JSON text without its quotes: only for the pieces a line remembers, built once each. */
+const escaped = (value: string): string => JSON.stringify(value).slice(1, -1);
 
 const nullable = (value: string | null): string => (value === null ? 'null' : `"${escaped(value)}"`);
 
@@ -73,7 +62,8 @@ export class AccessLines {
   ) {}
 
   line(event: RequestFinishedEvent): string {
-    return `${this.#startOfLine()}${escaped(event.requestId)}${this.#middle(event)}${hundredths(event.durationMs)}${this.#ending(event)}`;
+    // A request id needs no escaping (RequestId); a scan of its characters cost a tenth of the line.
+    return `${this.#startOfLine()}${event.requestId}${this.#middle(event)}${hundredths(event.durationMs)}${this.#ending(event)}`;
   }
 
   #startOfLine(): string {

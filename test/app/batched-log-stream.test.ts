@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchedLogStream, type BatchedLogStreamOptions } from '../../src/app/batched-log-stream.js';
-import type { RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
+import { requestIdOf, type RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
 import { createLogger } from '../../src/app/logger.js';
 
 /** A stdout stand-in: records each write(2) it is given; `stalled` holds them unwritten, as a pipe nobody reads. */
@@ -117,7 +117,7 @@ describe('BatchedLogStream', () => {
 });
 
 const request = (requestId: string): RequestFinishedEvent => ({
-  requestId,
+  requestId: requestIdOf(requestId),
   method: 'GET',
   route: '/pets',
   operation: 'listPets',
@@ -152,8 +152,8 @@ describe('the logger over its batches', () => {
     const out = new FakeStdout();
     out.stalled = true;
     const { logger, access } = createLogger('info', out);
-    // Lines of 64 KiB (a request id that long): some 1,020 of them wait unwritten (64 MiB), the rest are dropped.
-    const long = request('r'.repeat(64 * 1024));
+    // Lines of 64 KiB (a plan name that long): some 1,020 of them wait unwritten (64 MiB), the rest are dropped.
+    const long = { ...request('r'), plan: 'p'.repeat(64 * 1024) };
     const sent = 1_030;
     for (let n = 0; n < sent; n++) access?.(long);
     out.resume();

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../src/adapters/api-key-digest.js';
 import { createHttpServer, type PetStoreHttpServer } from '../../src/adapters/http/http-server.js';
-import type { RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
+import { requestIdOf, type RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import { SystemClock } from '../../src/adapters/system/system-clock.js';
@@ -66,6 +67,21 @@ describe('X-Request-Id', () => {
   });
 });
 
+describe('requestIdOf', () => {
+  it('gives, for any header, an id of 1 to 128 printable ASCII characters that JSON writes as it is (the access log writes it unescaped)', () => {
+    const header = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.stringMatching(/^[A-Za-z0-9._~:/+=-]{1,130}$/), fc.array(fc.string(), { maxLength: 2 }), fc.constant(undefined));
+    fc.assert(
+      fc.property(header, (sent) => {
+        const id = requestIdOf(sent);
+        expect(id).toMatch(/^[\x21-\x7e]{1,128}$/);
+        expect(JSON.stringify(id)).toBe(`"${id}"`);
+        if (typeof sent === 'string' && /^[A-Za-z0-9._~:/+=-]{1,128}$/.test(sent)) expect(id).toBe(sent);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+});
+
 describe('the request-finished hook', () => {
   const events: RequestFinishedEvent[] = [];
   let traced: { server: PetStoreHttpServer; base: string };
@@ -85,7 +101,7 @@ describe('the request-finished hook', () => {
     await (await fetch(`${traced.base}/pets`, { headers: { 'x-request-id': 'two' } })).arrayBuffer();
     await (await fetch(`${traced.base}/nowhere`, { headers: { ...auth, 'x-request-id': 'three' } })).arrayBuffer();
     await until(3);
-    const byId = new Map(events.map((event) => [event.requestId, event]));
+    const byId = new Map<string, RequestFinishedEvent>(events.map((event) => [event.requestId, event]));
     expect(byId.get('one')).toMatchObject({
       method: 'GET',
       route: '/pets/{petId}',

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+// Imported: the global `performance` is a getter on globalThis, called on every use.
+import { performance } from 'node:perf_hooks';
 import type { Admission, RequestAdmission } from '../../domain/quota/request-admission.js';
 import { cachedDigestApiKey, REMEMBERED_API_KEYS } from '../api-key-digest.js';
 import { pathOf, type ApiRouter, type RouteMatch } from './api-router.js';
@@ -8,7 +10,7 @@ import { answerFailure, type LogError } from './failures.js';
 import type { Operation, OperationServices, ReadAnswer } from './operation.js';
 import { writeRateLimitHeaders } from './rate-limit-headers.js';
 import { createRequestContext, sendError, type RequestContext, type RequestTrace } from './request-context.js';
-import { requestIdOf, type OnRequestFinished } from './request-id.js';
+import { requestIdOf, type OnRequestFinished, type RequestId } from './request-id.js';
 import { credentialHeadersProblem } from './request-headers.js';
 import { requestTarget } from './request-target.js';
 
@@ -100,11 +102,11 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
   };
 
   /** Attached per request only when the hook is set: without it the hot path allocates nothing more. */
-  const traceRequest = (ctx: RequestContext, report: OnRequestFinished): void => {
+  const traceRequest = (ctx: RequestContext, requestId: RequestId, report: OnRequestFinished): void => {
     const { req, res } = ctx;
     const trace: RequestTrace = {
       startedAt: performance.now(),
-      requestId: ctx.requestId,
+      requestId,
       method: req.method ?? 'GET',
       route: null,
       operation: null,
@@ -131,7 +133,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     const requestId = requestIdOf(req.headers['x-request-id']);
     ctx.requestId = requestId;
     ctx.headers.push('x-request-id', requestId);
-    if (onFinished !== undefined) traceRequest(ctx, onFinished);
+    if (onFinished !== undefined) traceRequest(ctx, requestId, onFinished);
     try {
       const match = router.find(req.method ?? 'GET', requestTarget(req));
       if (ctx.trace !== undefined && match?.kind === 'route') {
