@@ -55,19 +55,19 @@ export class AccessLines {
   readonly #middles = new Map<string, Map<string | null, Map<number, string>>>();
   readonly #endings = new Map<string, Ending>();
 
-  /** `timeField` gives pino's `,"time":"…"`, the same string for as long as the time is the same. */
+  /** `timeField` gives pino's `,"time":"…"` of a time, the same string for the same time. */
   constructor(
     private readonly pid: number,
-    private readonly timeField: () => string,
+    private readonly timeField: (time: number) => string,
   ) {}
 
   line(event: RequestFinishedEvent): string {
     // A request id needs no escaping (RequestId); a scan of its characters cost a tenth of the line.
-    return `${this.#startOfLine()}${event.requestId}${this.#middle(event)}${hundredths(event.durationMs)}${this.#ending(event)}`;
+    return `${this.#startOfLine(event.finishedAt)}${event.requestId}${this.#middle(event)}${hundredths(event.durationMs)}${this.#ending(event)}`;
   }
 
-  #startOfLine(): string {
-    const time = this.timeField();
+  #startOfLine(finishedAt: number): string {
+    const time = this.timeField(finishedAt);
     if (time !== this.#timeField) {
       this.#timeField = time;
       this.#start = `{"level":${INFO_LEVEL}${time},"pid":${this.pid},"requestId":"`;

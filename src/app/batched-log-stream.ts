@@ -1,8 +1,10 @@
 import type { Writable } from 'node:stream';
 
-export interface BatchedLogStreamOptions {
-  /** A batch of this many characters is handed to `out` at once; a smaller one waits at most `flushIntervalMs`. */
-  readonly batchChars: number;
+export interface BatchedLogStreamOptions<Entry> {
+  /** An entry's line, newline included: made when its batch is written, not when it is added. */
+  readonly format: (entry: Entry) => string;
+  /** A batch of this many entries is written at once; a smaller one waits at most `flushIntervalMs`. */
+  readonly batchEntries: number;
   readonly flushIntervalMs: number;
   /**
    * While `out` holds this many bytes it could not yet hand to the kernel (nobody reads the
@@ -15,62 +17,47 @@ export interface BatchedLogStreamOptions {
 }
 
 /**
- * Log lines on their way to stdout, gathered into batches: a request hands its access line
- * over with an array push, and one write(2) carries many lines. stdout as Node opens it is
- * written without blocking when it is a pipe or a socket (what the kernel does not take yet
- * waits in memory), synchronously when it is a file or a terminal.
+ * Log lines on their way to stdout, in batches. An entry (a finished request) is only pushed
+ * onto an array when it is added; its line is made with the rest of its batch, in one loop,
+ * and one write(2) carries them all. Made at once, per request, the same lines cost the
+ * request about three times as much in the paired bench: the code and data a line needs fell
+ * out of the cache between requests (docs/decisions.md, "Access log and metrics: what they
+ * cost").
  *
+ * stdout as Node opens it is written without blocking when it is a pipe or a socket (what the
+ * kernel does not take yet waits in memory), synchronously when it is a file or a terminal.
  * pino's own destination (sonic-boom) measured the UTF-8 length of the whole batch gathered so
- * far on every line, flattening it each time, and wrote each batch through libuv's thread pool:
- * 4 µs per access line at 4 KiB batches, more with larger ones, where this costs 1 µs
- * (docs/decisions.md, "Access log and metrics: what they cost").
+ * far on every line and wrote each batch through libuv's thread pool.
  */
-export class BatchedLogStream {
-  #lines: string[] = [];
-  #chars = 0;
+export class BatchedLogStream<Entry> {
+  #entries: Entry[] = [];
   #timer: NodeJS.Timeout | undefined;
   #dropped = 0;
 
   constructor(
     private readonly out: Writable,
-    private readonly options: BatchedLogStreamOptions,
+    private readonly options: BatchedLogStreamOptions<Entry>,
   ) {}
 
-  /** pino's destination interface: one line, newline included. */
-  write(line: string): void {
-    this.#lines.push(line);
-    this.#chars += line.length;
-    if (this.#chars >= this.options.batchChars) this.flush();
+  add(entry: Entry): void {
+    this.#entries.push(entry);
+    if (this.#entries.length >= this.options.batchEntries) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), this.options.flushIntervalMs).unref();
   }
 
-  /** Hands whatever is gathered to `out` now. */
+  /** pino's destination interface: a line (newline included) written at once, behind the entries added before it. */
+  write(line: string): void {
+    this.#writeOut(this.#takeEntries(), line);
+  }
+
+  /** Writes the entries added so far now. */
   flush(): void {
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-    if (this.#lines.length === 0) return;
-    const batch = this.#lines.join('');
-    const lines = this.#lines.length;
-    this.#lines = [];
-    this.#chars = 0;
-    if (this.out.writableLength >= this.options.maxPendingBytes) {
-      this.#dropped += lines;
-      return;
-    }
-    if (this.#dropped > 0) {
-      // Told before this batch is written: a line the callback logs lands ahead of it, where the gap was.
-      const dropped = this.#dropped;
-      this.#dropped = 0;
-      this.options.onDropped(dropped);
-    }
-    this.out.write(batch);
+    this.#writeOut(this.#takeEntries(), '');
   }
 
   /**
-   * Hands over what is gathered and resolves once `out` has written everything it was given,
-   * or after `timeoutMs` (a reader that never reads must not hold the exit). `out` stays open.
+   * Writes what is gathered and resolves once `out` has written everything it was given, or
+   * after `timeoutMs` (a reader that never reads must not hold the exit). `out` stays open.
    */
   drain(timeoutMs: number): Promise<void> {
     this.flush();
@@ -83,5 +70,33 @@ export class BatchedLogStream {
         resolve();
       });
     });
+  }
+
+  #takeEntries(): Entry[] {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    const entries = this.#entries;
+    if (entries.length > 0) this.#entries = [];
+    return entries;
+  }
+
+  /** `entries`' lines, then `last` (a line or nothing), in one write. */
+  #writeOut(entries: readonly Entry[], last: string): void {
+    const lines = entries.length + (last === '' ? 0 : 1);
+    if (lines === 0) return;
+    if (this.out.writableLength >= this.options.maxPendingBytes) {
+      this.#dropped += lines;
+      return;
+    }
+    if (this.#dropped > 0) {
+      // Told before this batch is written: a line the callback logs lands ahead of it, where the gap was.
+      const dropped = this.#dropped;
+      this.#dropped = 0;
+      this.options.onDropped(dropped);
+    }
+    const text = entries.length === 0 ? '' : entries.map(this.options.format).join('');
+    this.out.write(last === '' ? text : text + last);
   }
 }

@@ -1,16 +1,15 @@
 /**
- * pino's time field (`,"time":"2026-11-23T08:00:00.123Z"`) for the clock's current time. Under
+ * pino's time field (`,"time":"2026-11-23T08:00:00.123Z"`) for a time in epoch milliseconds. Under
  * load many lines share a millisecond and all lines of a second share everything up to the
  * milliseconds: `toISOString` (about 900 ns) runs once per second, and a new millisecond only
  * writes its three digits.
  */
-export const isoTimeField = (now: () => number): (() => string) => {
+export const isoTimeField = (): ((time: number) => string) => {
   let at = Number.NaN;
   let field = '';
   let second = Number.NaN;
   let upToMillis = '';
-  return () => {
-    const time = now();
+  return (time) => {
     if (time === at) return field;
     at = time;
     const millis = ((time % 1_000) + 1_000) % 1_000;

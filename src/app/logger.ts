@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import type { LogError } from '../adapters/http/failures.js';
-import type { OnRequestFinished } from '../adapters/http/request-id.js';
+import type { OnRequestFinished, RequestFinishedEvent } from '../adapters/http/request-id.js';
 import { AccessLines } from './access-line.js';
 import { BatchedLogStream } from './batched-log-stream.js';
 import { isoTimeField } from './iso-time-field.js';
@@ -41,20 +41,20 @@ export interface PetStoreLogger {
 }
 
 /**
- * Access lines wait for about this many characters (some 120 lines) before a write(2), and never
- * longer than the flush interval: each write wakes the log reader, and at 8 K the writes took
- * a third of what the access log cost a request.
+ * Access lines are made and written 128 at a time (some 34 KB), and never later than the flush
+ * interval: each write wakes the log reader, and at 8 KB the writes took a third of what the
+ * access log cost a request.
  */
-const BATCH_CHARS = 32_768;
+const BATCH_ENTRIES = 128;
 const FLUSH_INTERVAL_MS = 100;
 /** Unwritten log bytes past which lines are dropped (and counted) rather than kept while nobody reads stdout. */
 const MAX_PENDING_BYTES = 64 * 1024 * 1024;
 const CLOSE_TIMEOUT_MS = 1_000;
 
 /** Streams whose gathered lines are handed over as the process exits, a crash included: one listener for them all. */
-const openStreams = new Set<BatchedLogStream>();
+const openStreams = new Set<BatchedLogStream<RequestFinishedEvent>>();
 let exitHookInstalled = false;
-const flushOnExit = (stream: BatchedLogStream): void => {
+const flushOnExit = (stream: BatchedLogStream<RequestFinishedEvent>): void => {
   openStreams.add(stream);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
@@ -64,35 +64,30 @@ const flushOnExit = (stream: BatchedLogStream): void => {
 };
 
 /**
- * One JSON object per line on `out` (stdout). Access lines are written in batches
+ * One JSON object per line on `out` (stdout). Access lines are made and written in batches
  * (BatchedLogStream); every other line (start-up, warnings, errors, shutdown) goes out at
- * once, behind the access lines gathered before it, so a crash right after an error loses no
- * error line.
+ * once, behind the access lines of the requests finished before it, so a crash right after an
+ * error loses no error line.
  */
 export function createLogger(level: LogLevel, out: Writable = process.stdout): PetStoreLogger {
-  const format = { level, base: { pid: process.pid }, timestamp: isoTimeField(() => Date.now()) };
+  const timeField = isoTimeField();
+  const accessLines = new AccessLines(process.pid, timeField);
   let logger: Logger | undefined;
-  const batches = new BatchedLogStream(out, {
-    batchChars: BATCH_CHARS,
+  const stream = new BatchedLogStream<RequestFinishedEvent>(out, {
+    format: (event) => accessLines.line(event),
+    batchEntries: BATCH_ENTRIES,
     flushIntervalMs: FLUSH_INTERVAL_MS,
     maxPendingBytes: MAX_PENDING_BYTES,
     onDropped: (lines) => logger?.warn({ droppedLines: lines }, 'log lines dropped: stdout was not read'),
   });
-  flushOnExit(batches);
-  const atOnce = {
-    write: (line: string): void => {
-      batches.write(line);
-      batches.flush();
-    },
-  };
-  logger = pino({ ...format, redact: { paths: REDACTED, censor: '[redacted]' } }, atOnce);
-  const accessLines = new AccessLines(process.pid, format.timestamp);
+  flushOnExit(stream);
+  logger = pino({ level, base: { pid: process.pid }, timestamp: () => timeField(Date.now()), redact: { paths: REDACTED, censor: '[redacted]' } }, stream);
   return {
     logger,
-    access: logger.isLevelEnabled('info') ? (event) => batches.write(accessLines.line(event)) : undefined,
+    access: logger.isLevelEnabled('info') ? (event) => stream.add(event) : undefined,
     close: async () => {
-      await batches.drain(CLOSE_TIMEOUT_MS);
-      openStreams.delete(batches);
+      await stream.drain(CLOSE_TIMEOUT_MS);
+      openStreams.delete(stream);
     },
   };
 }

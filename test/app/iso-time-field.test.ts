@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isoTimeField } from '../../src/app/iso-time-field.js';
 
 describe('the time field of log lines', () => {
-  it('is pino\'s ,"time":"<toISOString>" for every time, however the clock moves (within a millisecond, a second, back and forth, before 1970)', () => {
+  it('is pino\'s ,"time":"<toISOString>" for every time, however the times follow each other (within a millisecond, a second, back and forth, before 1970)', () => {
     const times = fc.array(
       fc.oneof(
         fc.integer({ min: -62_000_000_000_000, max: 253_000_000_000_000 }),
@@ -13,12 +13,8 @@ describe('the time field of log lines', () => {
     );
     fc.assert(
       fc.property(times, (sequence) => {
-        let now = 0;
-        const field = isoTimeField(() => now);
-        for (const time of sequence) {
-          now = time;
-          expect(field()).toBe(`,"time":"${new Date(time).toISOString()}"`);
-        }
+        const field = isoTimeField();
+        for (const time of sequence) expect(field(time)).toBe(`,"time":"${new Date(time).toISOString()}"`);
       }),
       { numRuns: 1_000 },
     );

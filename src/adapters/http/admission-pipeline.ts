@@ -112,6 +112,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
       operation: null,
       status: 0,
       durationMs: 0,
+      finishedAt: 0,
       completed: false,
       key: ANONYMOUS,
       plan: ANONYMOUS,
@@ -123,6 +124,7 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     res.on('close', () => {
       trace.status = res.statusCode;
       trace.durationMs = performance.now() - trace.startedAt;
+      trace.finishedAt = Date.now();
       trace.completed = res.writableFinished;
       report(trace);
     });

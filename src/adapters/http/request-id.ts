@@ -25,6 +25,8 @@ export interface RequestFinishedEvent {
   /** The status sent; for a connection closed before the answer was finished, whatever had been set. */
   readonly status: number;
   readonly durationMs: number;
+  /** When the connection was done with it, in epoch milliseconds (Date.now()): its log line's time. */
+  readonly finishedAt: number;
   /** False when the connection closed before the answer was completely sent. */
   readonly completed: boolean;
   /** First 8 hex digits of the key's SHA-256 digest, or `anonymous` without a valid key. Never the key. */
