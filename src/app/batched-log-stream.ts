@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { EntryBatch } from './entry-batch.js';
 
 export interface BatchedLogStreamOptions<Entry> {
   /** An entry's line, newline included: made when its batch is written, not when it is added. */
@@ -17,12 +18,9 @@ export interface BatchedLogStreamOptions<Entry> {
 }
 
 /**
- * Log lines on their way to stdout, in batches. An entry (a finished request) is only pushed
- * onto an array when it is added; its line is made with the rest of its batch, in one loop,
- * and one write(2) carries them all. Made at once, per request, the same lines cost the
- * request about three times as much in the paired bench: the code and data a line needs fell
- * out of the cache between requests (docs/decisions.md, "Access log and metrics: what they
- * cost").
+ * Log lines on their way to stdout, in batches (EntryBatch). An entry (a finished request) is
+ * only pushed onto an array when it is added; its line is made with the rest of its batch, in
+ * one loop, and one write(2) carries them all.
  *
  * stdout as Node opens it is written without blocking when it is a pipe or a socket (what the
  * kernel does not take yet waits in memory), synchronously when it is a file or a terminal.
@@ -30,29 +28,28 @@ export interface BatchedLogStreamOptions<Entry> {
  * far on every line and wrote each batch through libuv's thread pool.
  */
 export class BatchedLogStream<Entry> {
-  #entries: Entry[] = [];
-  #timer: NodeJS.Timeout | undefined;
+  readonly #batch: EntryBatch<Entry>;
   #dropped = 0;
 
   constructor(
     private readonly out: Writable,
     private readonly options: BatchedLogStreamOptions<Entry>,
-  ) {}
+  ) {
+    this.#batch = new EntryBatch((entries) => this.#writeOut(entries, ''), options.batchEntries, options.flushIntervalMs);
+  }
 
   add(entry: Entry): void {
-    this.#entries.push(entry);
-    if (this.#entries.length >= this.options.batchEntries) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), this.options.flushIntervalMs).unref();
+    this.#batch.add(entry);
   }
 
   /** pino's destination interface: a line (newline included) written at once, behind the entries added before it. */
   write(line: string): void {
-    this.#writeOut(this.#takeEntries(), line);
+    this.#writeOut(this.#batch.take(), line);
   }
 
   /** Writes the entries added so far now. */
   flush(): void {
-    this.#writeOut(this.#takeEntries(), '');
+    this.#batch.flush();
   }
 
   /**
@@ -70,16 +67,6 @@ export class BatchedLogStream<Entry> {
         resolve();
       });
     });
-  }
-
-  #takeEntries(): Entry[] {
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-    const entries = this.#entries;
-    if (entries.length > 0) this.#entries = [];
-    return entries;
   }
 
   /** `entries`' lines, then `last` (a line or nothing), in one write. */

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { requestIdOf, type RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
+import { createMetrics } from '../../src/app/metrics.js';
+
+const listed = (status: number): RequestFinishedEvent => ({
+  requestId: requestIdOf(undefined),
+  method: 'GET',
+  route: '/pets',
+  operation: 'listPets',
+  status,
+  durationMs: 3,
+  finishedAt: 1_795_000_000_000,
+  completed: true,
+  key: '2f1f2bb3',
+  plan: 'pro',
+  verdict: status === 429 ? 'rate_limited' : 'admitted',
+  storeUnavailable: null,
+});
+
+describe('the metrics of finished requests', () => {
+  it('counts every request observed before a scrape, though requests are counted in batches', async () => {
+    const metrics = createMetrics([]);
+    for (let n = 0; n < 3; n++) metrics.observe(listed(200));
+    metrics.observe(listed(429));
+    const text = await metrics.text();
+    expect(text).toContain('petstore_http_requests_total{method="GET",route="/pets",status="200"} 3');
+    expect(text).toContain('petstore_http_requests_total{method="GET",route="/pets",status="429"} 1');
+    expect(text).toContain('petstore_quota_decisions_total{plan="pro",verdict="admitted"} 3');
+    expect(text).toContain('petstore_http_request_duration_seconds_count{method="GET",route="/pets"} 4');
+    metrics.observe(listed(200));
+    expect(await metrics.text()).toContain('petstore_http_requests_total{method="GET",route="/pets",status="200"} 4');
+  });
+});
