@@ -18,6 +18,8 @@ import { renderChart } from './http/chart.js';
 import { positiveFromEnv } from './http/env.js';
 import { runLoad, type Load, type RepeatedLoad } from './http/load.js';
 import { commandCounts, connectRedis, deleteKeysUnder, callsBetween, redisVersion } from './http/redis-stats.js';
+import { describePairRound, operatedPair, PAIR_DEFAULTS, summarisePair } from './http/operations-cost.js';
+import { measurePaired } from './http/paired.js';
 import { evaluateTargets, markdownReport, summarise, type BenchResults, type Round, type ScenarioResult } from './http/report.js';
 import { scenarios } from './http/scenarios.js';
 import { serverSpecs, startServer, type RunningServer } from './http/servers.js';
@@ -131,6 +133,16 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
   });
 }
 
+// The access log target compares two configurations of one server: judged from both loaded at the same time.
+const listScenario = scenarios(2 * PAIR_DEFAULTS.connectionsEach).find((s) => s.id === 'list');
+let operationsCost: BenchResults['operationsCost'];
+if (listScenario !== undefined && (only === undefined || only.includes('list'))) {
+  console.log(`\n${listScenario.title}: without and with the access log and metrics, loaded together, ${PAIR_DEFAULTS.connectionsEach} connections each`);
+  const rounds = await measurePaired(operatedPair(), listScenario, PAIR_DEFAULTS, (round, result) => console.log(describePairRound(round, result)));
+  console.log(summarisePair(rounds));
+  operationsCost = { settings: PAIR_DEFAULTS, rounds };
+}
+
 const results: BenchResults = {
   generatedAt: new Date().toISOString(),
   command: 'npm run bench',
@@ -144,7 +156,8 @@ const results: BenchResults = {
   settings,
   notes,
   scenarios: measured,
-  targets: evaluateTargets(measured),
+  ...(operationsCost === undefined ? {} : { operationsCost }),
+  targets: evaluateTargets(measured, operationsCost?.rounds),
 };
 redis?.disconnect();
 

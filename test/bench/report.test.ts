@@ -47,4 +47,13 @@ describe('bench targets by CPU per request', () => {
     expect(target?.byCpu).toBeNull();
     expect(target?.value).toBeCloseTo(1, 6);
   });
+
+  it('judge the access log target from the two servers loaded together where that was measured, keeping the sequential figure beside it', () => {
+    const together = [0.93, 0.95, 0.91].map((ratio) => ({ cpuUsPerRequest: [93, 93 / ratio] as const, requestsPerSecond: [5_000, 4_800] as const }));
+    const target = evaluateTargets([listScenario({ memory: [80, 85, 90], operated: [100, 100, 100] })], together).find((t) => t.name.startsWith('GET list, access log + metrics'));
+    expect(target?.byCpu).toBeCloseTo(0.93, 6);
+    expect(target?.met).toBe(true);
+    expect(target?.sequentialByCpu).toBeCloseTo(0.85, 6);
+    expect(target?.name).toContain('both loaded together');
+  });
 });

@@ -1,0 +1,62 @@
+import { runLoad, type Load } from './load.js';
+import type { Scenario } from './scenarios.js';
+import { startServer, type RunningServer, type ServerSpec } from './servers.js';
+
+export interface PairSettings {
+  readonly rounds: number;
+  readonly seconds: number;
+  readonly warmUpSeconds: number;
+  /** Each server's own connections. */
+  readonly connectionsEach: number;
+}
+
+/** One round: each server's CPU per request and req/s over the same seconds. */
+export interface PairedRound {
+  readonly cpuUsPerRequest: readonly [number, number];
+  readonly requestsPerSecond: readonly [number, number];
+}
+
+/**
+ * Two servers loaded at the same time, each by its own connections over the same seconds, so
+ * that whatever the machine does meanwhile slows both alike: the ratio of two configurations of
+ * one server, which measured one after the other moves by a third from round to round on this
+ * machine (the same server twice: rounds 0.75 to 1.34), and measured so by a few percent
+ * (rounds 0.95 to 1.02, medians 0.99).
+ */
+export const measurePaired = async (
+  specs: readonly [ServerSpec, ServerSpec],
+  scenario: Scenario,
+  settings: PairSettings,
+  onRound: (round: number, result: PairedRound) => void,
+): Promise<PairedRound[]> => {
+  const servers: { readonly server: RunningServer; readonly load: Load }[] = [];
+  try {
+    for (const spec of specs) {
+      const server = await startServer(spec);
+      servers.push({ server, load: await scenario.prepare(server.baseUrl, spec.name) });
+    }
+    await Promise.all(servers.map(({ server, load }) => runLoad(server.baseUrl, load, settings.connectionsEach, settings.warmUpSeconds)));
+    const rounds: PairedRound[] = [];
+    for (let round = 1; round <= settings.rounds; round++) {
+      const before = servers.map(({ server }) => server.cpuSeconds());
+      const measured = await Promise.all(servers.map(({ server, load }) => runLoad(server.baseUrl, load, settings.connectionsEach, settings.seconds)));
+      const cpu = servers.map(({ server }, i) => {
+        const start = before[i];
+        const end = server.cpuSeconds();
+        const measurement = measured[i]!;
+        if (start === undefined || end === undefined) throw new Error('server CPU time is read from /proc, which this machine lacks');
+        if (measurement.errors > 0 || measurement.non2xxShare > 0) throw new Error(`${server.spec.label}: ${measurement.errors} errors, ${measurement.non2xxShare} non-2xx`);
+        return ((end - start) * 1e6) / measurement.responses;
+      });
+      const result: PairedRound = {
+        cpuUsPerRequest: [cpu[0]!, cpu[1]!],
+        requestsPerSecond: [measured[0]!.requestsPerSecond, measured[1]!.requestsPerSecond],
+      };
+      rounds.push(result);
+      onRound(round, result);
+    }
+    return rounds;
+  } finally {
+    await Promise.all(servers.map(({ server }) => server.stop()));
+  }
+};
