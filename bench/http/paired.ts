@@ -16,6 +16,9 @@ export interface PairedRound {
   readonly requestsPerSecond: readonly [number, number];
 }
 
+/** The first server's CPU per request over the second's, round by round. */
+export const cpuRatiosOf = (rounds: readonly PairedRound[]): number[] => rounds.map(({ cpuUsPerRequest: [first, second] }) => first / second);
+
 /**
  * Two servers loaded at the same time, each by its own connections over the same seconds, so
  * that whatever the machine does meanwhile slows both alike: the ratio of two configurations of

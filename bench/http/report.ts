@@ -1,5 +1,5 @@
 import type { Measurement } from './load.js';
-import type { PairedRound, PairSettings } from './paired.js';
+import { cpuRatiosOf, type PairedRound, type PairSettings } from './paired.js';
 import type { CommandCounts } from './redis-stats.js';
 import type { ScenarioId } from './scenarios.js';
 import type { ServerName } from './servers.js';
@@ -170,7 +170,7 @@ export const evaluateTargets = (scenarios: readonly ScenarioResult[], operatedTo
     const index = targets.findIndex((target) => target.name.startsWith('GET list, access log + metrics'));
     const sequential = targets[index];
     if (sequential !== undefined) {
-      const byCpu = median(operatedTogether.map(({ cpuUsPerRequest: [without, withThem] }) => without / withThem));
+      const byCpu = median(cpuRatiosOf(operatedTogether));
       targets[index] = { ...sequential, name: `${sequential.name}, both loaded together`, byCpu, met: byCpu >= sequential.threshold, sequentialByCpu: sequential.byCpu };
     }
   }
@@ -242,7 +242,7 @@ export const markdownReport = (results: BenchResults): string => {
   const cost = results.operationsCost;
   const together = results.targets.find((target) => target.sequentialByCpu !== undefined);
   if (cost !== undefined && together !== undefined) {
-    const ratios = cost.rounds.map(({ cpuUsPerRequest: [without, withThem] }) => without / withThem);
+    const ratios = cpuRatiosOf(cost.rounds);
     lines.push(
       '',
       `The access log target compares two configurations of the same server, so it is judged from both loaded at the same time ` +
