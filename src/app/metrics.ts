@@ -22,6 +22,9 @@ const PROBE_DEADLINE_MS = 1_000;
 const COUNT_BATCH = 128;
 const COUNT_WAIT_MS = 100;
 
+/** The route label of a request: its path template, or UNMATCHED_ROUTE. */
+const routeLabel = (route: string | null): string => route ?? UNMATCHED_ROUTE;
+
 /** A store named in an error (`Redis`, `Redis at redis://...`) as a bounded label value: its first word, lower case. */
 const storeLabel = (named: string): string => (named.split(' ')[0] ?? named).toLowerCase();
 
@@ -73,14 +76,14 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
   });
   for (const probe of probes) up.set({ store: probe.store }, 1);
 
-  const requestCounts = new LabelTally<'method' | 'route' | 'status', RequestFinishedEvent>(({ method, route, status }) => ({ method, route: route ?? UNMATCHED_ROUTE, status }));
+  const requestCounts = new LabelTally<'method' | 'route' | 'status', RequestFinishedEvent>(({ method, route, status }) => ({ method, route: routeLabel(route), status }));
   const quotaCounts = new LabelTally<'plan' | 'verdict', RequestFinishedEvent>(({ plan, verdict }) => ({ plan, verdict: verdict ?? '' }));
 
   const count = (event: RequestFinishedEvent): void => {
     // An operation's id names its method and route; a request no route matched is named by its method.
     const series = event.operation ?? `${event.method} ${UNMATCHED_ROUTE}`;
     requestCounts.add(series, event.status, event);
-    latency.observe(series, event.method, event.route ?? UNMATCHED_ROUTE, event.durationMs / 1_000);
+    latency.observe(series, event.method, routeLabel(event.route), event.durationMs / 1_000);
     if (event.verdict !== null) quotaCounts.add(event.plan, event.verdict, event);
     if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
   };
