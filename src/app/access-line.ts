@@ -4,11 +4,6 @@ import type { RequestFinishedEvent } from '../adapters/http/request-id.js';
 /** Access lines are info lines. */
 const INFO_LEVEL = pino.levels.values['info'];
 
-/** A string's JSON text without its quotes: only for the pieces a line remembers, built once each. */
-const escaped = (value: string): string => JSON.stringify(value).slice(1, -1);
-
-const nullable = (value: string | null): string => (value === null ? 'null' : `"${escaped(value)}"`);
-
 /** Below this many hundredths a duration is written from integers; otherwise JSON's number text (null for what is not finite, as pino writes it). */
 const INTEGER_DIGITS_UP_TO = 1e15;
 
@@ -81,7 +76,7 @@ export class AccessLines {
     let statuses = routes.get(route);
     if (statuses === undefined) routes.set(route, (statuses = new Map()));
     let text = statuses.get(status);
-    if (text === undefined) statuses.set(status, (text = `","method":"${escaped(method)}","route":${nullable(route)},"status":${status},"durationMs":`));
+    if (text === undefined) statuses.set(status, (text = `","method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"status":${status},"durationMs":`));
     return text;
   }
 
@@ -89,7 +84,7 @@ export class AccessLines {
     const known = this.#endings.get(key);
     if (known !== undefined && known.plan === plan && known.verdict === verdict && known.completed === completed) return known.text;
     if (this.#endings.size >= REMEMBERED_KEYS) this.#endings.clear();
-    const text = `,"key":"${escaped(key)}","plan":"${escaped(plan)}","verdict":${nullable(verdict)},${completed ? '' : '"aborted":true,'}"msg":"request"}\n`;
+    const text = `,"key":${JSON.stringify(key)},"plan":${JSON.stringify(plan)},"verdict":${JSON.stringify(verdict)},${completed ? '' : '"aborted":true,'}"msg":"request"}\n`;
     this.#endings.set(key, { plan, verdict, completed, text });
     return text;
   }

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { EntryBatch } from './entry-batch.js';
+import { EntryBatch, FINISHED_REQUESTS_BATCH } from './entry-batch.js';
 import { LabelTally } from './label-tally.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import type { OnRequestFinished, RequestFinishedEvent } from '../adapters/http/request-id.js';
@@ -18,9 +18,6 @@ export interface PetStoreMetrics {
 /** Route label of a request no route matched: a fixed value, never the URL, so the label set stays bounded. */
 export const UNMATCHED_ROUTE = 'unmatched';
 const PROBE_DEADLINE_MS = 1_000;
-/** Requests are counted 128 at a time, as their access lines are made, and every count is in before a scrape is answered. */
-const COUNT_BATCH = 128;
-const COUNT_WAIT_MS = 100;
 
 /** The route label of a request: its path template, or UNMATCHED_ROUTE. */
 const routeLabel = (route: string | null): string => route ?? UNMATCHED_ROUTE;
@@ -87,7 +84,8 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
     if (event.verdict !== null) quotaCounts.add(event.plan, event.verdict, event);
     if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
   };
-  const finished = new EntryBatch<RequestFinishedEvent>((events) => events.forEach(count), COUNT_BATCH, COUNT_WAIT_MS);
+  // Counted in batches, as access lines are made; every count is in before a scrape is answered.
+  const finished = new EntryBatch<RequestFinishedEvent>((events) => events.forEach(count), FINISHED_REQUESTS_BATCH.size, FINISHED_REQUESTS_BATCH.maxWaitMs);
 
   return {
     registry,
