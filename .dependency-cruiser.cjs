@@ -36,6 +36,55 @@ module.exports = {
       to: { path: '^src/adapters/[^/]+/', pathNot: '^src/adapters/$1/' },
     },
     {
+      name: 'http-wire-is-the-floor',
+      severity: 'error',
+      comment:
+        'adapters/http/wire writes and reads the bytes (bodies, header fields, errors, the request context every answer goes through); it knows no operation, no route, no pipeline step.',
+      from: { path: '^src/adapters/http/wire/' },
+      to: { path: '^src/adapters/http/', pathNot: '^src/adapters/http/wire/' },
+    },
+    {
+      name: 'http-contract-is-declarations',
+      severity: 'error',
+      comment: 'adapters/http/contract declares the operations and folds them into OpenAPI: it never reaches the pipeline, the operations or the entry points.',
+      from: { path: '^src/adapters/http/contract/' },
+      to: { path: '^src/adapters/http/', pathNot: '^src/adapters/http/(contract|wire|docs)/' },
+    },
+    {
+      name: 'http-pipeline-knows-no-operation',
+      severity: 'error',
+      comment: 'The request pipeline runs whatever operations it is handed (request-handler.ts hands it the table): it imports none of them.',
+      from: { path: '^src/adapters/http/pipeline/' },
+      to: { path: '^src/adapters/http/(operations|docs)/' },
+    },
+    {
+      name: 'http-operations-never-see-the-pipeline',
+      severity: 'error',
+      comment: 'An operation is a declaration and a handler of a request context: the pipeline around it may change without it.',
+      from: { path: '^src/adapters/http/(operations|docs)/' },
+      to: { path: '^src/adapters/http/pipeline/' },
+    },
+    {
+      name: 'app-config-stands-alone',
+      severity: 'error',
+      comment: 'Configuration is parsed before anything is built: app/config imports no other room of the app.',
+      from: { path: '^src/app/config/' },
+      to: { path: '^src/app/', pathNot: '^src/app/config/' },
+    },
+    {
+      name: 'app-operations-surface-is-wired-not-wiring',
+      severity: 'error',
+      comment: 'Logs, metrics and the admin listener are built by the container and started by start-pet-store; they never reach back to them or to the command line.',
+      from: { path: '^src/app/(logging|admin)/' },
+      to: { path: '^src/app/(container/|cli/|start-pet-store\\.ts$)' },
+    },
+    {
+      name: 'app-container-is-below-the-entry-points',
+      severity: 'error',
+      from: { path: '^src/app/container/' },
+      to: { path: '^src/app/(cli/|start-pet-store\\.ts$)' },
+    },
+    {
       name: 'client-loads-only-itself',
       severity: 'error',
       comment:

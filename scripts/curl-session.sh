@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 port=${PORT:-8089}
 npm run -s build
 log=$(mktemp)
-PORT=$port node dist/src/app/cli.js >"$log" 2>&1 &
+PORT=$port node dist/src/app/cli/cli.js >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; rm -f "$log"' EXIT
 for _ in $(seq 1 50); do grep -q 'listening on' "$log" && break; sleep 0.1; done

@@ -7,7 +7,7 @@ export {
   type RequestHandlerOptions,
 } from './adapters/http/request-handler.js';
 export { createHttpServer, type HttpServerDependencies, type HttpServerOptions, type PetStoreHttpServer } from './adapters/http/http-server.js';
-export type { OnRequestFinished, RequestFinishedEvent } from './adapters/http/request-id.js';
+export type { OnRequestFinished, RequestFinishedEvent } from './adapters/http/wire/request-finished.js';
 export { PET_STORE_OPERATIONS } from './adapters/http/operations/index.js';
-export { buildOpenApiDocument, PET_STORE_ORIGINS, SAME_ORIGIN, type OpenApiDocument, type ServerOrigin } from './adapters/http/openapi-document.js';
-export type { Operation, OperationServices } from './adapters/http/operation.js';
+export { buildOpenApiDocument, PET_STORE_ORIGINS, SAME_ORIGIN, type OpenApiDocument, type ServerOrigin } from './adapters/http/contract/openapi-document.js';
+export type { Operation, OperationServices } from './adapters/http/contract/operation.js';

@@ -26,8 +26,8 @@ export { DEFAULT_BAN_POLICY } from './domain/quota/ban-policy.js';
 export { MAX_RULE_LIMIT } from './domain/quota/decidable-policy.js';
 export { bindingRuleIndex } from './domain/quota/binding-rule.js';
 export { RequestAdmission, type Admission, type AdmissionOptions } from './domain/quota/request-admission.js';
-export { QuotaOutageFallback, type QuotaOutagePolicy } from './domain/quota/quota-outage-fallback.js';
-export { LocalRefusals, type LocalRefusalsOptions } from './domain/quota/local-refusals.js';
+export { QuotaOutageFallback, type QuotaOutagePolicy } from './adapters/wrappers/quota-outage-fallback.js';
+export { LocalRefusals, type LocalRefusalsOptions } from './adapters/wrappers/local-refusals.js';
 export {
   createRateLimiter,
   type RateLimiter,

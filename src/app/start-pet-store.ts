@@ -3,10 +3,10 @@ import type { Container } from 'inversify';
 import type { PetStoreHttpServer } from '../adapters/http/http-server.js';
 import { buildContainer, type ContainerOverrides } from './container/build-container.js';
 import { TOKENS } from './container/tokens.js';
-import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from './config.js';
-import { createDemoKeys } from './demo-keys.js';
-import { startAdminServer, type AdminServer } from './admin-server.js';
-import { createLogger, type Logger, type PetStoreLogger } from './logger.js';
+import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from './config/config.js';
+import { createDemoKeys } from './config/demo-keys.js';
+import { startAdminServer, type AdminServer } from './admin/admin-server.js';
+import { createLogger, type Logger, type PetStoreLogger } from './logging/logger.js';
 
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { HttpErrorCode } from '../adapters/http/http-errors.js';
+import type { HttpErrorCode } from '../adapters/http/wire/http-errors.js';
 import type { createPet } from '../adapters/http/operations/create-pet.js';
 import type { getInventory } from '../adapters/http/operations/get-inventory.js';
 import type { getOrder } from '../adapters/http/operations/get-order.js';
@@ -8,7 +8,7 @@ import type { listOrders } from '../adapters/http/operations/list-orders.js';
 import type { listPets } from '../adapters/http/operations/list-pets.js';
 import type { placeOrder } from '../adapters/http/operations/place-order.js';
 import type { updateOrder } from '../adapters/http/operations/update-order.js';
-import type { PageLimitSchema } from '../adapters/http/schemas.js';
+import type { PageLimitSchema } from '../adapters/http/contract/schemas.js';
 
 /*
  * The wire shapes, derived from the server's operation declarations and their TypeBox schemas.

@@ -2,10 +2,11 @@ import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { requestIdOf, type RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
-import { AccessLines } from '../../src/app/access-line.js';
-import { isoTimeField } from '../../src/app/iso-time-field.js';
-import { createLogger } from '../../src/app/logger.js';
+import type { RequestFinishedEvent } from '../../src/adapters/http/wire/request-finished.js';
+import { requestIdOf } from '../../src/adapters/http/wire/request-id.js';
+import { AccessLines } from '../../src/app/logging/access-line.js';
+import { isoTimeField } from '../../src/app/logging/iso-time-field.js';
+import { createLogger } from '../../src/app/logging/logger.js';
 
 const PID = 4242;
 

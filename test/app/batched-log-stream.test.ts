@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BatchedLogStream, type BatchedLogStreamOptions } from '../../src/app/batched-log-stream.js';
-import { requestIdOf, type RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
-import { createLogger } from '../../src/app/logger.js';
+import { BatchedLogStream, type BatchedLogStreamOptions } from '../../src/app/logging/batched-log-stream.js';
+import type { RequestFinishedEvent } from '../../src/adapters/http/wire/request-finished.js';
+import { requestIdOf } from '../../src/adapters/http/wire/request-id.js';
+import { createLogger } from '../../src/app/logging/logger.js';
 
 /** A stdout stand-in: records each write(2) it is given; `stalled` holds them unwritten, as a pipe nobody reads. */
 class FakeStdout extends Writable {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, type Environ } from '../../src/app/config.js';
+import { loadConfig, type Environ } from '../../src/app/config/config.js';
 import { enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 
 const problems = (environ: Environ): readonly string[] => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTimeField } from '../../src/app/iso-time-field.js';
+import { isoTimeField } from '../../src/app/logging/iso-time-field.js';
 
 describe('the time field of log lines', () => {
   it('is pino\'s ,"time":"<toISOString>" for every time, however the times follow each other (within a millisecond, a second, back and forth, before 1970)', () => {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
-import { KEYS_USAGE, parseDuration, parseKeysArgs, runKeysCommand, type KeysDependencies } from '../../src/app/keys-command.js';
-import type { PetStoreConfig } from '../../src/app/config.js';
+import { KEYS_USAGE, parseDuration, parseKeysArgs, runKeysCommand, type KeysDependencies } from '../../src/app/cli/keys-command.js';
+import type { PetStoreConfig } from '../../src/app/config/config.js';
 import { digestApiKey } from '../../src/adapters/api-key-digest.js';
 import { ManualClock } from '../support/manual-clock.js';
 

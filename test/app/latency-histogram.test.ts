@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { LatencyHistogram } from '../../src/app/latency-histogram.js';
+import { LatencyHistogram } from '../../src/app/admin/latency-histogram.js';
 
 const NAME = 'petstore_http_request_duration_seconds';
 const HELP = 'Time from the request to the end of its answer.';

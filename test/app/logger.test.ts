@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, errorLogger } from '../../src/app/logger.js';
-import { unavailabilityReason } from '../../src/app/store-failure.js';
+import { createLogger, errorLogger } from '../../src/app/logging/logger.js';
+import { unavailabilityReason } from '../../src/app/cli/store-failure.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 
 const capture = (): { stream: Writable; lines: () => Record<string, unknown>[] } => {

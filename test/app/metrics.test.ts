@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { requestIdOf, type RequestFinishedEvent } from '../../src/adapters/http/request-id.js';
-import { createMetrics } from '../../src/app/metrics.js';
+import type { RequestFinishedEvent } from '../../src/adapters/http/wire/request-finished.js';
+import { requestIdOf } from '../../src/adapters/http/wire/request-id.js';
+import { createMetrics } from '../../src/app/admin/metrics.js';
 
 const listed = (status: number): RequestFinishedEvent => ({
   requestId: requestIdOf(undefined),

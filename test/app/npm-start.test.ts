@@ -85,7 +85,7 @@ describe('npm start', () => {
 
       // With `exec`, npm's only child is node running the server: the signal npm forwards lands on it.
       // Without it, the child is `sh -c`, which dies of the signal and leaves node running.
-      expect(descendants.map(commandLine)).toEqual([expect.stringMatching(/^node (\S+ )*dist\/src\/app\/cli\.js$/)]);
+      expect(descendants.map(commandLine)).toEqual([expect.stringMatching(/^node (\S+ )*dist\/src\/app\/cli\/cli\.js$/)]);
 
       const listed = await fetch(`${url}/pets`, { headers: { authorization: `Bearer ${KEY}` }, signal: AbortSignal.timeout(5_000) });
       expect(listed.status).toBe(200);

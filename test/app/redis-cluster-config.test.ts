@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, type Environ } from '../../src/app/config.js';
+import { loadConfig, type Environ } from '../../src/app/config/config.js';
 
 const clusterOf = (environ: Environ) => {
   const loaded = loadConfig(environ);

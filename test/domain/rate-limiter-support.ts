@@ -1,4 +1,4 @@
-import { writeRateLimitHeaders } from '../../src/adapters/http/rate-limit-headers.js';
+import { writeRateLimitHeaders } from '../../src/adapters/http/wire/rate-limit-headers.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import type { RateLimitHeaders } from '../../src/domain/quota/rate-limit-fields.js';

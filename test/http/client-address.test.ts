@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clientAddressResolver, parseTrustProxy, type TrustProxy } from '../../src/adapters/http/client-address.js';
+import { clientAddressResolver, parseTrustProxy, type TrustProxy } from '../../src/adapters/http/pipeline/client-address.js';
 
 const request = (remoteAddress: string | undefined, forwardedFor?: string): IncomingMessage =>
   ({ headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress } }) as unknown as IncomingMessage;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createCors, parseCorsOrigins } from '../../src/adapters/http/cors.js';
+import { createCors, parseCorsOrigins } from '../../src/adapters/http/pipeline/cors.js';
 
 const APP = 'https://app.example.com';
 const EXPOSED =

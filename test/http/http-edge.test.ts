@@ -5,7 +5,7 @@ import { getDefaultHighWaterMark } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../src/adapters/api-key-digest.js';
 import { createHttpServer, type PetStoreHttpServer } from '../../src/adapters/http/http-server.js';
-import { MAX_BODY_BYTES } from '../../src/adapters/http/request-limits.js';
+import { MAX_BODY_BYTES } from '../../src/adapters/http/wire/request-limits.js';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import { SystemClock } from '../../src/adapters/system/system-clock.js';

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../src/adapters/api-key-digest.js';
-import { buildOpenApiDocument, SAME_ORIGIN } from '../../src/adapters/http/openapi-document.js';
+import { buildOpenApiDocument, SAME_ORIGIN } from '../../src/adapters/http/contract/openapi-document.js';
 import { PET_STORE_OPERATIONS } from '../../src/adapters/http/operations/index.js';
 import {
   createRequestHandler,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { NewPetBody, PetBody } from '../../src/adapters/http/schemas.js';
+import type { NewPetBody, PetBody } from '../../src/adapters/http/contract/schemas.js';
 import { validateNewPet } from '../../src/domain/pets/new-pet-validation.js';
 import { MAX_ID, PET_STATUSES, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import { validatorAt } from '../support/openapi-validator.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkOperations } from '../../src/adapters/http/operation-table.js';
-import type { Operation } from '../../src/adapters/http/operation.js';
+import { checkOperations } from '../../src/adapters/http/contract/operation-table.js';
+import type { Operation } from '../../src/adapters/http/contract/operation.js';
 import { PET_STORE_OPERATIONS } from '../../src/adapters/http/operations/index.js';
 import { getPet } from '../../src/adapters/http/operations/get-pet.js';
-import { createApiRouter } from '../../src/adapters/http/api-router.js';
+import { createApiRouter } from '../../src/adapters/http/pipeline/api-router.js';
 
 const deprecatedAt = new Date('2026-01-01T00:00:00Z');
 const withGetPet = (change: Partial<Operation>): readonly Operation[] => [...PET_STORE_OPERATIONS, { ...getPet, operationId: 'other', ...change }];

@@ -91,7 +91,7 @@ async function write(files: Record<string, string>): Promise<void> {
 
 describe('the packed package, installed by a consumer', () => {
   it('packs dist/src, the README, the licence and the manifest, and no tests or benchmarks', async () => {
-    for (const required of ['README.md', 'LICENSE', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/app/cli.js']) {
+    for (const required of ['README.md', 'LICENSE', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/app/cli/cli.js']) {
       expect(packed, required).toContain(required);
     }
     // Every file `exports` and `bin` point at is in the tarball.

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
-import { LocalRefusals } from '../../src/domain/quota/local-refusals.js';
+import { LocalRefusals } from '../../src/adapters/wrappers/local-refusals.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import { type QuotaState, createQuotaState, decideQuota } from '../../src/domain/quota/quota-engine.js';
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';

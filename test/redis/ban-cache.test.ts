@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
 import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
-import { LocalRefusals } from '../../src/domain/quota/local-refusals.js';
+import { LocalRefusals } from '../../src/adapters/wrappers/local-refusals.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import { createQuotaState, decideQuota } from '../../src/domain/quota/quota-engine.js';
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKENS } from '../../src/app/container/tokens.js';
-import { runKeysCommand } from '../../src/app/keys-command.js';
+import { runKeysCommand } from '../../src/app/cli/keys-command.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
-import { checkStores } from '../../src/app/store-probes.js';
+import { checkStores } from '../../src/app/admin/store-probes.js';
 import { startTestCluster, type TestCluster } from '../support/test-cluster.js';
 import { freePort } from '../support/test-redis.js';
 

@@ -14,7 +14,7 @@ export interface CliProcess {
 
 /** Starts the built CLI (dist/, built by the global setup) with the given environment. */
 export function startCli(environ: Record<string, string>, args: readonly string[] = []): CliProcess {
-  const child = spawn(process.execPath, ['dist/src/app/cli.js', ...args], {
+  const child = spawn(process.execPath, ['dist/src/app/cli/cli.js', ...args], {
     env: { PATH: process.env['PATH'] ?? '', ...environ },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

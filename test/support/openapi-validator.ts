@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { buildOpenApiDocument } from '../../src/adapters/http/openapi-document.js';
+import { buildOpenApiDocument } from '../../src/adapters/http/contract/openapi-document.js';
 import { PET_STORE_OPERATIONS } from '../../src/adapters/http/operations/index.js';
 
 export interface ObservedResponse {

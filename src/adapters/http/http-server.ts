@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { answerClientError } from './client-error.js';
-import { PET_STORE_ORIGINS, type ServerOrigin } from './openapi-document.js';
-import { createRequestContext, sendError } from './request-context.js';
+import { answerClientError } from './wire/parser-errors.js';
+import { PET_STORE_ORIGINS, type ServerOrigin } from './contract/openapi-document.js';
+import { createRequestContext, sendError } from './wire/request-context.js';
 import { createRequestHandler, type RequestHandlerDependencies, type RequestHandlerOptions } from './request-handler.js';
 
 export interface HttpServerOptions extends RequestHandlerOptions {

@@ -3,15 +3,15 @@ import type { OrderService } from '../../domain/orders/order-service.js';
 import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import type { RequestAdmission } from '../../domain/quota/request-admission.js';
 import type { IdempotencyStore } from '../../ports/idempotency-store.js';
-import { createAdmissionPipeline } from './admission-pipeline.js';
-import { createApiRouter } from './api-router.js';
-import { checkedBasePath, DEFAULT_BASE_PATH } from './base-path.js';
-import { clientAddressResolver, type TrustProxy } from './client-address.js';
-import { createCors, type CorsOrigins } from './cors.js';
-import type { LogError } from './failures.js';
-import { buildOpenApiDocument, SAME_ORIGIN, type ServerOrigin } from './openapi-document.js';
-import type { Operation } from './operation.js';
-import type { OnRequestFinished } from './request-id.js';
+import { createAdmissionPipeline } from './pipeline/request-pipeline.js';
+import { createApiRouter } from './pipeline/api-router.js';
+import { checkedBasePath, DEFAULT_BASE_PATH } from './contract/base-path.js';
+import { clientAddressResolver, type TrustProxy } from './pipeline/client-address.js';
+import { createCors, type CorsOrigins } from './pipeline/cors.js';
+import type { LogError } from './wire/failures.js';
+import { buildOpenApiDocument, SAME_ORIGIN, type ServerOrigin } from './contract/openapi-document.js';
+import type { Operation } from './contract/operation.js';
+import type { OnRequestFinished } from './wire/request-finished.js';
 import { PET_STORE_OPERATIONS } from './operations/index.js';
 
 export interface RequestHandlerDependencies {

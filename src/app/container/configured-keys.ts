@@ -1,6 +1,6 @@
 import { digestApiKey } from '../../adapters/api-key-digest.js';
 import { MemoryApiKeyRegistry } from '../../adapters/memory/memory-api-key-registry.js';
-import type { PetStoreConfig } from '../config.js';
+import type { PetStoreConfig } from '../config/config.js';
 
 /** The keys of PETSTORE_API_KEYS (or the demo keys), held in this process as digests. */
 export async function configuredKeys(config: PetStoreConfig): Promise<MemoryApiKeyRegistry> {

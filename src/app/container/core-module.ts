@@ -4,10 +4,10 @@ import { MINUTE_MS } from '../../domain/quota/plan.js';
 import { OrderService } from '../../domain/orders/order-service.js';
 import { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import { RequestAdmission } from '../../domain/quota/request-admission.js';
-import type { OnRequestFinished } from '../../adapters/http/request-id.js';
-import type { PetStoreConfig } from '../config.js';
-import type { PetStoreLogger } from '../logger.js';
-import type { PetStoreMetrics } from '../metrics.js';
+import type { OnRequestFinished } from '../../adapters/http/wire/request-finished.js';
+import type { PetStoreConfig } from '../config/config.js';
+import type { PetStoreLogger } from '../logging/logger.js';
+import type { PetStoreMetrics } from '../admin/metrics.js';
 import { TOKENS } from './tokens.js';
 
 /** The request-finished hook: the access log and the metrics, each when on; none at all keeps the hot path untraced. */

@@ -6,13 +6,13 @@ import { RedisIdempotencyStore } from '../../adapters/redis/redis-idempotency-st
 import { RedisOrderRepository } from '../../adapters/redis/redis-order-repository.js';
 import { RedisPetRepository } from '../../adapters/redis/redis-pet-repository.js';
 import { RedisQuotaStore } from '../../adapters/redis/redis-quota-store.js';
-import { LocalRefusals } from '../../domain/quota/local-refusals.js';
-import { QuotaOutageFallback } from '../../domain/quota/quota-outage-fallback.js';
+import { LocalRefusals } from '../../adapters/wrappers/local-refusals.js';
+import { QuotaOutageFallback } from '../../adapters/wrappers/quota-outage-fallback.js';
 import type { Clock } from '../../ports/clock.js';
-import { CachedApiKeyRegistry } from '../cached-api-key-registry.js';
-import type { PetStoreConfig } from '../config.js';
-import { LayeredApiKeyRegistry } from '../layered-api-key-registry.js';
-import { openRedis, pingRedis } from '../open-redis.js';
+import { CachedApiKeyRegistry } from '../../adapters/wrappers/cached-api-key-registry.js';
+import type { PetStoreConfig } from '../config/config.js';
+import { LayeredApiKeyRegistry } from '../../adapters/wrappers/layered-api-key-registry.js';
+import { openRedis, pingRedis } from './open-redis.js';
 import { configuredKeys } from './configured-keys.js';
 import { TOKENS } from './tokens.js';
 

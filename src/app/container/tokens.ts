@@ -9,10 +9,10 @@ import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import type { OrderRepository } from '../../ports/order-repository.js';
 import type { PetRepository } from '../../ports/pet-repository.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
-import type { PetStoreConfig } from '../config.js';
-import type { PetStoreLogger } from '../logger.js';
-import type { PetStoreMetrics } from '../metrics.js';
-import type { StoreProbe } from '../store-probes.js';
+import type { PetStoreConfig } from '../config/config.js';
+import type { PetStoreLogger } from '../logging/logger.js';
+import type { PetStoreMetrics } from '../admin/metrics.js';
+import type { StoreProbe } from '../admin/store-probes.js';
 
 /** Typed service identifiers: `container.get(TOKENS.catalog)` is a PetCatalog. */
 export const TOKENS = {

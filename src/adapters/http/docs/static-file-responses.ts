@@ -1,4 +1,4 @@
-import type { SuccessResponse } from '../operation.js';
+import type { SuccessResponse } from '../contract/operation.js';
 
 /** The headers sendStaticFile adds to a file's 200 and 304, by their components in the document. */
 export const STATIC_FILE_HEADERS = { ETag: 'ETag', 'Cache-Control': 'Cache-Control' } as const;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sendBody, sendNoBody, type RequestContext } from '../request-context.js';
+import { sendBody, sendNoBody, type RequestContext } from '../wire/request-context.js';
 
 /** A file served as is from memory, with the validator a browser revalidates it by. */
 export interface StaticFile {

@@ -1,8 +1,8 @@
-import { sendDomainError } from '../failures.js';
-import type { Operation } from '../operation.js';
-import { serializeOrder } from '../order-json.js';
-import { authenticatedCaller, fromWire, sendJson } from '../request-context.js';
-import { OrderSchema } from '../schemas.js';
+import { sendDomainError } from '../wire/failures.js';
+import type { Operation } from '../contract/operation.js';
+import { serializeOrder } from './order-json.js';
+import { authenticatedCaller, fromWire, sendJson } from '../wire/request-context.js';
+import { OrderSchema } from '../contract/schemas.js';
 import { orderIdParameter } from './get-order.js';
 
 export const cancelOrder = {

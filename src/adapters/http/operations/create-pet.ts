@@ -1,11 +1,11 @@
 import type { Pet } from '../../../domain/pets/pet.js';
-import { createIdempotently, type IdempotentCreation } from '../idempotent-create.js';
-import { readJsonRequest } from '../json-request.js';
-import type { Operation, OperationServices } from '../operation.js';
+import { createIdempotently, type IdempotentCreation } from './idempotent-create.js';
+import { readJsonRequest } from '../wire/json-request.js';
+import type { Operation, OperationServices } from '../contract/operation.js';
 import { petJson } from '../../../domain/pets/pet-json.js';
-import { fromWire, sendJson } from '../request-context.js';
-import { MAX_BODY_BYTES } from '../request-limits.js';
-import { NewPetSchema, PetSchema } from '../schemas.js';
+import { fromWire, sendJson } from '../wire/request-context.js';
+import { MAX_BODY_BYTES } from '../wire/request-limits.js';
+import { NewPetSchema, PetSchema } from '../contract/schemas.js';
 import { getPet } from './get-pet.js';
 
 // `/pets/` from getPet's declared path, built once; the Location is this under the base path.

@@ -3,8 +3,8 @@ import { DOCS_ASSET_MEDIA_TYPES, DOCS_ASSET_NAMES, docsAssets } from '../docs/do
 import { DOCS_PATH } from '../docs/docs-page.js';
 import { NOT_MODIFIED, STATIC_FILE_HEADERS } from '../docs/static-file-responses.js';
 import { sendStaticFile } from '../docs/static-file.js';
-import type { Operation } from '../operation.js';
-import { sendError } from '../request-context.js';
+import type { Operation } from '../contract/operation.js';
+import { sendError } from '../wire/request-context.js';
 
 export const getDocsAsset = {
   operationId: 'getDocsAsset',

@@ -3,7 +3,7 @@ import { DOCS_CONTENT_SECURITY_POLICY } from '../docs/docs-content-security-poli
 import { DOCS_PATH, docsPage } from '../docs/docs-page.js';
 import { NOT_MODIFIED, STATIC_FILE_HEADERS } from '../docs/static-file-responses.js';
 import { sendStaticFile, type StaticFile } from '../docs/static-file.js';
-import type { Operation, OperationServices } from '../operation.js';
+import type { Operation, OperationServices } from '../contract/operation.js';
 
 /** Each handler's page, built on its first request, as it depends on the handler's base path. */
 const pages = new WeakMap<OperationServices, StaticFile>();

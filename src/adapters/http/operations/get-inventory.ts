@@ -1,7 +1,7 @@
-import type { Operation } from '../operation.js';
-import { serializeInventory } from '../order-json.js';
-import { sendJson } from '../request-context.js';
-import { InventorySchema } from '../schemas.js';
+import type { Operation } from '../contract/operation.js';
+import { serializeInventory } from './order-json.js';
+import { sendJson } from '../wire/request-context.js';
+import { InventorySchema } from '../contract/schemas.js';
 
 export const getInventory = {
   operationId: 'getInventory',

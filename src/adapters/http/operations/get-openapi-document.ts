@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import type { Operation } from '../operation.js';
-import { sendJson } from '../request-context.js';
+import type { Operation } from '../contract/operation.js';
+import { sendJson } from '../wire/request-context.js';
 
 export const getOpenApiDocument = {
   operationId: 'getOpenApiDocument',

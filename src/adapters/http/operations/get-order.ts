@@ -1,8 +1,8 @@
-import { sendDomainError } from '../failures.js';
-import type { Operation } from '../operation.js';
-import { serializeOrder } from '../order-json.js';
-import { authenticatedCaller, fromWire, sendJson } from '../request-context.js';
-import { idSchema, OrderSchema } from '../schemas.js';
+import { sendDomainError } from '../wire/failures.js';
+import type { Operation } from '../contract/operation.js';
+import { serializeOrder } from './order-json.js';
+import { authenticatedCaller, fromWire, sendJson } from '../wire/request-context.js';
+import { idSchema, OrderSchema } from '../contract/schemas.js';
 
 export const orderIdParameter = {
   orderId: { description: 'Identifier of the order: plain decimal digits.', schema: idSchema('Identifier of the order.') },

@@ -1,8 +1,8 @@
-import { sendDomainError } from '../failures.js';
-import type { Operation } from '../operation.js';
+import { sendDomainError } from '../wire/failures.js';
+import type { Operation } from '../contract/operation.js';
 import { petJson } from '../../../domain/pets/pet-json.js';
-import { fromWire, sendJson } from '../request-context.js';
-import { idSchema, PetSchema } from '../schemas.js';
+import { fromWire, sendJson } from '../wire/request-context.js';
+import { idSchema, PetSchema } from '../contract/schemas.js';
 
 export const getPet = {
   operationId: 'getPet',

@@ -1,9 +1,9 @@
-import { sendDomainError } from '../failures.js';
-import type { Operation } from '../operation.js';
-import { listingQuery, nextPageLink } from '../listing.js';
-import { serializeOrders } from '../order-json.js';
-import { authenticatedCaller, fromWire, sendJson } from '../request-context.js';
-import { OrderStatusSchema, OrdersSchema } from '../schemas.js';
+import { sendDomainError } from '../wire/failures.js';
+import type { Operation } from '../contract/operation.js';
+import { listingQuery, nextPageLink } from './listing.js';
+import { serializeOrders } from './order-json.js';
+import { authenticatedCaller, fromWire, sendJson } from '../wire/request-context.js';
+import { OrderStatusSchema, OrdersSchema } from '../contract/schemas.js';
 
 const PATH = '/store/orders';
 

@@ -1,8 +1,8 @@
-import { sendDomainError } from '../failures.js';
-import type { Operation, OperationServices, ReadAnswer } from '../operation.js';
-import { listingQuery, nextPageLink } from '../listing.js';
-import { fromWire, sendJson } from '../request-context.js';
-import { PetStatusSchema, PetsSchema } from '../schemas.js';
+import { sendDomainError } from '../wire/failures.js';
+import type { Operation, OperationServices, ReadAnswer } from '../contract/operation.js';
+import { listingQuery, nextPageLink } from './listing.js';
+import { fromWire, sendJson } from '../wire/request-context.js';
+import { PetStatusSchema, PetsSchema } from '../contract/schemas.js';
 
 const PATH = '/pets';
 

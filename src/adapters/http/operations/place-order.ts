@@ -1,10 +1,10 @@
 import type { Order } from '../../../domain/orders/order.js';
-import { createIdempotently, type IdempotentCreation } from '../idempotent-create.js';
-import { readJsonRequest } from '../json-request.js';
-import type { Operation, OperationServices } from '../operation.js';
-import { serializeOrder } from '../order-json.js';
-import { authenticatedCaller, fromWire, type RequestContext, sendJson } from '../request-context.js';
-import { NewOrderSchema, OrderSchema } from '../schemas.js';
+import { createIdempotently, type IdempotentCreation } from './idempotent-create.js';
+import { readJsonRequest } from '../wire/json-request.js';
+import type { Operation, OperationServices } from '../contract/operation.js';
+import { serializeOrder } from './order-json.js';
+import { authenticatedCaller, fromWire, type RequestContext, sendJson } from '../wire/request-context.js';
+import { NewOrderSchema, OrderSchema } from '../contract/schemas.js';
 import { getOrder } from './get-order.js';
 
 // `/store/orders/` from getOrder's declared path, built once; the Location is this under the base path.

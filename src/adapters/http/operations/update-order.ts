@@ -1,9 +1,9 @@
-import { sendDomainError } from '../failures.js';
-import { readJsonRequest } from '../json-request.js';
-import type { Operation } from '../operation.js';
-import { serializeOrder } from '../order-json.js';
-import { authenticatedCaller, fromWire, sendError, sendJson } from '../request-context.js';
-import { OrderSchema, OrderUpdateSchema } from '../schemas.js';
+import { sendDomainError } from '../wire/failures.js';
+import { readJsonRequest } from '../wire/json-request.js';
+import type { Operation } from '../contract/operation.js';
+import { serializeOrder } from './order-json.js';
+import { authenticatedCaller, fromWire, sendError, sendJson } from '../wire/request-context.js';
+import { OrderSchema, OrderUpdateSchema } from '../contract/schemas.js';
 import { orderIdParameter } from './get-order.js';
 
 export const updateOrder = {

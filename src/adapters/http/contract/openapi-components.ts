@@ -1,0 +1,188 @@
+import { DEFAULT_BASE_PATH } from './base-path.js';
+import { DOCS_CONTENT_SECURITY_POLICY } from '../docs/docs-content-security-policy.js';
+import { STATIC_CACHE_CONTROL } from '../docs/static-file.js';
+import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
+import { MAX_BODY_BYTES } from '../wire/request-limits.js';
+
+/*
+ * What no operation declaration can say: the headers and error answers every operation
+ * shares. The document builder refers to them by name.
+ */
+
+export const ref = (path: string) => ({ $ref: `#/components/${path}` }) as const;
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The Location of a created resource, written under the base path the API is served at. */
+const locationHeader = (basePath: string) =>
+  ({
+    description: 'The created resource.',
+    required: true,
+    schema: { type: 'string', pattern: `^${escapeRegExp(basePath)}(/[a-z]+)+/[1-9][0-9]*$` },
+  }) as const;
+
+export const HEADER_COMPONENTS = {
+  'X-Request-Id': {
+    description:
+      "The request's identifier, also in the server's logs: the request's own X-Request-Id when it is 1 to 128 characters of `A-Z a-z 0-9 . _ ~ : / + = -`, otherwise a new UUID.",
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._~:/+=-]{1,128}$' },
+  },
+  'X-RateLimit-Limit': {
+    description: 'The limit of the binding rule (the one with the fewest requests remaining; on a tie the shorter window).',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests the binding rule still admits in its current rolling window, after this one.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': {
+    description:
+      "Unix time in whole seconds, rounded up, at which the binding rule's remaining next goes up (the current time when it counts nothing).",
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'RateLimit-Policy': {
+    description:
+      'Every rule applied to the caller (draft-ietf-httpapi-ratelimit-headers-11): `"minute";q=60;w=60, "day";q=1000;w=86400` for a Free key; callers without a valid key have the single rule `"minute";q=60;w=60`, counted per client address.',
+    required: true,
+    schema: { type: 'string', pattern: '^"minute";q=[0-9]+;w=60(, "day";q=[0-9]+;w=86400)?$' },
+  },
+  RateLimit: {
+    description: 'Remaining requests (`r`) and seconds until they next go up (`t`) for every rule of RateLimit-Policy.',
+    required: true,
+    schema: { type: 'string', pattern: '^"minute";r=[0-9]+;t=[0-9]+(, "day";r=[0-9]+;t=[0-9]+)?$' },
+  },
+  'Retry-After': {
+    description:
+      'Whole seconds, at least 1, after which a request is admitted again if nothing else spends the quota. Clients should back off exponentially when refused again.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'WWW-Authenticate': {
+    description: 'The authentication scheme to use.',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer( |$)' },
+  },
+  Allow: {
+    description: 'The methods the resource answers, e.g. `GET, HEAD, POST`.',
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' },
+  },
+  Deprecation: {
+    description: 'RFC 9745: when the operation was deprecated, as a structured date (`@<Unix seconds>`).',
+    required: true,
+    schema: { type: 'string', pattern: '^@[0-9]+$' },
+  },
+  Sunset: {
+    description: 'RFC 8594: when the operation is removed, as an HTTP date.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  SuccessorLink: {
+    description: 'RFC 8288: the replacement of the operation, `<...>; rel="successor-version"`.',
+    required: true,
+    schema: { type: 'string', pattern: 'rel="successor-version"' },
+  },
+  NextLink: {
+    description:
+      'RFC 8288: the next page, `<...>; rel="next"`, keeping `limit` and the filters. Absent on the last page; a page reached through it is never empty.',
+    required: false,
+    schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this 201 replays the first answer to the same Idempotency-Key and body; nothing was stored.',
+    required: false,
+    schema: { type: 'string', const: 'true' },
+  },
+  ETag: {
+    description: 'A strong validator of the bytes: send it as If-None-Match to get a 304 while the file is unchanged.',
+    required: true,
+    schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]+"$' },
+  },
+  'Cache-Control': {
+    description: 'Revalidate before every use: the URL carries no version.',
+    required: true,
+    schema: { type: 'string', const: STATIC_CACHE_CONTROL },
+  },
+  'Content-Security-Policy': {
+    description: "The page loads scripts, styles, images and data from this origin only (plus Swagger UI's inline styles and data: images).",
+    required: true,
+    schema: { type: 'string', const: DOCS_CONTENT_SECURITY_POLICY },
+  },
+  Location: locationHeader(DEFAULT_BASE_PATH),
+} as const;
+
+/** The header components of the document of the API served under `basePath`. */
+export const headerComponents = (basePath: string) => ({ ...HEADER_COMPONENTS, Location: locationHeader(basePath) });
+
+export type HeaderComponentName = keyof typeof HEADER_COMPONENTS;
+
+type HeaderRefs = Readonly<Record<string, { readonly $ref: string } | object>>;
+
+const RATE_LIMIT_FIELDS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'] as const;
+
+/** The headers of every answer the pipeline gives once the quota is decided: the rate-limit fields and X-Request-Id. */
+export const rateLimitHeaders: HeaderRefs = {
+  ...Object.fromEntries(RATE_LIMIT_FIELDS.map((name) => [name, ref(`headers/${name}`)])),
+  'X-Request-Id': ref('headers/X-Request-Id'),
+};
+
+const optional = (name: HeaderComponentName) => ({ ...HEADER_COMPONENTS[name], required: false });
+
+/** When the quota store itself failed, no decision exists: the rate-limit fields may be absent. */
+const optionalRateLimitHeaders: HeaderRefs = Object.fromEntries(RATE_LIMIT_FIELDS.map((name) => [name, optional(name)]));
+
+/** An Error body narrowed to the given codes, so `status` must equal the HTTP status. */
+export const errorContent = (codes: readonly HttpErrorCode[]) => {
+  const status = HTTP_ERRORS[codes[0]!].status;
+  return {
+    'application/json': {
+      schema: {
+        allOf: [ref('schemas/Error'), { type: 'object', properties: { code: { enum: codes }, status: { const: status } } }],
+      },
+    },
+  };
+};
+
+const errorResponse = (description: string, codes: readonly HttpErrorCode[], headers: HeaderRefs = rateLimitHeaders) => ({
+  description,
+  headers,
+  content: errorContent(codes),
+});
+
+/** The error answers any operation may give, by the status they answer with. */
+export const SHARED_RESPONSES = {
+  BadRequest: errorResponse(
+    'An invalid path parameter, query parameter, header or body, or an unknown query parameter; the message names the offending one.',
+    ['invalid_request'],
+  ),
+  Unauthorized: errorResponse('The API key is missing or invalid.', ['unauthorized'], {
+    ...rateLimitHeaders,
+    'WWW-Authenticate': ref('headers/WWW-Authenticate'),
+  }),
+  NotFound: errorResponse('No such path (answered before authentication, with or without a key).', ['not_found']),
+  MethodNotAllowed: errorResponse('A known path with another method (answered before authentication, with or without a key).', ['method_not_allowed'], {
+    ...rateLimitHeaders,
+    Allow: ref('headers/Allow'),
+  }),
+  PayloadTooLarge: errorResponse(`The body is larger than ${MAX_BODY_BYTES} bytes.`, ['payload_too_large']),
+  UnsupportedMediaType: errorResponse('The body is not sent as `application/json`.', ['unsupported_media_type']),
+  TooManyRequests: errorResponse(
+    'Over the limit (`rate_limited`), or the API key is temporarily banned for ignoring 429s (`api_key_banned`).',
+    ['rate_limited', 'api_key_banned'],
+    { ...rateLimitHeaders, 'Retry-After': ref('headers/Retry-After') },
+  ),
+  InternalError: errorResponse('An unexpected failure; no internals are disclosed.', ['internal_error'], optionalRateLimitHeaders),
+  ServiceUnavailable: errorResponse('A backing store is unreachable; retry shortly.', ['service_unavailable'], {
+    ...optionalRateLimitHeaders,
+    'Retry-After': ref('headers/Retry-After'),
+  }),
+  // Answered by the HTTP parser's error handler, before any route or quota decision: no rate-limit fields.
+  RequestTimeout: { description: 'The request was not received in time; the connection is closed.', headers: {}, content: errorContent(['request_timeout']) },
+  HeadersTooLarge: { description: 'The request headers are too large; the connection is closed.', headers: {}, content: errorContent(['headers_too_large']) },
+} as const;
+
+export type SharedResponseName = keyof typeof SHARED_RESPONSES;

@@ -1,0 +1,226 @@
+import type { TSchema } from 'typebox';
+import { DEFAULT_BASE_PATH } from './base-path.js';
+import type { HttpErrorCode } from '../wire/http-errors.js';
+import { isErrorResponse, type Operation } from './operation.js';
+import { errorContent, headerComponents, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
+import { NAMED_SCHEMAS } from './schemas.js';
+
+type Json = Readonly<Record<string, unknown>>;
+
+export interface OpenApiDocument {
+  readonly openapi: '3.1.0';
+  readonly info: Json;
+  readonly servers: readonly { readonly url: string; readonly description: string }[];
+  readonly security: readonly Json[];
+  readonly tags: readonly Json[];
+  readonly paths: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+  readonly components: Json;
+}
+
+/** An origin the API is served at, without a path: the document's server URL is the origin and the base path. */
+export interface ServerOrigin {
+  /** `https://api.petstore.example`; `''` for the origin the document itself was fetched from (a relative server URL). */
+  readonly origin: string;
+  readonly description: string;
+}
+
+/** The pet store's own deployments: the servers of the standalone server's document. */
+export const PET_STORE_ORIGINS: readonly ServerOrigin[] = [
+  { origin: 'https://api.petstore.example', description: 'Production' },
+  { origin: 'https://staging.api.petstore.example', description: 'Staging' },
+];
+
+/** One relative server: wherever the document was fetched from (OpenAPI 3.1 resolves it against the document's URL). */
+export const SAME_ORIGIN: readonly ServerOrigin[] = [{ origin: '', description: 'The origin this document was served from' }];
+
+export interface OpenApiOptions {
+  /** When deprecated operations were deprecated (configurable, so it is not in the declarations). */
+  readonly deprecatedAt: Date;
+  /** Where the operations are served: every server URL ends with it and `paths` are relative to it. Default `/v1`. */
+  readonly basePath?: string;
+  /** The origins of `servers`. Default: PET_STORE_ORIGINS. */
+  readonly origins?: readonly ServerOrigin[];
+}
+
+const namedByJson = new Map(Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [JSON.stringify(schema), name]));
+
+/** A schema for the document: every named schema inside it, and itself, become `$ref`s. */
+function documentSchema(schema: unknown, root = false): unknown {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  if (!root) {
+    const name = namedByJson.get(JSON.stringify(schema));
+    if (name !== undefined) return ref(`schemas/${name}`);
+  }
+  if (Array.isArray(schema)) return schema.map((item) => documentSchema(item));
+  // JSON.stringify drops TypeBox's symbol-keyed markers, so the document holds plain JSON Schema.
+  return JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, documentSchema(value)]))));
+}
+
+const JSON_MEDIA_TYPES = ['application/json'] as const;
+const contentOf = (schema: TSchema, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Json =>
+  Object.fromEntries(mediaTypes.map((type) => [type, { schema: documentSchema(schema) }]));
+
+interface DocumentResponse {
+  readonly shared?: SharedResponseName;
+  readonly description: string;
+  readonly headers: Json;
+  readonly content?: Json;
+}
+
+const shared = (name: SharedResponseName): DocumentResponse => ({ shared: name, ...SHARED_RESPONSES[name] });
+
+/** The answers of one operation: its own, then those every operation of its kind shares. */
+function responsesOf(operation: Operation): Map<number, DocumentResponse> {
+  const responses = new Map<number, DocumentResponse>();
+  const errors = new Map<number, { description: string; codes: HttpErrorCode[] }>();
+  const addErrors = (status: number, description: string, codes: readonly HttpErrorCode[]): void => {
+    const known = errors.get(status);
+    errors.set(status, known === undefined ? { description, codes: [...codes] } : { description: `${known.description} ${description}`, codes: [...known.codes, ...codes] });
+  };
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (isErrorResponse(response)) {
+      addErrors(Number(status), response.description, response.errors);
+      continue;
+    }
+    const headers = { ...(response.headers ?? {}), ...(operation.idempotent === true ? { 'Idempotent-Replayed': 'Idempotent-Replayed' } : {}) };
+    responses.set(Number(status), {
+      description: response.description,
+      headers: { ...rateLimitHeaders, ...Object.fromEntries(Object.entries(headers).map(([name, component]) => [name, ref(`headers/${component}`)])) },
+      ...(response.body === undefined ? {} : { content: contentOf(response.body, response.mediaTypes) }),
+    });
+  }
+  if (operation.idempotent === true) {
+    addErrors(409, 'A request with this Idempotency-Key is still in flight.', ['idempotency_conflict']);
+    addErrors(422, 'This Idempotency-Key was used with another body.', ['idempotency_key_reused']);
+  }
+  for (const [status, { description, codes }] of errors) {
+    responses.set(status, { description, headers: rateLimitHeaders, content: errorContent(codes) });
+  }
+  const add = (status: number, name: SharedResponseName): void => {
+    if (!responses.has(status)) responses.set(status, shared(name));
+  };
+  // Repeated Authorization or Host headers are a 400 on every operation.
+  add(400, 'BadRequest');
+  if (operation.auth === 'apiKey') add(401, 'Unauthorized');
+  if (operation.body !== undefined) {
+    add(413, 'PayloadTooLarge');
+    add(415, 'UnsupportedMediaType');
+  }
+  add(429, 'TooManyRequests');
+  add(500, 'InternalError');
+  add(503, 'ServiceUnavailable');
+  return new Map([...responses].sort(([a], [b]) => a - b));
+}
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'draft-ietf-httpapi-idempotency-key-header: 1 to 255 visible ASCII characters, scoped to the API key and kept 24 h. A repeat with the same body replays the first 201 (`Idempotent-Replayed: true`) and stores nothing; another body is a 422; a repeat while the first is in flight a 409. Only a 201 is remembered.',
+  schema: { type: 'string', pattern: '^[\\x21-\\x7E]{1,255}$' },
+};
+
+const deprecationHeaders = {
+  Deprecation: ref('headers/Deprecation'),
+  Sunset: ref('headers/Sunset'),
+  Link: ref('headers/SuccessorLink'),
+};
+
+function renderResponses(responses: Map<number, DocumentResponse>, deprecated: boolean, headOnly: boolean): Json {
+  const rendered: Record<string, unknown> = {};
+  for (const [status, { shared: name, description, headers, content }] of responses) {
+    if (name !== undefined && !deprecated && !headOnly) {
+      rendered[status] = ref(`responses/${name}`);
+      continue;
+    }
+    rendered[status] = {
+      description,
+      headers: deprecated ? { ...headers, ...deprecationHeaders } : headers,
+      ...(content === undefined || headOnly ? {} : { content }),
+    };
+  }
+  return rendered;
+}
+
+function describe(operation: Operation, options: OpenApiOptions): string | undefined {
+  const { deprecation } = operation;
+  if (deprecation === undefined) return operation.description;
+  const notice =
+    `Deprecated since ${options.deprecatedAt.toISOString().slice(0, 10)} (\`Deprecation: @${Math.floor(options.deprecatedAt.getTime() / 1000)}\`); ` +
+    `removed on ${deprecation.sunsetAt.toUTCString()} (\`Sunset\`). Use \`${deprecation.successor}\` instead. ` +
+    'Every answer carries `Deprecation`, `Sunset` and a `successor-version` link.';
+  return operation.description === undefined ? notice : `${operation.description} ${notice}`;
+}
+
+function operationObject(operation: Operation, options: OpenApiOptions, headOnly: boolean): Json {
+  const parameters = [
+    ...Object.entries(operation.params ?? {}).map(([name, { description, schema }]) => ({
+      name,
+      in: 'path',
+      required: true,
+      description,
+      schema: documentSchema(schema),
+    })),
+    ...Object.entries(operation.query ?? {}).map(([name, { description, schema }]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema: documentSchema(schema),
+    })),
+    ...(operation.idempotent === true ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+  ];
+  const description = describe(operation, options);
+  return {
+    operationId: headOnly ? `${operation.operationId}Head` : operation.operationId,
+    ...(operation.tags === undefined ? {} : { tags: operation.tags }),
+    summary: headOnly ? `${operation.summary}: headers only` : operation.summary,
+    ...(description === undefined ? {} : { description }),
+    ...(operation.deprecation === undefined ? {} : { deprecated: true }),
+    ...(operation.auth === 'public' ? { security: [] } : {}),
+    ...(parameters.length === 0 ? {} : { parameters }),
+    ...(operation.body === undefined
+      ? {}
+      : { requestBody: { required: true, description: operation.body.description, content: contentOf(operation.body.schema) } }),
+    responses: renderResponses(responsesOf(operation), operation.deprecation !== undefined, headOnly),
+  };
+}
+
+/** The OpenAPI 3.1 document: the declarations folded into `paths`, around what no declaration can say. */
+export function buildOpenApiDocument(operations: readonly Operation[], options: OpenApiOptions): OpenApiDocument {
+  const basePath = options.basePath ?? DEFAULT_BASE_PATH;
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const operation of operations) {
+    const item = (paths[operation.path] ??= {});
+    item[operation.method.toLowerCase()] = operationObject(operation, options, false);
+    // HEAD is answered wherever GET is.
+    if (operation.method === 'GET') item['head'] = operationObject(operation, options, true);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pet Store',
+      version: '1.0.0',
+      description:
+        'List animals, filter them by availability, add animals and fetch one by identifier. Every response carries the rate-limit fields of the caller: per API key, two sliding-window rules of its plan (per minute and per day); without a valid key, a per-minute rule per client address. An unknown path answers 404 and a known path with another method 405 (with `Allow`), before authentication and with or without a key. Requests the HTTP parser cannot read are answered with an Error body, `Connection: close` and no rate-limit fields, as no route or caller is known yet (400, 408 `request_timeout`, 413, 431 `headers_too_large`); so is an `Expect` other than `100-continue` (417 `expectation_failed`).',
+    },
+    // An empty base path on the relative server is the root, `/`, not the empty (same document) reference.
+    servers: (options.origins ?? PET_STORE_ORIGINS).map(({ origin, description }) => ({ url: origin + basePath || '/', description })),
+    security: [{ bearerAuth: [] }],
+    tags: [...new Set(operations.flatMap((operation) => operation.tags ?? []))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: '`Authorization: Bearer <API_KEY>`; the scheme name is case-insensitive. More than one Authorization header is a 400.',
+        },
+      },
+      schemas: Object.fromEntries(Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [name, documentSchema(schema, true)])),
+      headers: headerComponents(basePath),
+      responses: SHARED_RESPONSES,
+    },
+  };
+}

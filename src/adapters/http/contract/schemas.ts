@@ -1,0 +1,125 @@
+import Type, { type Static, type TSchema } from 'typebox';
+import { MAX_NAME_LENGTH } from '../../../domain/pets/new-pet-validation.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../domain/paging/page-limits.js';
+import { ORDER_STATUSES, type OrderStatus } from '../../../domain/orders/order.js';
+import { STAFF_STATUSES, type StaffStatus } from '../../../domain/orders/order-status-machine.js';
+import { MAX_ID, PET_STATUSES, type PetStatus } from '../../../domain/pets/pet.js';
+import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
+
+/*
+ * The wire shapes of the API, built from the domain's own constants with TypeBox: each schema
+ * is a plain JSON Schema object (what the OpenAPI document serves) and, through `Static`, the
+ * TypeScript type of what it describes, so the document and the types cannot disagree.
+ * Patterns are ECMA-262 with the `u` flag, as JSON Schema 2020-12 reads them.
+ */
+
+// What String.prototype.trim removes is exactly ECMA-262's \s; Cc are the control characters,
+// and a lone surrogate (no UTF-8 encoding) is the only code point in D800-DFFF under the u flag.
+const NAME_CHAR = '[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]';
+const NAME_EDGE = '[^\\s\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]';
+const TRIMMED_NAME = `${NAME_EDGE}(?:${NAME_CHAR}{0,${MAX_NAME_LENGTH - 2}}${NAME_EDGE})?`;
+
+export const idSchema = (description: string) =>
+  Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_ID, description });
+
+export const PetStatusSchema = Type.Unsafe<PetStatus>({
+  type: 'string',
+  enum: [...PET_STATUSES],
+  description: 'Availability of an animal.',
+});
+
+export const NewPetSchema = Type.Object(
+  {
+    name: Type.String({
+      pattern: `^\\s*${TRIMMED_NAME}\\s*$`,
+      description: `Trimmed, then 1 to ${MAX_NAME_LENGTH} characters (code points) without control characters; stored trimmed.`,
+    }),
+    categoryId: idSchema('Identifier of the category the animal belongs to.'),
+    status: Type.Optional(Type.Unsafe<PetStatus>({ ...PetStatusSchema, default: PET_STATUSES[0] })),
+  },
+  {
+    additionalProperties: false,
+    description: 'A new animal. Any field not listed here, `id` included, is a 400.',
+  },
+);
+export type NewPetBody = Static<typeof NewPetSchema>;
+
+export const PetSchema = Type.Object(
+  {
+    id: { ...idSchema('Assigned by the service on creation.'), readOnly: true },
+    name: Type.String({ pattern: `^${TRIMMED_NAME}$` }),
+    categoryId: idSchema('Identifier of the category the animal belongs to.'),
+    status: PetStatusSchema,
+  },
+  { additionalProperties: false },
+);
+export type PetBody = Static<typeof PetSchema>;
+
+export const PetsSchema = Type.Array(PetSchema, { maxItems: MAX_PAGE_LIMIT });
+
+export const ErrorSchema = Type.Object(
+  {
+    code: Type.Unsafe<HttpErrorCode>({
+      type: 'string',
+      enum: Object.keys(HTTP_ERRORS),
+      description: 'Machine-readable error code.',
+    }),
+    message: Type.String({ description: 'Human-readable description; a 400 names the offending field.' }),
+    status: Type.Integer({ description: 'The HTTP status code of the response.' }),
+  },
+  { additionalProperties: false },
+);
+export type ErrorBody = Static<typeof ErrorSchema>;
+
+export const OrderStatusSchema = Type.Unsafe<OrderStatus>({
+  type: 'string',
+  enum: [...ORDER_STATUSES],
+  description: 'placed -> approved -> delivered; placed or approved -> cancelled.',
+});
+
+export const NewOrderSchema = Type.Object(
+  { petId: idSchema('The pet to order: it must be `available`, and becomes `pending`.') },
+  { additionalProperties: false },
+);
+export type NewOrderBody = Static<typeof NewOrderSchema>;
+
+export const OrderUpdateSchema = Type.Object(
+  { status: Type.Unsafe<StaffStatus>({ type: 'string', enum: [...STAFF_STATUSES] }) },
+  { additionalProperties: false },
+);
+export type OrderUpdateBody = Static<typeof OrderUpdateSchema>;
+
+export const OrderSchema = Type.Object(
+  {
+    id: { ...idSchema('Assigned by the service when the order is placed.'), readOnly: true },
+    petId: idSchema('The ordered pet.'),
+    status: OrderStatusSchema,
+    placedAt: Type.String({ format: 'date-time', description: 'RFC 3339 UTC with milliseconds.' }),
+  },
+  { additionalProperties: false },
+);
+export type OrderBody = Static<typeof OrderSchema>;
+
+export const OrdersSchema = Type.Array(OrderSchema, { maxItems: MAX_PAGE_LIMIT });
+
+export const InventorySchema = Type.Object(
+  Object.fromEntries(PET_STATUSES.map((status) => [status, Type.Integer({ minimum: 0 })])) as Record<PetStatus, ReturnType<typeof Type.Integer>>,
+  { additionalProperties: false, description: 'How many pets have each status.' },
+);
+
+export const PageLimitSchema = Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT });
+
+/** Schemas the document names under components/schemas and references wherever they appear. */
+export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
+  PetStatus: PetStatusSchema,
+  NewPet: NewPetSchema,
+  Pet: PetSchema,
+  Pets: PetsSchema,
+  OrderStatus: OrderStatusSchema,
+  NewOrder: NewOrderSchema,
+  OrderUpdate: OrderUpdateSchema,
+  Order: OrderSchema,
+  Orders: OrdersSchema,
+  Inventory: InventorySchema,
+  Error: ErrorSchema,
+};

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import type { DomainError } from '../../../domain/errors.js';
+import { runIdempotently } from '../../../domain/idempotency/idempotent.js';
+import type { Result } from '../../../domain/result.js';
+import type { IdempotencyClaim, IdempotentResult } from '../../../ports/idempotency-store.js';
+import { sendDomainError } from '../wire/failures.js';
+import type { JsonRequest } from '../wire/json-request.js';
+import type { OperationServices } from '../contract/operation.js';
+import { sendError, type RequestContext } from '../wire/request-context.js';
+
+// draft-ietf-httpapi-idempotency-key-header: 1 to 255 visible ASCII characters.
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const REPLAYED = ['idempotent-replayed', 'true'];
+
+export interface IdempotentCreation<T> {
+  readonly operationId: string;
+  /** Creates from the body; with a claim, the store writes its record in the same step. */
+  create(input: unknown, claim?: IdempotencyClaim): Promise<Result<T, DomainError>>;
+  /** What a record replays, when it is one of this operation's. */
+  replayOf(result: IdempotentResult): T | undefined;
+  /** Answers 201 with what was created; `extra` marks a replay. */
+  send(ctx: RequestContext, created: T, extra?: readonly string[]): void;
+}
+
+/**
+ * A creating POST under an optional Idempotency-Key, scoped to the caller's API key: a repeat
+ * with the same body replays the first 201 with `Idempotent-Replayed: true` and stores
+ * nothing; another body is a 422; a repeat while the first runs is a 409.
+ */
+export async function createIdempotently<T>(
+  ctx: RequestContext,
+  services: OperationServices,
+  body: JsonRequest,
+  creation: IdempotentCreation<T>,
+): Promise<void> {
+  const key = ctx.req.headers['idempotency-key'];
+  if (key === undefined) return answer(ctx, creation, await creation.create(body.value));
+  // Repeated headers arrive joined with ", ": the space makes them invalid too.
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+    return sendError(ctx, 'invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters, sent once.');
+  }
+  const claim: IdempotencyClaim = {
+    scope: ctx.caller?.id ?? '',
+    key,
+    fingerprint: createHash('sha256').update(`${creation.operationId}\n`).update(body.bytes).digest('hex'),
+  };
+  const outcome = await runIdempotently(services.idempotency, claim, (started) => creation.create(body.value, started));
+  switch (outcome.kind) {
+    case 'ran':
+      return answer(ctx, creation, outcome.result);
+    case 'in_flight':
+      return sendError(ctx, 'idempotency_conflict');
+    case 'reused':
+      return sendError(ctx, 'idempotency_key_reused');
+    case 'replay': {
+      const replayed = creation.replayOf(outcome.result);
+      // The fingerprint names the operation, so a record of another one cannot match it.
+      if (replayed === undefined) return sendError(ctx, 'idempotency_key_reused');
+      return creation.send(ctx, replayed, REPLAYED);
+    }
+  }
+}
+
+function answer<T>(ctx: RequestContext, creation: IdempotentCreation<T>, result: Result<T, DomainError>): void {
+  if (!result.ok) return sendDomainError(ctx, result.error);
+  creation.send(ctx, result.value);
+}

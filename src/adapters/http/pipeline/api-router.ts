@@ -1,0 +1,87 @@
+import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import { DEFAULT_BASE_PATH } from '../contract/base-path.js';
+import { deprecationHeaders } from '../wire/deprecation-headers.js';
+import type { Operation } from '../contract/operation.js';
+import { checkOperations } from '../contract/operation-table.js';
+
+/** An operation as the pipeline needs it per request, everything derived once at start. */
+export interface CompiledRoute {
+  readonly operation: Operation;
+  /** Query parameters the operation understands; any other is a 400 rather than silently ignored. */
+  readonly queryNames: readonly string[];
+  /** Headers of every answer of this route, its 429s included (getPet's deprecation), as a header list. */
+  readonly headers: readonly string[];
+}
+
+export type RouteMatch =
+  | { readonly kind: 'route'; readonly route: CompiledRoute; readonly params: Record<string, string | undefined>; readonly query: Record<string, unknown> }
+  | { readonly kind: 'bad_url' };
+
+export interface ApiRouter {
+  /** The route of a request, a malformed URL, or null when no route has this method and path. */
+  find(method: string, url: string): RouteMatch | null;
+  /** The methods the path answers to (empty: an unknown path), for 405's Allow and CORS. */
+  allowedMethods(url: string): readonly string[];
+}
+
+export interface ApiRouterOptions {
+  readonly deprecatedAt: Date;
+  /** Prefix of every route (as the request target carries it) and of the successor links. Default `/v1`. */
+  readonly basePath?: string;
+}
+
+const toRouterPath = (basePath: string, template: string): string => basePath + template.replace(/\{([^}]+)\}/g, ':$1');
+
+export const pathOf = (url: string): string => {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+};
+
+const BAD_URL: RouteMatch = { kind: 'bad_url' };
+const unusedHandler = (): void => {};
+
+/** find-my-way over the declared operations, HEAD wherever GET; checks the table first. */
+export function createApiRouter(operations: readonly Operation[], options: ApiRouterOptions): ApiRouter {
+  checkOperations(operations);
+  const basePath = options.basePath ?? DEFAULT_BASE_PATH;
+  const router = FindMyWay<HTTPVersion.V1>({
+    ignoreTrailingSlash: false,
+    // An id of any length must reach its handler, which answers 400; a longer parameter would
+    // otherwise not match and be a 404. Node's header size limit bounds the URL anyway.
+    maxParamLength: Number.MAX_SAFE_INTEGER,
+    onBadUrl: unusedHandler,
+  });
+  const methods = new Set<string>();
+  for (const operation of operations) {
+    const route: CompiledRoute = {
+      operation,
+      queryNames: Object.keys(operation.query ?? {}),
+      headers:
+        operation.deprecation === undefined
+          ? []
+          : deprecationHeaders(options.deprecatedAt, operation.deprecation.sunsetAt, basePath + operation.deprecation.successor),
+    };
+    const path = toRouterPath(basePath, operation.path);
+    router.on(operation.method, path, unusedHandler, route);
+    methods.add(operation.method);
+    if (operation.method === 'GET') {
+      router.on('HEAD', path, unusedHandler, route);
+      methods.add('HEAD');
+    }
+  }
+  const routedMethods = [...methods].sort();
+
+  return {
+    find(method, url) {
+      const found = router.find(method as HTTPVersion.V1 extends never ? never : 'GET', url);
+      if (found === null) return null;
+      const route = found.store as CompiledRoute | null;
+      if (route === null) return BAD_URL;
+      return { kind: 'route', route, params: found.params, query: found.searchParams };
+    },
+    allowedMethods(url) {
+      const path = pathOf(url);
+      return routedMethods.filter((method) => router.find(method as 'GET', path) !== null);
+    },
+  };
+}

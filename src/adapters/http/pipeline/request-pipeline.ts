@@ -1,0 +1,161 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+// Imported: the global `performance` is a getter on globalThis, called on every use.
+import { performance } from 'node:perf_hooks';
+import type { Admission, RequestAdmission } from '../../../domain/quota/request-admission.js';
+import { cachedDigestApiKey, REMEMBERED_API_KEYS } from '../../api-key-digest.js';
+import { pathOf, type ApiRouter, type RouteMatch } from './api-router.js';
+import { bearerToken } from './bearer-token.js';
+import type { Cors } from './cors.js';
+import { answerFailure, type LogError } from '../wire/failures.js';
+import type { Operation, OperationServices, ReadAnswer } from '../contract/operation.js';
+import { writeRateLimitHeaders } from '../wire/rate-limit-headers.js';
+import { createRequestContext, sendError, type RequestContext, type RequestTrace } from '../wire/request-context.js';
+import type { OnRequestFinished } from '../wire/request-finished.js';
+import { requestIdOf, type RequestId } from '../wire/request-id.js';
+import { credentialHeadersProblem } from './credential-headers.js';
+import { requestTarget } from './request-target.js';
+
+const CHALLENGE = ['www-authenticate', 'Bearer'];
+/** The key and plan reported for a request without a valid key. */
+const ANONYMOUS = 'anonymous';
+/** Hex digits of a key's digest the request-finished event shows: enough to tell keys apart, too few to matter. */
+const KEY_DIGEST_SHOWN = 8;
+
+export interface PipelineOptions {
+  /** The address a caller without a valid key is limited by. */
+  readonly clientAddress: (req: IncomingMessage) => string;
+  /** Absent: CORS is off. */
+  readonly cors: Cors | undefined;
+  readonly logError: LogError;
+  /** Told of every request once its connection is done with it; absent: nothing is traced. */
+  readonly onFinished?: OnRequestFinished | undefined;
+}
+
+export interface PipelineDependencies {
+  readonly router: ApiRouter;
+  readonly admission: RequestAdmission;
+  readonly services: OperationServices;
+}
+
+/**
+ * Every request takes the same steps: route (404 and 405 still count against the caller's
+ * quota), authenticate, decide the quota, write the rate-limit fields, then answer a refusal
+ * or run the operation's handler.
+ */
+export function createAdmissionPipeline(deps: PipelineDependencies, options: PipelineOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const { router, admission, services } = deps;
+  const { cors, logError, onFinished } = options;
+  const digestApiKey = cachedDigestApiKey(REMEMBERED_API_KEYS);
+
+  const answer = (ctx: RequestContext, match: RouteMatch | null, headerProblem: string | undefined, admitted: Admission, readAhead?: Promise<ReadAnswer>): void => {
+    const trace = ctx.trace;
+    if (trace !== undefined) {
+      trace.key = admitted.caller === undefined ? ANONYMOUS : admitted.caller.id.slice(0, KEY_DIGEST_SHOWN);
+      trace.plan = admitted.plan?.name ?? ANONYMOUS;
+      trace.verdict = admitted.decision.verdict;
+    }
+    writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
+    if (match?.kind === 'route') for (const header of match.route.headers) ctx.headers.push(header);
+    if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
+
+    const verdict = admitted.decision.verdict;
+    if (verdict === 'rate_limited') return sendError(ctx, 'rate_limited');
+    if (verdict === 'banned') return sendError(ctx, 'api_key_banned');
+    if (headerProblem !== undefined) return sendError(ctx, 'invalid_request', headerProblem);
+    if (match === null) return refuseUnrouted(ctx);
+    if (match.kind === 'bad_url') return sendError(ctx, 'invalid_request', 'The URL is malformed.');
+    const { operation, queryNames } = match.route;
+    if (operation.auth === 'apiKey' && admitted.plan === undefined) return sendError(ctx, 'unauthorized', undefined, CHALLENGE);
+    for (const name in match.query) {
+      if (!queryNames.includes(name)) return sendError(ctx, 'invalid_request', `Unknown query parameter: ${name}.`);
+    }
+    ctx.caller = admitted.caller;
+    ctx.params = match.params;
+    ctx.query = match.query;
+    const done = readAhead === undefined ? operation.handler(ctx, services) : readAhead.then((send) => send(ctx));
+    if (done instanceof Promise) done.catch((error: unknown) => answerFailure(ctx, error, logError));
+  };
+
+  const refuseUnrouted = (ctx: RequestContext): void => {
+    const url = requestTarget(ctx.req);
+    const allowed = router.allowedMethods(url);
+    if (allowed.length === 0) return sendError(ctx, 'not_found', `No resource at ${pathOf(url)}.`);
+    const list = allowed.join(', ');
+    sendError(ctx, 'method_not_allowed', `${ctx.req.method} is not allowed here; use ${allowed.join(' or ')}.`, ['allow', list]);
+  };
+
+  /** A CORS preflight: answered before admission, counted nowhere (it carries no credentials and touches no store). */
+  const answeredPreflight = (req: IncomingMessage, res: ServerResponse, match: RouteMatch | null, requestId: string): boolean => {
+    if (cors === undefined || match !== null || req.method !== 'OPTIONS') return false;
+    const headers = cors.preflight(req, router.allowedMethods(requestTarget(req)));
+    if (headers === undefined) return false;
+    res.writeHead(204, [...headers, 'x-request-id', requestId] as (string | number)[]);
+    res.end();
+    return true;
+  };
+
+  /** Beside a remote quota decision: the operation's read, its failure held until the answer uses it. */
+  const startReadAhead = (operation: Operation, query: Readonly<Record<string, unknown>>): Promise<ReadAnswer> | undefined => {
+    if (operation.readAhead === undefined) return undefined;
+    const read = operation.readAhead(query, services);
+    read.catch(() => undefined);
+    return read;
+  };
+
+  /** Attached per request only when the hook is set: without it the hot path allocates nothing more. */
+  const traceRequest = (ctx: RequestContext, requestId: RequestId, report: OnRequestFinished): void => {
+    const { req, res } = ctx;
+    const trace: RequestTrace = {
+      startedAt: performance.now(),
+      requestId,
+      method: req.method ?? 'GET',
+      route: null,
+      operation: null,
+      status: 0,
+      durationMs: 0,
+      finishedAt: 0,
+      completed: false,
+      key: ANONYMOUS,
+      plan: ANONYMOUS,
+      verdict: null,
+      storeUnavailable: null,
+    };
+    ctx.trace = trace;
+    // `on`, not `once`: a response closes once, and once's wrapper and removal cost more than the listener.
+    res.on('close', () => {
+      trace.status = res.statusCode;
+      trace.durationMs = performance.now() - trace.startedAt;
+      trace.finishedAt = Date.now();
+      trace.completed = res.writableFinished;
+      report(trace);
+    });
+  };
+
+  return (req, res) => {
+    const ctx = createRequestContext(req, res);
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    ctx.requestId = requestId;
+    ctx.headers.push('x-request-id', requestId);
+    if (onFinished !== undefined) traceRequest(ctx, requestId, onFinished);
+    try {
+      const match = router.find(req.method ?? 'GET', requestTarget(req));
+      if (ctx.trace !== undefined && match?.kind === 'route') {
+        ctx.trace.route = match.route.operation.path;
+        ctx.trace.operation = match.route.operation.operationId;
+      }
+      if (answeredPreflight(req, res, match, requestId)) return;
+      const headerProblem = credentialHeadersProblem(req);
+      const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;
+      const admitted = admission.admit(token === undefined ? undefined : digestApiKey(token), options.clientAddress(req));
+      if (admitted instanceof Promise) {
+        // Only for a caller presenting a key: without one, an operation that needs a key answers 401 whatever was read.
+        const readAhead = token !== undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;
+        admitted.then((decided) => answer(ctx, match, headerProblem, decided, readAhead)).catch((error: unknown) => answerFailure(ctx, error, logError));
+      } else {
+        answer(ctx, match, headerProblem, admitted);
+      }
+    } catch (error) {
+      answerFailure(ctx, error, logError);
+    }
+  };
+}

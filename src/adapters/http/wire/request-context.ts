@@ -1,0 +1,123 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Caller } from '../../../domain/access/caller.js';
+import { errorBody, HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
+import type { RequestFinishedEvent } from './request-finished.js';
+
+/** Header names and values, alternating: what `writeHead` takes without building an object. */
+export type HeaderList = (string | number)[];
+
+/** One request on its way through the pipeline, passed explicitly to every step that answers it. */
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** Headers of whatever answer is sent, decided before it (rate-limit fields, route and CORS headers). */
+  readonly headers: HeaderList;
+  /** Who sent it: set for a request with a valid API key. */
+  caller: Caller | undefined;
+  params: Readonly<Record<string, string | undefined>>;
+  query: Readonly<Record<string, unknown>>;
+  /** Set once the request body has been read to its end. */
+  bodyRead: boolean;
+  /** The request's X-Request-Id (the caller's, or generated); empty until the pipeline sets it. */
+  requestId: string;
+  /** What the request-finished hook reports; undefined unless the hook is set. */
+  trace: RequestTrace | undefined;
+}
+
+/**
+ * The request-finished event itself, filled in along the pipeline and handed to the hook once
+ * the connection is done with the request: one object per request, not a trace and then an event.
+ */
+export type RequestTrace = { -readonly [Field in keyof RequestFinishedEvent]: RequestFinishedEvent[Field] } & {
+  /** performance.now() when the request reached the pipeline. */
+  readonly startedAt: number;
+};
+
+const NO_VALUES: Readonly<Record<string, never>> = Object.freeze({});
+
+export const createRequestContext = (req: IncomingMessage, res: ServerResponse): RequestContext => ({
+  req,
+  res,
+  headers: [],
+  caller: undefined,
+  params: NO_VALUES,
+  query: NO_VALUES,
+  bodyRead: false,
+  requestId: '',
+  trace: undefined,
+});
+
+/** The caller of an operation that requires a key: the pipeline refuses the request before the handler without one. */
+export const authenticatedCaller = (ctx: RequestContext): Caller => {
+  if (ctx.caller === undefined) throw new Error(`${ctx.req.method} ${ctx.req.url} reached a handler that requires a key without one`);
+  return ctx.caller;
+};
+
+/**
+ * A value off the wire, handed to a domain method typed for embedders: the domain validates
+ * every input whatever its type says (a 400 names what is wrong), so the transport passes it on.
+ */
+export const fromWire = <T>(value: unknown): T => value as T;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const hasBody = (req: IncomingMessage): boolean => {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+};
+
+/** Whether `name` is already in the list: an answer that asks for `connection: close` itself gets it once. */
+const hasField = (headers: HeaderList, name: string): boolean => {
+  for (let i = 0; i < headers.length; i += 2) if (headers[i] === name) return true;
+  return false;
+};
+
+/**
+ * The connection of an answer sent before its body was read reads nothing more: Node would
+ * otherwise go on reading (and discarding) the body until the close it does after the answer,
+ * several reads of 64 KiB later, and would resume a paused socket to do so. So the socket stops
+ * reading now and is destroyed as soon as the answer has been handed to the kernel. An answer
+ * decided while the headers are parsed (in-memory stores) has then read at most the rest of the
+ * one read that completed the headers: up to 64 KiB, libuv's read size, which Node does not let
+ * a server socket lower. An answer that awaits a remote store lets Node read on meanwhile until
+ * the request's buffer reaches its highWaterMark (16 KiB on Node 20): at most that plus one read.
+ */
+const stopReading = (ctx: RequestContext): void => {
+  const socket = ctx.req.socket;
+  socket.pause();
+  ctx.res.once('finish', () => socket.destroy());
+};
+
+export function sendJson(ctx: RequestContext, status: number, body: string, extra?: readonly (string | number)[]): void {
+  sendBody(ctx, status, JSON_TYPE, body, extra);
+}
+
+/** An answer of any media type (the docs page and its files); JSON goes through sendJson. */
+export function sendBody(ctx: RequestContext, status: number, contentType: string, body: string | Buffer, extra?: readonly (string | number)[]): void {
+  const headers = ctx.headers;
+  if (extra !== undefined) for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
+  headers.push('content-type', contentType, 'content-length', Buffer.byteLength(body));
+  writeHead(ctx, status);
+  ctx.res.end(body);
+}
+
+/** An answer without a body or Content-Length (a 304 stands for a body it does not repeat). */
+export function sendNoBody(ctx: RequestContext, status: number, extra: readonly (string | number)[]): void {
+  for (const value of extra) ctx.headers.push(value);
+  writeHead(ctx, status);
+  ctx.res.end();
+}
+
+function writeHead(ctx: RequestContext, status: number): void {
+  const headers = ctx.headers;
+  // An answer sent before the body was read closes the connection: reading the rest only to
+  // find the next request could cost any amount of bytes the client chooses (see stopReading).
+  const unread = !ctx.bodyRead && hasBody(ctx.req);
+  if (unread && !hasField(headers, 'connection')) headers.push('connection', 'close');
+  ctx.res.writeHead(status, headers);
+  if (unread) stopReading(ctx);
+}
+
+export function sendError(ctx: RequestContext, code: HttpErrorCode, message?: string, extra?: readonly (string | number)[]): void {
+  sendJson(ctx, HTTP_ERRORS[code].status, errorBody(code, message), extra);
+}

@@ -1,0 +1,28 @@
+import type { RequestId } from './request-id.js';
+
+/** What the request-finished hook is told of each request the pipeline answered (or lost to a closed connection). */
+export interface RequestFinishedEvent {
+  readonly requestId: RequestId;
+  readonly method: string;
+  /** The operation's path template (`/pets/{petId}`); null when no route matched (404, 405, a malformed URL). */
+  readonly route: string | null;
+  /** The operation's operationId (`getPet`); null when no route matched. */
+  readonly operation: string | null;
+  /** The status sent; for a connection closed before the answer was finished, whatever had been set. */
+  readonly status: number;
+  readonly durationMs: number;
+  /** When the connection was done with it, in epoch milliseconds (Date.now()): its log line's time. */
+  readonly finishedAt: number;
+  /** False when the connection closed before the answer was completely sent. */
+  readonly completed: boolean;
+  /** First 8 hex digits of the key's SHA-256 digest, or `anonymous` without a valid key. Never the key. */
+  readonly key: string;
+  /** The caller's plan, or `anonymous`. */
+  readonly plan: string;
+  /** The quota verdict, or null when no quota decision was made (preflight, a store failure). */
+  readonly verdict: string | null;
+  /** The store a 503 `service_unavailable` was answered for (as its error names it), else null. */
+  readonly storeUnavailable: string | null;
+}
+
+export type OnRequestFinished = (event: RequestFinishedEvent) => void;

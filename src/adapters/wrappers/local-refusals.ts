@@ -1,0 +1,187 @@
+import type { Clock } from '../../ports/clock.js';
+import type { QuotaStore } from '../../ports/quota-store.js';
+import type { StrikeRecorder } from '../../ports/strike-recorder.js';
+import { StoreUnavailableError } from '../../domain/errors.js';
+import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
+import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
+
+export interface LocalRefusalsOptions {
+  /**
+   * The longest a strike answered here waits before the store counts it: flushes run half of
+   * it after a strike, and refusals are answered here only until this long before their
+   * Retry-After ends, so the store holds every strike before it can admit again.
+   */
+  readonly strikeLagMs: number;
+  /** Most subjects remembered; the longest remembered is forgotten first. */
+  readonly maxEntries: number;
+  /** Runs `flush` once, `delayMs` from now (an unref'd timer in a server; a test runs it by hand). */
+  readonly schedule: (flush: () => void, delayMs: number) => void;
+  /** A flush that failed other than by an outage (an outage only loses its strikes, which can only delay a ban). */
+  readonly onFlushError: (error: unknown) => void;
+}
+
+/** A refusal the store gave, answered here again until `until`. Times of this instance's clock unless said. */
+interface Refusal {
+  readonly policy: QuotaPolicy;
+  readonly decision: QuotaDecision;
+  /** The store's clock minus this one's, measured when the question was sent, so it errs late, never early. */
+  readonly offset: number;
+  /** When the question was sent: a clock now earlier has stepped back, and the entry is dropped. */
+  readonly from: number;
+  readonly until: number;
+}
+
+interface PendingStrikes {
+  readonly policy: QuotaPolicy;
+  /** `[at, retryAt, ...]` on the store's clock, as StrikeRecorder takes them. */
+  readonly strikes: number[];
+}
+
+/**
+ * A QuotaStore that answers a subject's refusals itself while the store's answer cannot
+ * change, so refused and banned clients cost a remote store no round trip:
+ * - a ban until its end, when the decision tells it (some rule's window, plus its last
+ *   bucket and the strike lag, fits in the ban, so that rule resets exactly when it ends);
+ *   nothing but time lifts a ban, and nothing is counted during one;
+ * - a rate_limited refusal until its retryAt (less `strikeLagMs` under a ban rule): other
+ *   instances can only spend quota, never give it back, so the store refuses until then too,
+ *   with the same retryAt. Each such refusal is a strike (it comes before the Retry-After the
+ *   first gave); they reach the store within `strikeLagMs` through the StrikeRecorder, which
+ *   may start a ban the store then answers: only the ban's verdict may lag, never an admission.
+ * A different policy object for the subject asks the store again.
+ */
+export class LocalRefusals implements QuotaStore {
+  readonly #store: QuotaStore;
+  readonly #recorder: StrikeRecorder;
+  readonly #clock: Clock;
+  readonly #options: LocalRefusalsOptions;
+  readonly #refusals = new Map<string, Refusal>();
+  #pending = new Map<string, PendingStrikes>();
+  #flushScheduled = false;
+  readonly #banEnds = new WeakMap<QuotaPolicy, boolean>();
+
+  constructor(store: QuotaStore, recorder: StrikeRecorder, clock: Clock, options: LocalRefusalsOptions) {
+    for (const field of ['strikeLagMs', 'maxEntries'] as const) {
+      if (!Number.isSafeInteger(options[field]) || options[field] < 1) throw new RangeError(`local refusals: ${field} must be a positive integer`);
+    }
+    this.#store = store;
+    this.#recorder = recorder;
+    this.#clock = clock;
+    this.#options = options;
+  }
+
+  /** Subjects remembered now (expired ones go when next asked about, or when the oldest are evicted). */
+  get size(): number {
+    return this.#refusals.size;
+  }
+
+  decide(subject: string, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
+    const refusal = this.#refusals.get(subject);
+    if (refusal !== undefined) {
+      const now = this.#clock.now();
+      if (refusal.policy === policy && now < refusal.until && now >= refusal.from) return this.#answer(subject, refusal, now);
+      this.#refusals.delete(subject);
+    }
+    const pending = this.#pending.get(subject);
+    if (pending === undefined) return this.#ask(subject, policy);
+    // The store counts this subject's strikes before it decides for it again.
+    this.#pending.delete(subject);
+    return this.#record(subject, pending).then(() => this.decide(subject, policy));
+  }
+
+  /** Sends every strike counted so far; resolves once the store has them (or failed to take them). */
+  flush(): Promise<void> {
+    this.#flushScheduled = false;
+    const pending = this.#pending;
+    if (pending.size === 0) return Promise.resolve();
+    this.#pending = new Map();
+    const sent: Promise<void>[] = [];
+    for (const [subject, strikes] of pending) sent.push(this.#record(subject, strikes));
+    return Promise.all(sent).then(() => undefined);
+  }
+
+  #answer(subject: string, refusal: Refusal, now: number): QuotaDecision {
+    const { verdict, remaining, resetAt, retryAt } = refusal.decision;
+    const decidedAt = now + refusal.offset;
+    if (verdict === 'rate_limited' && refusal.policy.ban !== undefined) this.#countStrike(subject, refusal.policy, decidedAt, retryAt);
+    return { verdict, decidedAt, remaining, resetAt, retryAt };
+  }
+
+  #countStrike(subject: string, policy: QuotaPolicy, at: number, retryAt: number): void {
+    let pending = this.#pending.get(subject);
+    if (pending === undefined) {
+      pending = { policy, strikes: [] };
+      this.#pending.set(subject, pending);
+    }
+    pending.strikes.push(at, retryAt);
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      this.#options.schedule(() => void this.flush(), this.#options.strikeLagMs / 2);
+    }
+  }
+
+  #ask(subject: string, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
+    const sentAt = this.#clock.now();
+    const decided = this.#store.decide(subject, policy);
+    if (decided instanceof Promise) return decided.then((decision) => this.#remember(subject, policy, decision, sentAt));
+    return this.#remember(subject, policy, decided, sentAt);
+  }
+
+  #record(subject: string, { policy, strikes }: PendingStrikes): Promise<void> {
+    const sentAt = this.#clock.now();
+    return this.#recorder.recordStrikes(subject, policy, strikes).then(
+      (ban) => {
+        // Banned now (by these strikes or another instance's): the ban replaces a cached refusal.
+        if (ban !== undefined) {
+          this.#refusals.delete(subject);
+          this.#remember(subject, policy, ban, sentAt);
+        }
+      },
+      (error: unknown) => {
+        if (!(error instanceof StoreUnavailableError)) this.#options.onFlushError(error);
+      },
+    );
+  }
+
+  #remember(subject: string, policy: QuotaPolicy, decision: QuotaDecision, sentAt: number): QuotaDecision {
+    const storeUntil = this.#answerableUntil(policy, decision);
+    if (storeUntil === undefined) return decision;
+    const offset = decision.decidedAt - sentAt;
+    const until = storeUntil - offset;
+    if (until <= sentAt) return decision;
+    const refusals = this.#refusals;
+    if (refusals.size >= this.#options.maxEntries && !refusals.has(subject)) {
+      const oldest = refusals.keys().next();
+      if (oldest.done !== true) refusals.delete(oldest.value);
+    }
+    refusals.set(subject, { policy, decision, offset, from: sentAt, until });
+    return decision;
+  }
+
+  /** Until when, on the store's clock, the store would answer `decision` again; undefined: ask each time. */
+  #answerableUntil(policy: QuotaPolicy, decision: QuotaDecision): number | undefined {
+    switch (decision.verdict) {
+      case 'admitted':
+        return undefined;
+      case 'rate_limited':
+        return policy.ban === undefined ? decision.retryAt : decision.retryAt - this.#options.strikeLagMs;
+      case 'banned':
+        // Every reset is the ban's end or later, and a rule whose retry cannot outlast the ban resets at its end.
+        return this.#banEndKnown(policy) ? Math.min(...decision.resetAt) : undefined;
+    }
+  }
+
+  /**
+   * A rule's retry is at most a window and one bucket after the ban's start (its newest bucket
+   * dropping), and the store may start a ban up to the strike lag after its last strike.
+   */
+  #banEndKnown(policy: QuotaPolicy): boolean {
+    let known = this.#banEnds.get(policy);
+    if (known === undefined) {
+      const { ban } = policy;
+      known = ban !== undefined && policy.rules.some((rule) => rule.windowMs + rule.windowMs / 60 + this.#options.strikeLagMs <= ban.banMs);
+      this.#banEnds.set(policy, known);
+    }
+    return known;
+  }
+}

@@ -1,0 +1,99 @@
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { EntryBatch, FINISHED_REQUESTS_BATCH } from '../logging/entry-batch.js';
+import { LabelTally } from './label-tally.js';
+import { LatencyHistogram } from './latency-histogram.js';
+import type { OnRequestFinished, RequestFinishedEvent } from '../../adapters/http/wire/request-finished.js';
+import { checkStores, type StoreProbe } from './store-probes.js';
+
+export interface PetStoreMetrics {
+  readonly registry: Registry;
+  /** What GET /metrics answers: the registry's metrics, then the latency histogram. */
+  text(): Promise<string>;
+  /** The request-finished hook that counts each request (in batches; all counted before `text` answers). */
+  readonly observe: OnRequestFinished;
+  /** Records a store's state, as a readiness check found it. */
+  storeUp(store: string, up: boolean): void;
+}
+
+/** Route label of a request no route matched: a fixed value, never the URL, so the label set stays bounded. */
+export const UNMATCHED_ROUTE = 'unmatched';
+const PROBE_DEADLINE_MS = 1_000;
+
+/** The route label of a request: its path template, or UNMATCHED_ROUTE. */
+const routeLabel = (route: string | null): string => route ?? UNMATCHED_ROUTE;
+
+/** A store named in an error (`Redis`, `Redis at redis://...`) as a bounded label value: its first word, lower case. */
+const storeLabel = (named: string): string => (named.split(' ')[0] ?? named).toLowerCase();
+
+/**
+ * The service's metrics, in a registry of their own (several servers may run in one process):
+ * every label value comes from a fixed set (methods, route templates, statuses, plans, verdicts, stores).
+ */
+export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'petstore_http_requests_total',
+    help: 'Requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+    collect() {
+      requestCounts.copyTo(this);
+    },
+  });
+  const latency = new LatencyHistogram(
+    'petstore_http_request_duration_seconds',
+    'Time from the request to the end of its answer, by method and route template.',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
+  const quota = new Counter({
+    name: 'petstore_quota_decisions_total',
+    help: 'Quota decisions, by plan (anonymous: per client address) and verdict.',
+    labelNames: ['plan', 'verdict'] as const,
+    registers,
+    collect() {
+      quotaCounts.copyTo(this);
+    },
+  });
+  const storeErrors = new Counter({
+    name: 'petstore_store_errors_total',
+    help: 'Requests answered 503 because a store was unavailable, by store and operation.',
+    labelNames: ['store', 'operation'] as const,
+    registers,
+  });
+  const up = new Gauge({
+    name: 'petstore_store_up',
+    help: 'Whether the store answered a ping within a second at the last scrape or readiness check (1) or not (0).',
+    labelNames: ['store'] as const,
+    registers,
+    async collect() {
+      for (const status of await checkStores(probes, PROBE_DEADLINE_MS)) this.set({ store: status.store }, status.up ? 1 : 0);
+    },
+  });
+  for (const probe of probes) up.set({ store: probe.store }, 1);
+
+  const requestCounts = new LabelTally<'method' | 'route' | 'status', RequestFinishedEvent>(({ method, route, status }) => ({ method, route: routeLabel(route), status }));
+  const quotaCounts = new LabelTally<'plan' | 'verdict', RequestFinishedEvent>(({ plan, verdict }) => ({ plan, verdict: verdict ?? '' }));
+
+  const count = (event: RequestFinishedEvent): void => {
+    // An operation's id names its method and route; a request no route matched is named by its method.
+    const series = event.operation ?? `${event.method} ${UNMATCHED_ROUTE}`;
+    requestCounts.add(series, event.status, event);
+    latency.observe(series, event.method, routeLabel(event.route), event.durationMs / 1_000);
+    if (event.verdict !== null) quotaCounts.add(event.plan, event.verdict, event);
+    if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
+  };
+  // Counted in batches, as access lines are made; every count is in before a scrape is answered.
+  const finished = new EntryBatch<RequestFinishedEvent>((events) => events.forEach(count), FINISHED_REQUESTS_BATCH.size, FINISHED_REQUESTS_BATCH.maxWaitMs);
+
+  return {
+    registry,
+    text: async () => {
+      finished.flush();
+      return `${await registry.metrics()}\n${latency.text()}`;
+    },
+    observe: (event) => finished.add(event),
+    storeUp: (store, isUp) => up.set({ store }, isUp ? 1 : 0),
+  };
+}

@@ -1,0 +1,10 @@
+import { ContainerModule } from 'inversify';
+import { errorLogger, type PetStoreLogger } from '../logging/logger.js';
+import { TOKENS } from './tokens.js';
+
+/** Failures go to the process's logger (JSON lines, with the request id) in every environment. */
+export const loggingModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.logError)
+    .toResolvedValue((log: PetStoreLogger) => errorLogger(log.logger), [TOKENS.logger])
+    .inSingletonScope();
+});

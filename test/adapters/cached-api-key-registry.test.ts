@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { CachedApiKeyRegistry } from '../../src/adapters/wrappers/cached-api-key-registry.js';
+import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import type { ApiKeyGrant, ApiKeyRegistry } from '../../src/ports/api-key-registry.js';
+import { ManualClock } from '../support/manual-clock.js';
+
+/** Counts the lookups that reach the backing registry. */
+class CountingRegistry implements ApiKeyRegistry {
+  lookups = 0;
+  constructor(private readonly inner: ApiKeyRegistry) {}
+  async grantOf(digest: string): Promise<ApiKeyGrant | undefined> {
+    this.lookups++;
+    return this.inner.grantOf(digest);
+  }
+  register(digest: string, grant: ApiKeyGrant): Promise<void> {
+    return this.inner.register(digest, grant);
+  }
+}
+
+const pro: ApiKeyGrant = { plan: STANDARD_PLANS.pro, role: 'customer' };
+const freeStaff: ApiKeyGrant = { plan: STANDARD_PLANS.free, role: 'staff' };
+
+describe('CachedApiKeyRegistry', () => {
+  it('answers repeated lookups, known and unknown keys alike, from memory until the TTL passes', async () => {
+    const clock = new ManualClock(0);
+    const backing = new CountingRegistry(new MemoryApiKeyRegistry());
+    await backing.register('known', pro);
+    const cached = new CachedApiKeyRegistry(backing, clock, 5_000, 100);
+
+    expect(await cached.grantOf('known')).toEqual(pro);
+    expect(await cached.grantOf('unknown')).toBeUndefined();
+    expect(cached.grantOf('known')).toEqual(pro);
+    expect(cached.grantOf('unknown')).toBeUndefined();
+    expect(backing.lookups).toBe(2);
+
+    clock.advance(5_000);
+    await cached.grantOf('known');
+    expect(backing.lookups).toBe(3);
+  });
+
+  it('sees a key registered through it at once, even after caching its absence', async () => {
+    const clock = new ManualClock(0);
+    const backing = new MemoryApiKeyRegistry();
+    const cached = new CachedApiKeyRegistry(backing, clock, 5_000, 100);
+    expect(await cached.grantOf('late')).toBeUndefined();
+    await cached.register('late', freeStaff);
+    expect(await cached.grantOf('late')).toEqual(freeStaff);
+  });
+
+  it('holds at most maxEntries answers, dropping the oldest', async () => {
+    const clock = new ManualClock(0);
+    const backing = new CountingRegistry(new MemoryApiKeyRegistry());
+    const cached = new CachedApiKeyRegistry(backing, clock, 60_000, 3);
+    for (const digest of ['a', 'b', 'c', 'd']) await cached.grantOf(digest);
+    expect(backing.lookups).toBe(4);
+    await cached.grantOf('d');
+    await cached.grantOf('b');
+    expect(backing.lookups).toBe(4);
+    await cached.grantOf('a');
+    expect(backing.lookups, 'a was the oldest and was dropped').toBe(5);
+  });
+
+  it('refuses a cached key from its expiry on, though its answer is still cached', async () => {
+    const clock = new ManualClock(1_000);
+    const backing = new CountingRegistry(new MemoryApiKeyRegistry(clock));
+    await backing.register('expiring', { ...pro, expiresAt: 3_000 });
+    const cached = new CachedApiKeyRegistry(backing, clock, 5_000, 100);
+    expect(await cached.grantOf('expiring')).toEqual({ ...pro, expiresAt: 3_000 });
+    clock.set(2_999);
+    expect(cached.grantOf('expiring')).toEqual({ ...pro, expiresAt: 3_000 });
+    clock.set(3_000);
+    expect(cached.grantOf('expiring')).toBeUndefined();
+    expect(backing.lookups, 'decided from the cached answer and the clock').toBe(1);
+  });
+
+  it('refuses a key revoked in the shared store once its cached answer is ttlMs old, never later', async () => {
+    const clock = new ManualClock(0);
+    const store = new MemoryApiKeyRegistry(clock);
+    await store.createKey('digest', { id: 'key_1', label: '', plan: STANDARD_PLANS.pro, role: 'customer', createdAt: 0 });
+    const cached = new CachedApiKeyRegistry(store, clock, 5_000, 100);
+    expect(await cached.grantOf('digest')).toEqual(pro);
+    clock.set(1_000);
+    await store.revokeKey('key_1', clock.now());
+    clock.set(4_999);
+    expect(await cached.grantOf('digest'), 'another instance may still serve it from its cache').toEqual(pro);
+    clock.set(5_000);
+    expect(await cached.grantOf('digest')).toBeUndefined();
+  });
+});

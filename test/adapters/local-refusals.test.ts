@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
+import { LocalRefusals } from '../../src/adapters/wrappers/local-refusals.js';
+import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
+import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import { createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
+import type { QuotaStore } from '../../src/ports/quota-store.js';
+import type { StrikeRecorder } from '../../src/ports/strike-recorder.js';
+import { ManualClock } from '../support/manual-clock.js';
+
+const BAN = { strikes: 20, strikeWindowMs: 600_000, banMs: 900_000 };
+const POLICY: QuotaPolicy = { rules: [{ name: 'minute', limit: 2, windowMs: 60_000 }], ban: BAN };
+const START = 1_800_000_000_000;
+/** The store's clock runs this far ahead of the instance's. */
+const SKEW = 5_000;
+const LAG = 100;
+
+const refusal = (verdict: 'rate_limited' | 'banned', decidedAt: number, retryAt: number, resetAt = [retryAt]): QuotaDecision => ({
+  verdict,
+  decidedAt,
+  remaining: [0],
+  resetAt,
+  retryAt,
+});
+
+/** A store answering what the test queues, counting its calls; its clock is the instance's plus SKEW. */
+class ScriptedStore implements QuotaStore, StrikeRecorder {
+  readonly answers: QuotaDecision[] = [];
+  decisions = 0;
+  readonly recorded: { subject: string; strikes: readonly number[] }[] = [];
+  strikesAnswer: QuotaDecision | undefined | Error = undefined;
+
+  constructor(private readonly clock: ManualClock) {}
+
+  decide(): Promise<QuotaDecision> {
+    this.decisions++;
+    const next = this.answers.shift() ?? { verdict: 'admitted', decidedAt: this.clock.now() + SKEW, remaining: [1], resetAt: [0], retryAt: this.clock.now() + SKEW };
+    return Promise.resolve(next);
+  }
+
+  recordStrikes(subject: string, _policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined> {
+    this.recorded.push({ subject, strikes: [...strikes] });
+    const answer = this.strikesAnswer;
+    return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+  }
+}
+
+const setUp = (maxEntries = 100) => {
+  const clock = new ManualClock(START);
+  const store = new ScriptedStore(clock);
+  const scheduled: number[] = [];
+  const flushErrors: unknown[] = [];
+  const cache = new LocalRefusals(store, store, clock, {
+    strikeLagMs: LAG,
+    maxEntries,
+    schedule: (_flush, delayMs) => scheduled.push(delayMs),
+    onFlushError: (error) => flushErrors.push(error),
+  });
+  return { clock, store, cache, scheduled, flushErrors };
+};
+
+describe('LocalRefusals', () => {
+  it('answers a ban itself until its end, on the store clock, then asks the store', async () => {
+    const { clock, store, cache } = setUp();
+    const end = START + SKEW + 900_000;
+    store.answers.push(refusal('banned', START + SKEW, end + 30_000, [end, end + 30_000]));
+    const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 2, windowMs: 60_000 }, { name: 'day', limit: 9, windowMs: 86_400_000 }], ban: BAN };
+    await cache.decide('key:a', policy);
+    clock.set(end - SKEW - 1);
+    expect(await cache.decide('key:a', policy)).toEqual({ verdict: 'banned', decidedAt: end - 1, remaining: [0], resetAt: [end, end + 30_000], retryAt: end + 30_000 });
+    expect(store.decisions).toBe(1);
+    clock.set(end - SKEW);
+    expect((await cache.decide('key:a', policy)).verdict).toBe('admitted');
+    expect(store.decisions).toBe(2);
+    expect(store.recorded).toEqual([]);
+  });
+
+  it('asks the store during a ban whose end no rule pins (every window longer than the ban)', async () => {
+    const { store, cache } = setUp();
+    const policy: QuotaPolicy = { rules: [{ name: 'day', limit: 9, windowMs: 86_400_000 }], ban: BAN };
+    store.answers.push(refusal('banned', START + SKEW, START + SKEW + 3_600_000), refusal('banned', START + SKEW, START + SKEW + 3_600_000));
+    await cache.decide('key:a', policy);
+    await cache.decide('key:a', policy);
+    expect(store.decisions).toBe(2);
+  });
+
+  it('answers a 429 itself until the strike lag before its retryAt, counting strikes it hands over in one flush', async () => {
+    const { clock, store, cache, scheduled } = setUp();
+    const retryAt = START + SKEW + 10_000;
+    store.answers.push(refusal('rate_limited', START + SKEW, retryAt));
+    await cache.decide('key:a', POLICY);
+    clock.advance(1_000);
+    const local = await cache.decide('key:a', POLICY);
+    expect(local).toEqual(refusal('rate_limited', START + SKEW + 1_000, retryAt));
+    clock.set(retryAt - SKEW - LAG - 1);
+    await cache.decide('key:a', POLICY);
+    expect(store.decisions).toBe(1);
+    expect(scheduled).toEqual([LAG / 2]);
+    await cache.flush();
+    expect(store.recorded).toEqual([{ subject: 'key:a', strikes: [START + SKEW + 1_000, retryAt, retryAt - LAG - 1, retryAt] }]);
+
+    clock.set(retryAt - SKEW - LAG);
+    await cache.decide('key:a', POLICY);
+    expect(store.decisions).toBe(2);
+  });
+
+  it('hands pending strikes to the store before asking it again', async () => {
+    const { clock, store, cache } = setUp();
+    const retryAt = START + SKEW + 10_000;
+    store.answers.push(refusal('rate_limited', START + SKEW, retryAt));
+    await cache.decide('key:a', POLICY);
+    await cache.decide('key:a', POLICY);
+    clock.set(retryAt - SKEW);
+    const order: string[] = [];
+    const decide = store.decide.bind(store);
+    store.decide = () => {
+      order.push(`decide after ${store.recorded.length} flushes`);
+      return decide();
+    };
+    await cache.decide('key:a', POLICY);
+    expect(order).toEqual(['decide after 1 flushes']);
+  });
+
+  it('takes the ban the flush reports in place of the refusal, without asking the store', async () => {
+    const { clock, store, cache } = setUp();
+    store.answers.push(refusal('rate_limited', START + SKEW, START + SKEW + 10_000));
+    await cache.decide('key:a', POLICY);
+    await cache.decide('key:a', POLICY);
+    const bannedUntil = START + SKEW + 900_000;
+    store.strikesAnswer = refusal('banned', START + SKEW, bannedUntil);
+    await cache.flush();
+    clock.advance(1);
+    expect(await cache.decide('key:a', POLICY)).toEqual(refusal('banned', START + SKEW + 1, bannedUntil));
+    expect(store.decisions).toBe(1);
+    expect(store.recorded).toHaveLength(1);
+  });
+
+  it('counts no strike under a policy without a ban, and answers its 429 until retryAt', async () => {
+    const { clock, store, cache, scheduled } = setUp();
+    const policy: QuotaPolicy = { rules: POLICY.rules };
+    const retryAt = START + SKEW + 10_000;
+    store.answers.push(refusal('rate_limited', START + SKEW, retryAt));
+    await cache.decide('addr:a', policy);
+    clock.set(retryAt - SKEW - 1);
+    expect((await cache.decide('addr:a', policy)).verdict).toBe('rate_limited');
+    expect(store.decisions).toBe(1);
+    expect(scheduled).toEqual([]);
+  });
+
+  it('asks the store again for another policy object, or once the clock stepped back', async () => {
+    const { clock, store, cache } = setUp();
+    store.answers.push(refusal('banned', START + SKEW, START + SKEW + 900_000));
+    await cache.decide('key:a', POLICY);
+    await cache.decide('key:a', { ...POLICY });
+    expect(store.decisions).toBe(2);
+    store.answers.push(refusal('banned', START + SKEW, START + SKEW + 900_000));
+    await cache.decide('key:b', POLICY);
+    clock.advance(-1);
+    await cache.decide('key:b', POLICY);
+    expect(store.decisions).toBe(4);
+  });
+
+  it('keeps at most maxEntries subjects, forgetting the longest kept first', async () => {
+    const { store, cache } = setUp(2);
+    for (const subject of ['a', 'b', 'c']) {
+      store.answers.push(refusal('banned', START + SKEW, START + SKEW + 900_000));
+      await cache.decide(subject, POLICY);
+    }
+    expect(cache.size).toBe(2);
+    await cache.decide('b', POLICY);
+    await cache.decide('c', POLICY);
+    expect(store.decisions).toBe(3);
+    await cache.decide('a', POLICY);
+    expect(store.decisions).toBe(4);
+  });
+
+  it('loses the strikes of a flush the outage failed, and reports any other failure', async () => {
+    const { store, cache, flushErrors } = setUp();
+    store.answers.push(refusal('rate_limited', START + SKEW, START + SKEW + 10_000));
+    await cache.decide('key:a', POLICY);
+    await cache.decide('key:a', POLICY);
+    store.strikesAnswer = new StoreUnavailableError('Redis');
+    await cache.flush();
+    expect(flushErrors).toEqual([]);
+    await cache.decide('key:a', POLICY);
+    const bug = new Error('script error');
+    store.strikesAnswer = bug;
+    await cache.flush();
+    expect(flushErrors).toEqual([bug]);
+  });
+
+  it("serves an embedder's rate limiter: a ban's fields answered with no store call", async () => {
+    const { clock, store, cache } = setUp();
+    const limiter = createRateLimiter({ rules: POLICY.rules, ban: BAN, store: cache });
+    const end = START + SKEW + 900_000;
+    store.answers.push(refusal('banned', START + SKEW, end));
+    await limiter.check('ip:1');
+    clock.advance(300_000);
+    const check = await limiter.check('ip:1');
+    expect(check.allowed).toBe(false);
+    expect(check.headers['Retry-After']).toBe('600');
+    expect(store.decisions).toBe(1);
+  });
+
+  it('refuses options that cannot work', () => {
+    const clock = new ManualClock(START);
+    const store = new ScriptedStore(clock);
+    const options = { strikeLagMs: 0, maxEntries: 1, schedule: () => undefined, onFlushError: () => undefined };
+    expect(() => new LocalRefusals(store, store, clock, options)).toThrow(/strikeLagMs must be a positive integer/);
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
+import { QuotaOutageFallback, type QuotaOutagePolicy } from '../../src/adapters/wrappers/quota-outage-fallback.js';
+import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaStore } from '../../src/ports/quota-store.js';
+import { ManualClock } from '../support/manual-clock.js';
+
+const POLICY: QuotaPolicy = { rules: [{ name: 'minute', limit: 2, windowMs: 60_000 }] };
+
+/** A remote store that is down, or that fails for another reason. */
+const failing = (error: Error): QuotaStore => ({ decide: () => Promise.reject(error) });
+
+function fallbackFor(policy: QuotaOutagePolicy, primary: QuotaStore): QuotaOutageFallback {
+  const clock = new ManualClock(1_800_000_000_000);
+  return new QuotaOutageFallback(primary, policy, new MemoryQuotaStore(clock), clock);
+}
+
+describe('the quota check while its store is down', () => {
+  it('local: limits with the in-process engine, still exactly', async () => {
+    const store = fallbackFor('local', failing(new StoreUnavailableError('Redis')));
+    const verdicts = [];
+    for (let i = 0; i < 3; i++) verdicts.push((await store.decide('key:a', POLICY)).verdict);
+    expect(verdicts).toEqual(['admitted', 'admitted', 'rate_limited']);
+  });
+
+  it('allow: admits without counting and reports nothing spent', async () => {
+    const store = fallbackFor('allow', failing(new StoreUnavailableError('Redis')));
+    for (let i = 0; i < 5; i++) {
+      const decision = await store.decide('key:a', POLICY);
+      expect(decision.verdict).toBe('admitted');
+      expect(decision.remaining).toEqual([2]);
+    }
+  });
+
+  it('deny: passes the unavailability on (the transport answers 503, never 429)', async () => {
+    const store = fallbackFor('deny', failing(new StoreUnavailableError('Redis')));
+    await expect(store.decide('key:a', POLICY)).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('never hides a failure that is not an outage, whatever the policy', async () => {
+    for (const policy of ['local', 'allow', 'deny'] as const) {
+      const store = fallbackFor(policy, failing(new TypeError('a bug')));
+      await expect(store.decide('key:a', POLICY)).rejects.toBeInstanceOf(TypeError);
+    }
+  });
+
+  it('uses the primary store whenever it answers', async () => {
+    const clock = new ManualClock(0);
+    const primary = new MemoryQuotaStore(clock);
+    const local = new MemoryQuotaStore(clock);
+    const store = new QuotaOutageFallback(primary, 'local', local, clock);
+    await store.decide('key:a', POLICY);
+    expect(primary.size).toBe(1);
+    expect(local.size).toBe(0);
+  });
+});
