@@ -60,25 +60,33 @@ export const rateLimitFields = (policy: QuotaPolicy, decision: QuotaDecision): R
   };
 };
 
+/** The name of each field on the wire: the one table the writers, CORS and the OpenAPI document derive from. */
+export const RATE_LIMIT_FIELD_NAMES = {
+  limit: 'X-RateLimit-Limit',
+  remaining: 'X-RateLimit-Remaining',
+  reset: 'X-RateLimit-Reset',
+  policy: 'RateLimit-Policy',
+  rateLimit: 'RateLimit',
+  retryAfter: 'Retry-After',
+} as const satisfies Record<keyof RateLimitFields, string>;
+
+type FieldName<Field extends keyof RateLimitFields> = (typeof RATE_LIMIT_FIELD_NAMES)[Field];
+
 /** The header fields as a record, values as strings, for `res.set(...)` (express) or `reply.headers(...)` (fastify). */
-export type RateLimitHeaders = {
-  readonly 'X-RateLimit-Limit': string;
-  readonly 'X-RateLimit-Remaining': string;
-  readonly 'X-RateLimit-Reset': string;
-  readonly 'RateLimit-Policy': string;
-  readonly RateLimit: string;
+export type RateLimitHeaders = { readonly [Field in Exclude<keyof RateLimitFields, 'retryAfter'> as FieldName<Field>]: string } & {
   /** Only on a refusal (`rate_limited` or `banned`). */
-  readonly 'Retry-After'?: string;
+  readonly [RATE_LIMIT_FIELD_NAMES.retryAfter]?: string;
 };
 
 /** `fields` as header fields; `Retry-After` only when the request was refused. */
 export const rateLimitHeaders = (fields: RateLimitFields): RateLimitHeaders => {
-  const headers = {
-    'X-RateLimit-Limit': String(fields.limit),
-    'X-RateLimit-Remaining': String(fields.remaining),
-    'X-RateLimit-Reset': String(fields.reset),
-    'RateLimit-Policy': fields.policy,
-    RateLimit: fields.rateLimit,
+  const headers: { -readonly [Name in keyof RateLimitHeaders]: RateLimitHeaders[Name] } = {
+    [RATE_LIMIT_FIELD_NAMES.limit]: String(fields.limit),
+    [RATE_LIMIT_FIELD_NAMES.remaining]: String(fields.remaining),
+    [RATE_LIMIT_FIELD_NAMES.reset]: String(fields.reset),
+    [RATE_LIMIT_FIELD_NAMES.policy]: fields.policy,
+    [RATE_LIMIT_FIELD_NAMES.rateLimit]: fields.rateLimit,
   };
-  return fields.retryAfter === undefined ? headers : { ...headers, 'Retry-After': String(fields.retryAfter) };
+  if (fields.retryAfter !== undefined) headers[RATE_LIMIT_FIELD_NAMES.retryAfter] = String(fields.retryAfter);
+  return headers;
 };

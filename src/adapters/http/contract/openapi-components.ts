@@ -1,8 +1,12 @@
+import { STANDARD_PLANS } from '../../../domain/quota/plan.js';
+import type { QuotaRule } from '../../../domain/quota/quota-rule.js';
+import { RATE_LIMIT_FIELD_NAMES, rateLimitPolicyField } from '../../../domain/quota/rate-limit-fields.js';
 import { DEFAULT_BASE_PATH } from './base-path.js';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../docs/docs-content-security-policy.js';
 import { STATIC_CACHE_CONTROL } from '../docs/static-file.js';
 import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
 import { MAX_BODY_BYTES } from '../wire/request-limits.js';
+import { REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../wire/request-id.js';
 
 /*
  * What no operation declaration can say: the headers and error answers every operation
@@ -10,6 +14,13 @@ import { MAX_BODY_BYTES } from '../wire/request-limits.js';
  */
 
 export const ref = (path: string) => ({ $ref: `#/components/${path}` }) as const;
+
+/** A plan's rules (every plan has the same names and windows; anonymous callers only the first), one pattern piece each. */
+const rulesPattern = (piece: (rule: QuotaRule) => string): string => {
+  const [first, ...rest] = STANDARD_PLANS.free.rules.map(piece);
+  return `^${first}${rest.map((more) => `(, ${more})?`).join('')}$`;
+};
+const ANONYMOUS_EXAMPLE = { rules: STANDARD_PLANS.free.rules.slice(0, 1) };
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -22,40 +33,40 @@ const locationHeader = (basePath: string) =>
   }) as const;
 
 export const HEADER_COMPONENTS = {
-  'X-Request-Id': {
+  [REQUEST_ID_HEADER]: {
     description:
       "The request's identifier, also in the server's logs: the request's own X-Request-Id when it is 1 to 128 characters of `A-Z a-z 0-9 . _ ~ : / + = -`, otherwise a new UUID.",
     required: true,
-    schema: { type: 'string', pattern: '^[A-Za-z0-9._~:/+=-]{1,128}$' },
+    schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
   },
-  'X-RateLimit-Limit': {
+  [RATE_LIMIT_FIELD_NAMES.limit]: {
     description: 'The limit of the binding rule (the one with the fewest requests remaining; on a tie the shorter window).',
     required: true,
     schema: { type: 'integer', minimum: 0 },
   },
-  'X-RateLimit-Remaining': {
+  [RATE_LIMIT_FIELD_NAMES.remaining]: {
     description: 'Requests the binding rule still admits in its current rolling window, after this one.',
     required: true,
     schema: { type: 'integer', minimum: 0 },
   },
-  'X-RateLimit-Reset': {
+  [RATE_LIMIT_FIELD_NAMES.reset]: {
     description:
       "Unix time in whole seconds, rounded up, at which the binding rule's remaining next goes up (the current time when it counts nothing).",
     required: true,
     schema: { type: 'integer', minimum: 0 },
   },
-  'RateLimit-Policy': {
+  [RATE_LIMIT_FIELD_NAMES.policy]: {
     description:
-      'Every rule applied to the caller (draft-ietf-httpapi-ratelimit-headers-11): `"minute";q=60;w=60, "day";q=1000;w=86400` for a Free key; callers without a valid key have the single rule `"minute";q=60;w=60`, counted per client address.',
+      `Every rule applied to the caller (draft-ietf-httpapi-ratelimit-headers-11): \`${rateLimitPolicyField(STANDARD_PLANS.free)}\` for a Free key; callers without a valid key have the single rule \`${rateLimitPolicyField(ANONYMOUS_EXAMPLE)}\`, counted per client address.`,
     required: true,
-    schema: { type: 'string', pattern: '^"minute";q=[0-9]+;w=60(, "day";q=[0-9]+;w=86400)?$' },
+    schema: { type: 'string', pattern: rulesPattern((rule) => `"${rule.name}";q=[0-9]+;w=${rule.windowMs / 1000}`) },
   },
-  RateLimit: {
+  [RATE_LIMIT_FIELD_NAMES.rateLimit]: {
     description: 'Remaining requests (`r`) and seconds until they next go up (`t`) for every rule of RateLimit-Policy.',
     required: true,
-    schema: { type: 'string', pattern: '^"minute";r=[0-9]+;t=[0-9]+(, "day";r=[0-9]+;t=[0-9]+)?$' },
+    schema: { type: 'string', pattern: rulesPattern((rule) => `"${rule.name}";r=[0-9]+;t=[0-9]+`) },
   },
-  'Retry-After': {
+  [RATE_LIMIT_FIELD_NAMES.retryAfter]: {
     description:
       'Whole seconds, at least 1, after which a request is admitted again if nothing else spends the quota. Clients should back off exponentially when refused again.',
     required: true,
@@ -122,12 +133,14 @@ export type HeaderComponentName = keyof typeof HEADER_COMPONENTS;
 
 type HeaderRefs = Readonly<Record<string, { readonly $ref: string } | object>>;
 
-const RATE_LIMIT_FIELDS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'] as const;
+const { retryAfter: _retryAfter, ...everyAnswersFields } = RATE_LIMIT_FIELD_NAMES;
+/** The fields every answer carries once the quota is decided; Retry-After only a refusal. */
+const RATE_LIMIT_FIELDS = Object.values(everyAnswersFields);
 
 /** The headers of every answer the pipeline gives once the quota is decided: the rate-limit fields and X-Request-Id. */
 export const rateLimitHeaders: HeaderRefs = {
   ...Object.fromEntries(RATE_LIMIT_FIELDS.map((name) => [name, ref(`headers/${name}`)])),
-  'X-Request-Id': ref('headers/X-Request-Id'),
+  [REQUEST_ID_HEADER]: ref(`headers/${REQUEST_ID_HEADER}`),
 };
 
 const optional = (name: HeaderComponentName) => ({ ...HEADER_COMPONENTS[name], required: false });
@@ -173,12 +186,12 @@ export const SHARED_RESPONSES = {
   TooManyRequests: errorResponse(
     'Over the limit (`rate_limited`), or the API key is temporarily banned for ignoring 429s (`api_key_banned`).',
     ['rate_limited', 'api_key_banned'],
-    { ...rateLimitHeaders, 'Retry-After': ref('headers/Retry-After') },
+    { ...rateLimitHeaders, [RATE_LIMIT_FIELD_NAMES.retryAfter]: ref(`headers/${RATE_LIMIT_FIELD_NAMES.retryAfter}`) },
   ),
   InternalError: errorResponse('An unexpected failure; no internals are disclosed.', ['internal_error'], optionalRateLimitHeaders),
   ServiceUnavailable: errorResponse('A backing store is unreachable; retry shortly.', ['service_unavailable'], {
     ...optionalRateLimitHeaders,
-    'Retry-After': ref('headers/Retry-After'),
+    [RATE_LIMIT_FIELD_NAMES.retryAfter]: ref(`headers/${RATE_LIMIT_FIELD_NAMES.retryAfter}`),
   }),
   // Answered by the HTTP parser's error handler, before any route or quota decision: no rate-limit fields.
   RequestTimeout: { description: 'The request was not received in time; the connection is closed.', headers: {}, content: errorContent(['request_timeout']) },

@@ -1,6 +1,7 @@
 import type { TSchema } from 'typebox';
 import { DEFAULT_BASE_PATH } from './base-path.js';
 import type { HttpErrorCode } from '../wire/http-errors.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../wire/idempotency-key.js';
 import { isErrorResponse, type Operation } from './operation.js';
 import { errorContent, headerComponents, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
 import { NAMED_SCHEMAS } from './schemas.js';
@@ -113,12 +114,12 @@ function responsesOf(operation: Operation): Map<number, DocumentResponse> {
 }
 
 const IDEMPOTENCY_KEY_PARAMETER = {
-  name: 'Idempotency-Key',
+  name: IDEMPOTENCY_KEY_HEADER,
   in: 'header',
   required: false,
   description:
     'draft-ietf-httpapi-idempotency-key-header: 1 to 255 visible ASCII characters, scoped to the API key and kept 24 h. A repeat with the same body replays the first 201 (`Idempotent-Replayed: true`) and stores nothing; another body is a 422; a repeat while the first is in flight a 409. Only a 201 is remembered.',
-  schema: { type: 'string', pattern: '^[\\x21-\\x7E]{1,255}$' },
+  schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
 };
 
 const deprecationHeaders = {

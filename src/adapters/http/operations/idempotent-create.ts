@@ -4,12 +4,11 @@ import { runIdempotently } from '../../../domain/idempotency/idempotent.js';
 import type { Result } from '../../../domain/result.js';
 import type { IdempotencyClaim, IdempotentResult } from '../../../ports/idempotency-store.js';
 import { sendDomainError } from '../wire/failures.js';
+import { isIdempotencyKey } from '../wire/idempotency-key.js';
 import type { JsonRequest } from '../wire/json-request.js';
 import type { OperationServices } from '../contract/operation.js';
 import { sendError, type RequestContext } from '../wire/request-context.js';
 
-// draft-ietf-httpapi-idempotency-key-header: 1 to 255 visible ASCII characters.
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED = ['idempotent-replayed', 'true'];
 
 export interface IdempotentCreation<T> {
@@ -35,8 +34,7 @@ export async function createIdempotently<T>(
 ): Promise<void> {
   const key = ctx.req.headers['idempotency-key'];
   if (key === undefined) return answer(ctx, creation, await creation.create(body.value));
-  // Repeated headers arrive joined with ", ": the space makes them invalid too.
-  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
+  if (!isIdempotencyKey(key)) {
     return sendError(ctx, 'invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters, sent once.');
   }
   const claim: IdempotencyClaim = {

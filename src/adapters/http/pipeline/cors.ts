@@ -1,5 +1,8 @@
 import type { IncomingMessage } from 'node:http';
+import { RATE_LIMIT_FIELD_NAMES } from '../../../domain/quota/rate-limit-fields.js';
 import { err, ok, type Result } from '../../../domain/result.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../wire/idempotency-key.js';
+import { REQUEST_ID_HEADER } from '../wire/request-id.js';
 
 /** `*`, or the exact origins (`https://app.example.com`) allowed to call the API from a browser. */
 export type CorsOrigins = '*' | readonly string[];
@@ -42,20 +45,15 @@ function originProblem(entry: string): string | undefined {
 
 // Scripts may read only the safelisted response fields unless named here.
 const EXPOSED = [
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'RateLimit-Policy',
-  'RateLimit',
-  'Retry-After',
+  ...Object.values(RATE_LIMIT_FIELD_NAMES),
   'Location',
   'Link',
   'Deprecation',
   'Sunset',
   'Idempotent-Replayed',
-  'X-Request-Id',
+  REQUEST_ID_HEADER,
 ].join(', ');
-const ALLOWED_HEADERS = 'authorization, content-type, idempotency-key, x-request-id';
+const ALLOWED_HEADERS = ['authorization', 'content-type', IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER].join(', ').toLowerCase();
 const MAX_AGE_SECONDS = 600;
 const VARY_ORIGIN: HeaderList = ['vary', 'Origin'];
 

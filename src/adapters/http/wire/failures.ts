@@ -1,7 +1,8 @@
+import { RATE_LIMIT_FIELD_NAMES } from '../../../domain/quota/rate-limit-fields.js';
 import { StoreUnavailableError, type DomainError } from '../../../domain/errors.js';
 import { sendError, type RequestContext } from './request-context.js';
 
-const RETRY_SOON = ['retry-after', '1'];
+const RETRY_SOON = [RATE_LIMIT_FIELD_NAMES.retryAfter.toLowerCase(), '1'];
 
 /** `requestId`: the X-Request-Id of the request that failed, when there is one. */
 export type LogError = (message: string, error: unknown, requestId?: string) => void;

@@ -1,22 +1,19 @@
 import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
-import { rateLimitFields } from '../../../domain/quota/rate-limit-fields.js';
+import { RATE_LIMIT_FIELD_NAMES, rateLimitFields } from '../../../domain/quota/rate-limit-fields.js';
 import type { HeaderList } from './request-context.js';
+
+// Lower case, as node:http writes the names it is handed, once at load rather than per answer.
+const LIMIT = RATE_LIMIT_FIELD_NAMES.limit.toLowerCase();
+const REMAINING = RATE_LIMIT_FIELD_NAMES.remaining.toLowerCase();
+const RESET = RATE_LIMIT_FIELD_NAMES.reset.toLowerCase();
+const POLICY = RATE_LIMIT_FIELD_NAMES.policy.toLowerCase();
+const RATE_LIMIT = RATE_LIMIT_FIELD_NAMES.rateLimit.toLowerCase();
+const RETRY_AFTER = RATE_LIMIT_FIELD_NAMES.retryAfter.toLowerCase();
 
 /** Appends the legacy X-RateLimit-* trio of the binding rule, the IETF fields of every rule and, refused, Retry-After. */
 export function writeRateLimitHeaders(headers: HeaderList, policy: QuotaPolicy, decision: QuotaDecision): void {
   const fields = rateLimitFields(policy, decision);
-  headers.push(
-    'x-ratelimit-limit',
-    fields.limit,
-    'x-ratelimit-remaining',
-    fields.remaining,
-    'x-ratelimit-reset',
-    fields.reset,
-    'ratelimit-policy',
-    fields.policy,
-    'ratelimit',
-    fields.rateLimit,
-  );
-  if (fields.retryAfter !== undefined) headers.push('retry-after', fields.retryAfter);
+  headers.push(LIMIT, fields.limit, REMAINING, fields.remaining, RESET, fields.reset, POLICY, fields.policy, RATE_LIMIT, fields.rateLimit);
+  if (fields.retryAfter !== undefined) headers.push(RETRY_AFTER, fields.retryAfter);
 }

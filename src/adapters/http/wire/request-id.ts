@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
 /** 1 to 128 characters safe in a header and a log line; anything else is replaced, never echoed. */
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._~:/+=-]{1,128}$/;
+export const REQUEST_ID_PATTERN = '^[A-Za-z0-9._~:/+=-]{1,128}$';
+const SAFE_REQUEST_ID = new RegExp(REQUEST_ID_PATTERN);
 
 declare const safeCharacters: unique symbol;
 /**
