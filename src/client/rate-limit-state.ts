@@ -1,3 +1,4 @@
+import { RATE_LIMIT_FIELD, RATE_LIMIT_POLICY_FIELD } from './field-names.js';
 import { parseStructuredList } from './structured-list.js';
 
 /** One quota rule as the last answer described it (draft-ietf-httpapi-ratelimit-headers). */
@@ -23,9 +24,9 @@ export interface RateLimitState {
 
 /** The rate-limit state `headers` describe, or undefined when they carry no readable `RateLimit` field. */
 export function readRateLimitState(headers: Headers, receivedAt: number): RateLimitState | undefined {
-  const field = headers.get('ratelimit');
+  const field = headers.get(RATE_LIMIT_FIELD);
   if (field === null) return undefined;
-  const policies = new Map(parseStructuredList(headers.get('ratelimit-policy') ?? '').map((policy) => [policy.name, policy.params]));
+  const policies = new Map(parseStructuredList(headers.get(RATE_LIMIT_POLICY_FIELD) ?? '').map((policy) => [policy.name, policy.params]));
   const rules = parseStructuredList(field).flatMap(({ name, params }): RateLimitRule[] => {
     const remaining = params.get('r');
     if (remaining === undefined) return [];

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY_FIELD, RETRY_AFTER_FIELD } from './field-names.js';
 import { errorOfAnswer, PetStoreError } from './pet-store-error.js';
 import { readRateLimitState, type RateLimitState } from './rate-limit-state.js';
 import { isRetryable, parseRetryAfter, retryDelay, type RetryPolicy } from './retry-policy.js';
@@ -55,7 +56,7 @@ export class Transport {
 
   async #attempt(call: Call): Promise<Answer | PetStoreError> {
     const headers = new Headers({ accept: 'application/json', authorization: `Bearer ${this.apiKey}` });
-    if (call.idempotencyKey !== undefined) headers.set('idempotency-key', call.idempotencyKey);
+    if (call.idempotencyKey !== undefined) headers.set(IDEMPOTENCY_KEY_FIELD, call.idempotencyKey);
     if (call.body !== undefined) headers.set('content-type', 'application/json');
     let response: Response;
     let text: string;
@@ -74,7 +75,7 @@ export class Transport {
     const receivedAt = Date.now();
     this.#rateLimit = readRateLimitState(response.headers, receivedAt) ?? this.#rateLimit;
     const body = text === '' ? undefined : parseJson(text);
-    if (!response.ok) return errorOfAnswer(response.status, body, parseRetryAfter(response.headers.get('retry-after'), receivedAt));
+    if (!response.ok) return errorOfAnswer(response.status, body, parseRetryAfter(response.headers.get(RETRY_AFTER_FIELD), receivedAt));
     if (body === undefined) return new PetStoreError(response.status, 'invalid_response', `HTTP ${response.status} without a JSON body`);
     return { body, headers: response.headers };
   }
