@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Container } from 'inversify';
+import { DEFAULT_BASE_PATH } from '../adapters/http/contract/base-path.js';
 import type { PetStoreHttpServer } from '../adapters/http/http-server.js';
 import { buildContainer, type ContainerOverrides } from './container/build-container.js';
 import { TOKENS } from './container/tokens.js';
@@ -19,7 +20,7 @@ export interface RunningPetStore {
   readonly config: PetStoreConfig;
   /** `http://HOST:PORT`, with the port actually bound (PORT=0 picks a free one). */
   readonly url: string;
-  /** `url` + `/v1`. */
+  /** `url` + the base path (`/v1`). */
   readonly baseUrl: string;
   /** Keys created because none were configured (development only); empty otherwise. */
   readonly demoKeys: readonly ConfiguredKey[];
@@ -59,12 +60,13 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
-    logger.info({ url: `${url}/v1`, adminUrl: admin?.url, environment: config.environment, store: config.store, accessLog: config.accessLog }, 'started');
+    const baseUrl = `${url}${DEFAULT_BASE_PATH}`;
+    logger.info({ url: baseUrl, adminUrl: admin?.url, environment: config.environment, store: config.store, accessLog: config.accessLog }, 'started');
     let closing: Promise<void> | undefined;
     return {
       config,
       url,
-      baseUrl: `${url}/v1`,
+      baseUrl,
       demoKeys,
       container,
       adminUrl: admin?.url,

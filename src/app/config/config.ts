@@ -1,5 +1,6 @@
 import { parseTrustProxy, type TrustProxy } from '../../adapters/http/pipeline/client-address.js';
 import { parseCorsOrigins, type CorsOrigins } from '../../adapters/http/pipeline/cors.js';
+import { DEFAULT_DEPRECATED_AT } from '../../adapters/http/request-handler.js';
 import type { RedisNodeAddress } from '../../adapters/redis/redis-cluster-client.js';
 import { ROLES, type Role } from '../../domain/access/caller.js';
 import { DEFAULT_BAN_POLICY } from '../../domain/quota/ban-policy.js';
@@ -98,7 +99,7 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     },
     anonymousPerMinute: read('PETSTORE_ANONYMOUS_PER_MINUTE', 60, integerIn(1, 1_000_000_000)),
     quotaFallback: read('PETSTORE_QUOTA_FALLBACK', 'local' as QuotaFallback, oneOf(QUOTA_FALLBACKS)),
-    deprecatedAt: read('PETSTORE_DEPRECATION_DATE', new Date('2026-01-01T00:00:00Z'), parseDate),
+    deprecatedAt: read('PETSTORE_DEPRECATION_DATE', DEFAULT_DEPRECATED_AT, parseDate),
     trustProxy: read<TrustProxy>('PETSTORE_TRUST_PROXY', { kind: 'none' }, parseTrustProxy),
     corsOrigins: read<CorsOrigins | undefined>('PETSTORE_CORS_ORIGINS', undefined, parseCorsOrigins),
     logLevel: read('PETSTORE_LOG_LEVEL', 'info' as LogLevel, oneOf(LOG_LEVELS)),
