@@ -1,6 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { createHttpServer } from '../../adapters/http/http-server.js';
-import { MINUTE_MS } from '../../domain/quota/plan.js';
+import { minuteRule } from '../../domain/quota/plan.js';
 import { OrderService } from '../../domain/orders/order-service.js';
 import { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import { RequestAdmission } from '../../domain/quota/request-admission.js';
@@ -34,7 +34,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .toResolvedValue(
       (config, keys, quotas) =>
         new RequestAdmission(keys, quotas, {
-          anonymousPolicy: { rules: [{ name: 'minute', limit: config.anonymousPerMinute, windowMs: MINUTE_MS }] },
+          anonymousPolicy: { rules: [minuteRule(config.anonymousPerMinute)] },
           ban: config.ban,
         }),
       [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore],

@@ -11,12 +11,13 @@ export interface Plan {
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
+/** A plan's first rule, also the anonymous callers' only one: `limit` requests in any rolling minute. */
+export const minuteRule = (limit: number): QuotaRule => ({ name: 'minute', limit, windowMs: MINUTE_MS });
+export const dayRule = (limit: number): QuotaRule => ({ name: 'day', limit, windowMs: DAY_MS });
+
 export const planOf = (name: PlanName, perMinute: number, perDay: number): Plan => ({
   name,
-  rules: [
-    { name: 'minute', limit: perMinute, windowMs: MINUTE_MS },
-    { name: 'day', limit: perDay, windowMs: DAY_MS },
-  ],
+  rules: [minuteRule(perMinute), dayRule(perDay)],
 });
 
 /** The seed's plan table. Enterprise keys carry their own numbers. */

@@ -81,13 +81,11 @@ export const NewOrderSchema = Type.Object(
   { petId: idSchema('The pet to order: it must be `available`, and becomes `pending`.') },
   { additionalProperties: false },
 );
-export type NewOrderBody = Static<typeof NewOrderSchema>;
 
 export const OrderUpdateSchema = Type.Object(
   { status: Type.Unsafe<StaffStatus>({ type: 'string', enum: [...STAFF_STATUSES] }) },
   { additionalProperties: false },
 );
-export type OrderUpdateBody = Static<typeof OrderUpdateSchema>;
 
 export const OrderSchema = Type.Object(
   {
