@@ -3,9 +3,9 @@
  * ports and the in-memory adapters. Importing it loads no Redis client, no container and
  * changes no global; Redis, HTTP and the standalone server have entry points of their own.
  */
-export type { NewPet, NewPetInput, Pet, PetStatus } from './domain/pets/pet.js';
+export type { Inventory, NewPet, NewPetInput, Pet, PetStatus } from './domain/pets/pet.js';
 export { PET_STATUSES, isPetStatus, MAX_ID } from './domain/pets/pet.js';
-export { PetCatalog, type Inventory, type ListPetsQuery, type PetJsonPage, type PetPage } from './domain/pets/pet-catalog.js';
+export { PetCatalog, type ListPetsQuery, type PetJsonPage, type PetPage } from './domain/pets/pet-catalog.js';
 export { validateNewPet } from './domain/pets/new-pet-validation.js';
 export { petJson } from './domain/pets/pet-json.js';
 export type { NewOrder, Order, OrderStatus } from './domain/orders/order.js';

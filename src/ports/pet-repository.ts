@@ -1,4 +1,4 @@
-import type { NewPet, Pet, PetStatus } from '../domain/pets/pet.js';
+import type { Inventory, NewPet, Pet, PetStatus } from '../domain/pets/pet.js';
 import type { IdempotencyClaim } from './idempotency-store.js';
 
 export interface PetPageQuery {
@@ -27,13 +27,10 @@ export interface PetRepository {
    */
   create(pet: NewPet, claim?: IdempotencyClaim): Promise<Pet>;
   get(id: number): Promise<Pet | undefined>;
-  /** Ascending id, at most `limit` pets. */
-  page(query: PetPageQuery): Promise<readonly Pet[]>;
   /**
-   * The same pets as `page` as one JSON array, joined from what the store keeps (never parsed
-   * and serialised again), and whether more match: what a transport sends as it is.
+   * Ascending id, at most `limit` pets, as one JSON array joined from what the store keeps
+   * (never parsed and serialised again: what a transport sends as it is), and whether more match.
    */
   pageJson(query: PetPageQuery): Promise<StoredPetPage>;
-  /** How many pets have each status. */
-  countByStatus(): Promise<Readonly<Record<PetStatus, number>>>;
+  countByStatus(): Promise<Inventory>;
 }

@@ -16,7 +16,7 @@ const operationsOf = (redis: Redis): Record<string, () => Promise<unknown>> => {
   return {
     'create a pet': () => pets.create({ name: 'Rex', categoryId: 1, status: 'available' }),
     'get a pet': () => pets.get(1),
-    'page pets': () => pets.page({ afterId: 0, limit: 20, status: 'available' }),
+    'page pets': () => pets.pageJson({ afterId: 0, limit: 20, status: 'available' }),
     'register a key': () => keys.register('ab'.repeat(32), { plan: STANDARD_PLANS.free, role: 'customer' }),
     'look a key up': () => keys.grantOf('ab'.repeat(32)),
     'decide a quota': () => quotas.decide('key:ab', { rules: STANDARD_PLANS.free.rules }),

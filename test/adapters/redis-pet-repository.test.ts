@@ -3,6 +3,7 @@ import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
 import { RedisPetRepository } from '../../src/adapters/redis/redis-pet-repository.js';
 import { MAX_ID } from '../../src/domain/pets/pet.js';
 import { describePetRepositoryContract } from '../contracts/pet-repository-contract.js';
+import { pagedPets } from '../contracts/stores-fixture.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 import { redisStores } from './redis-stores-fixture.js';
@@ -26,7 +27,7 @@ describe('RedisPetRepository', () => {
       expect(await second.get(1)).toEqual(created[0]);
       created.push(await second.create({ name: 'Tom', categoryId: 2, status: 'pending' }));
       expect(created[1]?.id).toBe(2);
-      expect(await first.page({ afterId: 0, limit: 10 })).toEqual(created);
+      expect(await pagedPets(first, { afterId: 0, limit: 10 })).toEqual(created);
     } finally {
       other.disconnect();
     }
@@ -57,8 +58,8 @@ describe('RedisPetRepository', () => {
     ];
     expect(created.map((pet) => pet.id)).toEqual([MAX_ID - 1, MAX_ID]);
     expect(await repository.get(MAX_ID)).toEqual(created[1]);
-    expect(await repository.page({ afterId: MAX_ID - 2, limit: 5, status: 'sold' })).toEqual(created);
-    expect(await repository.page({ afterId: MAX_ID - 1, limit: 5 })).toEqual([created[1]]);
+    expect(await pagedPets(repository, { afterId: MAX_ID - 2, limit: 5, status: 'sold' })).toEqual(created);
+    expect(await pagedPets(repository, { afterId: MAX_ID - 1, limit: 5 })).toEqual([created[1]]);
   });
 });
 
@@ -76,7 +77,7 @@ describe('RedisPetRepository on a Redis of its own', () => {
     try {
       const repository = new RedisPetRepository(redis, 'shop:');
       for (const status of ['available', 'pending', 'sold'] as const) await repository.create({ name: status, categoryId: 1, status });
-      await repository.page({ afterId: 0, limit: 10, status: 'sold' });
+      await repository.pageJson({ afterId: 0, limit: 10, status: 'sold' });
       // The first braces of a key name are its hash tag: {pets} for all.
       expect((await redis.keys('*')).sort()).toEqual([
         'shop:{pets}:ids',

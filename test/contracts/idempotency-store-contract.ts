@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewPet } from '../../src/domain/pets/pet.js';
 import type { IdempotencyStore } from '../../src/ports/idempotency-store.js';
-import { claimOf, type CreateStores, type StoresFixture } from './stores-fixture.js';
+import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
 
 const REX: NewPet = { name: 'Rex', categoryId: 1, status: 'available' };
 const FIRST = 'POST /v1/pets {"name":"Rex","categoryId":1}';
@@ -55,7 +55,7 @@ export const describeIdempotencyStoreContract = (adapterName: string, create: Cr
       const petClaim = claimOf('k1', FIRST);
       const pet = await fixture.pets.create(REX, petClaim);
       expect(await fixture.pets.create(REX, petClaim)).toEqual(pet);
-      expect(await fixture.pets.page({ afterId: 0, limit: 10 })).toEqual([pet]);
+      expect(await pagedPets(fixture.pets, { afterId: 0, limit: 10 })).toEqual([pet]);
       const orderClaim = claimOf('k2', `POST /v1/store/orders {"petId":${pet.id}}`);
       const first = await fixture.orders.place({ petId: pet.id, ownerId: 'o', placedAt: '2026-01-01T00:00:00.000Z' }, orderClaim);
       expect(first.kind).toBe('placed');

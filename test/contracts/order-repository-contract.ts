@@ -5,7 +5,7 @@ import { ORDER_STATUSES, type NewOrder, type Order, type OrderStatus } from '../
 import { PET_STATUSES, type PetStatus } from '../../src/domain/pets/pet.js';
 import type { OrderPageQuery, OrderRepository } from '../../src/ports/order-repository.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
-import { claimOf, type CreateStores, type StoresFixture } from './stores-fixture.js';
+import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
 
 export interface OrderRepositoryContractOptions {
   /** Runs of the model-based property; each run creates fresh stores. */
@@ -65,8 +65,8 @@ export const describeOrderRepositoryContract = (
       expect(await orders.get(1)).toEqual(orderOf(1, rex, 'placed'));
       expect(await orders.get(2)).toEqual(orderOf(2, tom, 'placed', BOB));
       expect(await pets.get(rex)).toEqual({ id: rex, name: 'pet available', categoryId: 1, status: 'pending' });
-      expect(await pets.page({ afterId: 0, limit: 10, status: 'pending' })).toHaveLength(2);
-      expect(await pets.page({ afterId: 0, limit: 10, status: 'available' })).toEqual([]);
+      expect(await pagedPets(pets, { afterId: 0, limit: 10, status: 'pending' })).toHaveLength(2);
+      expect(await pagedPets(pets, { afterId: 0, limit: 10, status: 'available' })).toEqual([]);
       expect(await pets.countByStatus()).toEqual({ available: 0, pending: 2, sold: 0 });
     });
 
@@ -107,7 +107,7 @@ export const describeOrderRepositoryContract = (
       expect(await move(orders, 1, 'deliver')).toEqual({ kind: 'changed', order: orderOf(1, rex, 'delivered') });
       expect(await orders.get(1)).toEqual(orderOf(1, rex, 'delivered'));
       expect(await statusOfPet(pets, rex)).toBe('sold');
-      expect(await pets.page({ afterId: 0, limit: 10, status: 'sold' })).toEqual([
+      expect(await pagedPets(pets, { afterId: 0, limit: 10, status: 'sold' })).toEqual([
         { id: rex, name: 'pet available', categoryId: 1, status: 'sold' },
       ]);
       // The pet's JSON, which a page joins as kept, moved with it.

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
-import { claimOf, type CreateStores, type StoresFixture } from './stores-fixture.js';
+import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
 
 export interface PetRepositoryContractOptions {
   /** Runs of the model-based property; each run creates a fresh repository. */
@@ -25,7 +25,7 @@ const pageAll = async (repository: PetRepository, limit: number, status?: PetSta
   const seen: Pet[] = [];
   for (;;) {
     const afterId = seen.at(-1)?.id ?? 0;
-    const page = await repository.page({ afterId, limit, ...filter });
+    const page = await pagedPets(repository, { afterId, limit, ...filter });
     // Checked here, not only at the end: a page that does not advance would loop forever.
     if (page.some((pet) => pet.id <= afterId)) throw new Error(`page after ${afterId} holds an id not above it`);
     seen.push(...page);
@@ -77,9 +77,9 @@ export const describePetRepositoryContract = (
 
     it('a page is ascending by id and holds at most limit pets', async () => {
       for (const name of ['a', 'b', 'c', 'd', 'e']) await repository.create(newPet(name));
-      expect((await repository.page({ afterId: 0, limit: 3 })).map((pet) => pet.id)).toEqual([1, 2, 3]);
-      expect((await repository.page({ afterId: 0, limit: 10 })).map((pet) => pet.id)).toEqual([1, 2, 3, 4, 5]);
-      expect(await repository.page({ afterId: 0, limit: 0 })).toEqual([]);
+      expect((await pagedPets(repository, { afterId: 0, limit: 3 })).map((pet) => pet.id)).toEqual([1, 2, 3]);
+      expect((await pagedPets(repository, { afterId: 0, limit: 10 })).map((pet) => pet.id)).toEqual([1, 2, 3, 4, 5]);
+      expect(await pagedPets(repository, { afterId: 0, limit: 0 })).toEqual([]);
       expect(await repository.pageJson({ afterId: 0, limit: 0 })).toEqual({ json: '[]', moreAfter: undefined });
       expect(await repository.pageJson({ afterId: 5, limit: 10 })).toEqual({ json: '[]', moreAfter: undefined });
     });
@@ -87,22 +87,22 @@ export const describePetRepositoryContract = (
     it('a page filtered by status holds only pets of that status, ascending by id', async () => {
       const statuses: PetStatus[] = ['sold', 'available', 'sold', 'pending', 'sold', 'available'];
       for (const [index, status] of statuses.entries()) await repository.create(newPet(`pet ${index}`, status));
-      expect((await repository.page({ afterId: 0, limit: 10, status: 'sold' })).map((pet) => pet.id)).toEqual([1, 3, 5]);
-      expect((await repository.page({ afterId: 0, limit: 10, status: 'available' })).map((pet) => pet.id)).toEqual([2, 6]);
-      expect((await repository.page({ afterId: 0, limit: 10, status: 'pending' })).map((pet) => pet.id)).toEqual([4]);
-      expect((await repository.page({ afterId: 0, limit: 2, status: 'sold' })).map((pet) => pet.id)).toEqual([1, 3]);
+      expect((await pagedPets(repository, { afterId: 0, limit: 10, status: 'sold' })).map((pet) => pet.id)).toEqual([1, 3, 5]);
+      expect((await pagedPets(repository, { afterId: 0, limit: 10, status: 'available' })).map((pet) => pet.id)).toEqual([2, 6]);
+      expect((await pagedPets(repository, { afterId: 0, limit: 10, status: 'pending' })).map((pet) => pet.id)).toEqual([4]);
+      expect((await pagedPets(repository, { afterId: 0, limit: 2, status: 'sold' })).map((pet) => pet.id)).toEqual([1, 3]);
     });
 
     it('a page holds only pets with an id strictly greater than afterId', async () => {
       const statuses: PetStatus[] = ['sold', 'available', 'sold', 'pending', 'sold'];
       for (const [index, status] of statuses.entries()) await repository.create(newPet(`pet ${index}`, status));
-      expect((await repository.page({ afterId: 2, limit: 10 })).map((pet) => pet.id)).toEqual([3, 4, 5]);
+      expect((await pagedPets(repository, { afterId: 2, limit: 10 })).map((pet) => pet.id)).toEqual([3, 4, 5]);
       // afterId need not be a pet of the filtered status.
-      expect((await repository.page({ afterId: 2, limit: 10, status: 'sold' })).map((pet) => pet.id)).toEqual([3, 5]);
-      expect((await repository.page({ afterId: 3, limit: 1, status: 'sold' })).map((pet) => pet.id)).toEqual([5]);
-      expect(await repository.page({ afterId: 5, limit: 10 })).toEqual([]);
-      expect(await repository.page({ afterId: Number.MAX_SAFE_INTEGER, limit: 10 })).toEqual([]);
-      expect(await repository.page({ afterId: 5, limit: 10, status: 'pending' })).toEqual([]);
+      expect((await pagedPets(repository, { afterId: 2, limit: 10, status: 'sold' })).map((pet) => pet.id)).toEqual([3, 5]);
+      expect((await pagedPets(repository, { afterId: 3, limit: 1, status: 'sold' })).map((pet) => pet.id)).toEqual([5]);
+      expect(await pagedPets(repository, { afterId: 5, limit: 10 })).toEqual([]);
+      expect(await pagedPets(repository, { afterId: Number.MAX_SAFE_INTEGER, limit: 10 })).toEqual([]);
+      expect(await pagedPets(repository, { afterId: 5, limit: 10, status: 'pending' })).toEqual([]);
     });
 
     it('200 concurrent creates get 200 distinct ids, and paging afterwards yields each pet exactly once', async () => {
@@ -132,7 +132,7 @@ export const describePetRepositoryContract = (
       attempt(() => {
         (fetched as { status: string }).status = 'sold';
       });
-      const page = await repository.page({ afterId: 0, limit: 10 });
+      const page = await pagedPets(repository, { afterId: 0, limit: 10 });
       attempt(() => {
         (page[0] as { categoryId: number }).categoryId = 99;
       });
@@ -142,8 +142,8 @@ export const describePetRepositoryContract = (
 
       const expected = { id: 1, name: 'Rex', categoryId: 4, status: 'pending' };
       expect(await repository.get(1)).toEqual(expected);
-      expect(await repository.page({ afterId: 0, limit: 10 })).toEqual([expected]);
-      expect(await repository.page({ afterId: 0, limit: 10, status: 'pending' })).toEqual([expected]);
+      expect(await pagedPets(repository, { afterId: 0, limit: 10 })).toEqual([expected]);
+      expect(await pagedPets(repository, { afterId: 0, limit: 10, status: 'pending' })).toEqual([expected]);
     });
 
     it('counts the pets of each status, zero for a status no pet has', async () => {
@@ -191,7 +191,7 @@ export const describePetRepositoryContract = (
               const matching = model.filter((pet) => pet.id > afterId && (status === undefined || pet.status === status));
               const expected = matching.slice(0, limit);
               const filter = status === undefined ? {} : { status };
-              expect(await run.pets.page({ afterId, limit, ...filter })).toEqual(expected);
+              expect(await pagedPets(run.pets, { afterId, limit, ...filter })).toEqual(expected);
               expect(await run.pets.pageJson({ afterId, limit, ...filter })).toEqual({
                 json: JSON.stringify(expected),
                 moreAfter: matching.length > limit ? expected.at(-1)?.id : undefined,

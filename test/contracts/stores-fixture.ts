@@ -1,6 +1,8 @@
 import type { IdempotencyClaim, IdempotencyStore } from '../../src/ports/idempotency-store.js';
 import type { OrderRepository } from '../../src/ports/order-repository.js';
-import type { PetRepository } from '../../src/ports/pet-repository.js';
+import type { Pet } from '../../src/domain/pets/pet.js';
+import { petsOfJson } from '../../src/domain/pets/pet-json.js';
+import type { PetPageQuery, PetRepository } from '../../src/ports/pet-repository.js';
 
 /**
  * The stores of one technology over one fresh, empty store: the pets the orders move, and the
@@ -20,3 +22,6 @@ export const claimOf = (key: string, fingerprint = 'POST /v1/pets {"name":"Rex"}
   key,
   fingerprint,
 });
+
+/** The pets of a page, read back from its JSON as PetCatalog.list reads them. */
+export const pagedPets = async (pets: PetRepository, query: PetPageQuery): Promise<readonly Pet[]> => petsOfJson((await pets.pageJson(query)).json);

@@ -13,6 +13,7 @@ import type { Pet } from '../../src/domain/pets/pet.js';
 import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import type { Result } from '../../src/domain/result.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim, type IdempotentResult } from '../../src/ports/idempotency-store.js';
+import { pagedPets } from '../contracts/stores-fixture.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { untyped } from '../support/untyped.js';
 
@@ -53,7 +54,7 @@ const system = (clock: ManualClock) => {
   const create = (caller: Caller, operation: Operation, body: unknown, claim?: IdempotencyClaim): Promise<Result<Pet | Order, DomainError>> =>
     operation === 'createPet' ? catalog.create(untyped(body), claim) : orders.place(caller, untyped(body), claim);
   const state = async () => ({
-    pets: await petRepository.page({ afterId: 0, limit: 1_000_000 }),
+    pets: await pagedPets(petRepository, { afterId: 0, limit: 1_000_000 }),
     orders: await orderRepository.page({ afterId: 0, limit: 1_000_000 }),
   });
   return { records, idempotency, catalog, orders, create, state };

@@ -11,6 +11,7 @@ import { ORDER_TRANSITIONS, PET_STATUS_OF_ORDER, isLiveOrderStatus } from '../..
 import { MAX_ID, PET_STATUSES, isValidId, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import type { Result } from '../../src/domain/result.js';
+import { pagedPets } from '../contracts/stores-fixture.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { untyped } from '../support/untyped.js';
 
@@ -122,7 +123,7 @@ const storeWith = async (petStatuses: readonly PetStatus[]) => {
   const service = new OrderService(orderRepository, clock);
   for (const status of petStatuses) await catalog.create({ name: 'pet', categoryId: 1, status });
   const allOrders = (): Promise<readonly Order[]> => orderRepository.page({ afterId: 0, limit: 1_000_000 });
-  const allPets = (): Promise<readonly Pet[]> => petRepository.page({ afterId: 0, limit: 1_000_000 });
+  const allPets = (): Promise<readonly Pet[]> => pagedPets(petRepository, { afterId: 0, limit: 1_000_000 });
   return { clock, catalog, service, allOrders, allPets };
 };
 type Store = Awaited<ReturnType<typeof storeWith>>;

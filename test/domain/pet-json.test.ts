@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PET_STATUSES, type Pet } from '../../src/domain/pets/pet.js';
-import { petJson } from '../../src/domain/pets/pet-json.js';
+import { petJson, petsOfJson } from '../../src/domain/pets/pet-json.js';
 
 const nameOf = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 100 }),
@@ -29,5 +29,24 @@ describe('petJson, the hand-written pet serializer', () => {
     const tricky: Pet = { id: 1, name: 'a"b\\c\u0001\ud800', categoryId: 2, status: 'sold' };
     expect(JSON.parse(petJson(tricky))).toEqual(tricky);
     expect(petJson(tricky)).toBe('{"id":1,"name":"a\\"b\\\\c\\u0001\\ud800","categoryId":2,"status":"sold"}');
+  });
+});
+
+describe('petsOfJson, a page read back', () => {
+  it('gives the pets of any page joined from petJson, frozen', () => {
+    fc.assert(
+      fc.property(fc.array(pet, { maxLength: 20 }), (pets) => {
+        const read = petsOfJson('[' + pets.map(petJson).join(',') + ']');
+        expect(read).toEqual(pets);
+        expect(read.every((one) => Object.isFrozen(one))).toBe(true);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('refuses JSON that is not an array of pets, as only a tampered store could hold', () => {
+    for (const json of ['{}', '[1]', '[{"id":1,"name":"Rex","categoryId":2}]', '[{"id":"1","name":"Rex","categoryId":2,"status":"sold"}]', '[{"id":1,"name":"Rex","categoryId":2,"status":"lost"}]']) {
+      expect(() => petsOfJson(json)).toThrow();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
+import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import { petJson } from '../../domain/pets/pet-json.js';
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
@@ -38,10 +38,6 @@ export class MemoryPetRepository implements PetRepository {
     return this.find(id);
   }
 
-  async page(query: PetPageQuery): Promise<readonly Pet[]> {
-    return this.#ids(query).map((id) => this.#pets[id - 1]!);
-  }
-
   async pageJson({ afterId, limit, status }: PetPageQuery): Promise<StoredPetPage> {
     const ids = this.#ids({ afterId, limit: limit + 1, ...(status === undefined ? {} : { status }) });
     const more = ids.length > limit;
@@ -59,7 +55,7 @@ export class MemoryPetRepository implements PetRepository {
     return ids;
   }
 
-  async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
+  async countByStatus(): Promise<Inventory> {
     return { available: this.#index('available').size, pending: this.#index('pending').size, sold: this.#index('sold').size };
   }
 

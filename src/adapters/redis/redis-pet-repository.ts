@@ -1,8 +1,8 @@
 import type { RedisClient } from './redis-client.js';
-import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
+import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
-import { PAGE_LUA, PET_PAGE_JSON_LUA } from './page-script.lua.js';
+import { PET_PAGE_JSON_LUA } from './page-script.lua.js';
 import { COUNT_PETS_LUA, CREATE_PET_LUA } from './pet-scripts.lua.js';
 import { PetsSlotKeys } from './pets-slot-keys.js';
 import { petOf, petRecord } from './redis-pet-record.js';
@@ -11,7 +11,6 @@ import { fromRedis } from './redis-failures.js';
 interface PetScripts {
   /** The number of keys first: a claim adds its record's key. */
   petstoreCreatePet(numberOfKeys: number, ...keysAndArgs: string[]): Promise<string>;
-  petstorePetPage(records: string, index: string, afterId: string, limit: number): Promise<(string | null)[]>;
   petstorePetPageJson(records: string, index: string, afterId: string, limit: number): Promise<[json: string, moreAfter: string]>;
   petstoreCountPets(...statusKeys: string[]): Promise<string[]>;
 }
@@ -29,7 +28,6 @@ export class RedisPetRepository implements PetRepository {
   constructor(redis: RedisClient, prefix: string) {
     this.keys = new PetsSlotKeys(prefix);
     redis.defineCommand('petstoreCreatePet', { lua: CREATE_PET_LUA });
-    redis.defineCommand('petstorePetPage', { numberOfKeys: 2, lua: PAGE_LUA });
     redis.defineCommand('petstorePetPageJson', { numberOfKeys: 2, lua: PET_PAGE_JSON_LUA });
     redis.defineCommand('petstoreCountPets', { numberOfKeys: PET_STATUSES.length, lua: COUNT_PETS_LUA });
     this.redis = redis as RedisClient & PetScripts;
@@ -53,15 +51,6 @@ export class RedisPetRepository implements PetRepository {
     return record === null ? undefined : petOf(id, record);
   }
 
-  async page({ afterId, limit, status }: PetPageQuery): Promise<readonly Pet[]> {
-    if (limit < 1) return [];
-    const index = this.#index(status);
-    const reply = await fromRedis(this.redis, () => this.redis.petstorePetPage(this.keys.petRecords, index, String(afterId), limit));
-    const pets: Pet[] = [];
-    for (let i = 0; i < reply.length; i += 2) pets.push(petOf(Number(reply[i]), reply[i + 1] ?? null));
-    return pets;
-  }
-
   async pageJson({ afterId, limit, status }: PetPageQuery): Promise<StoredPetPage> {
     if (limit < 1) return { json: '[]', moreAfter: undefined };
     const [json, moreAfter] = await fromRedis(this.redis, () => this.redis.petstorePetPageJson(this.keys.petRecords, this.#index(status), String(afterId), limit));
@@ -72,7 +61,7 @@ export class RedisPetRepository implements PetRepository {
     return status === undefined ? this.keys.petIds : this.keys.petStatus(status);
   }
 
-  async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
+  async countByStatus(): Promise<Inventory> {
     const keys = PET_STATUSES.map((status) => this.keys.petStatus(status));
     const [available, pending, sold] = await fromRedis(this.redis, () => this.redis.petstoreCountPets(...keys));
     return { available: Number(available), pending: Number(pending), sold: Number(sold) };

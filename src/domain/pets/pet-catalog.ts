@@ -1,13 +1,14 @@
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetRepository } from '../../ports/pet-repository.js';
 import { notFound, type DomainError } from '../errors.js';
-import { listPage, nextPage, type NextPage } from '../paging/list-page.js';
+import { nextPage, type NextPage } from '../paging/list-page.js';
 import { parseListQuery, type ListQuery } from '../paging/list-query.js';
 import { err, ok, type Result } from '../result.js';
 import { validateNewPet } from './new-pet-validation.js';
-import { PET_STATUSES, type NewPetInput, type Pet, type PetStatus } from './pet.js';
+import { PET_STATUSES, type Inventory, type NewPetInput, type Pet, type PetStatus } from './pet.js';
 import { decodePetCursor, encodePetCursor } from './pet-cursor.js';
 import { parsePetId } from './pet-id.js';
+import { petsOfJson } from './pet-json.js';
 
 export type ListPetsQuery = ListQuery<PetStatus>;
 
@@ -23,24 +24,21 @@ export interface PetJsonPage {
   readonly next?: NextPage<PetStatus>;
 }
 
-/** How many pets have each status. */
-export type Inventory = Readonly<Record<PetStatus, number>>;
-
 const petCursors = { encode: encodePetCursor, decode: decodePetCursor };
 
 export class PetCatalog {
   constructor(private readonly pets: PetRepository) {}
 
+  /** `listJson` read back as pets, for callers that work with them rather than send them. */
   async list(query: ListPetsQuery): Promise<Result<PetPage, DomainError>> {
-    const parsed = parseListQuery(query, PET_STATUSES, petCursors);
-    if (!parsed.ok) return parsed;
-    const { limit, status, afterId } = parsed.value;
-    const found = await this.pets.page({ afterId, limit: limit + 1, ...(status === undefined ? {} : { status }) });
-    const { items, next } = listPage(found, limit, status, encodePetCursor);
-    return ok(next === undefined ? { pets: items } : { pets: items, next });
+    const page = await this.listJson(query);
+    if (!page.ok) return page;
+    const { json, next } = page.value;
+    const pets = petsOfJson(json);
+    return ok(next === undefined ? { pets } : { pets, next });
   }
 
-  /** `list` as the JSON a client receives, joined by the store from what it keeps. */
+  /** A page as the JSON a client receives, joined by the store from what it keeps. */
   async listJson(query: ListPetsQuery): Promise<Result<PetJsonPage, DomainError>> {
     const parsed = parseListQuery(query, PET_STATUSES, petCursors);
     if (!parsed.ok) return parsed;

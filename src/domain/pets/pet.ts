@@ -21,5 +21,8 @@ export interface Pet extends NewPet {
   readonly id: number;
 }
 
+/** How many pets have each status. */
+export type Inventory = Readonly<Record<PetStatus, number>>;
+
 // Ids and categoryIds share the id range of every resource.
 export { MAX_ID, isValidId } from '../paging/ids.js';

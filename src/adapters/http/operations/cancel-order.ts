@@ -1,6 +1,6 @@
 import { sendDomainError } from '../wire/failures.js';
 import type { Operation } from '../contract/operation.js';
-import { serializeOrder } from './order-json.js';
+import { orderJson } from '../../../domain/orders/order-json.js';
 import { authenticatedCaller, fromWire, sendJson } from '../wire/request-context.js';
 import { OrderSchema } from '../contract/schemas.js';
 import { orderIdParameter } from './get-order.js';
@@ -22,6 +22,6 @@ export const cancelOrder = {
   handler: async (ctx, { orders }) => {
     const order = await orders.cancel(authenticatedCaller(ctx), fromWire(ctx.params['orderId']));
     if (!order.ok) return sendDomainError(ctx, order.error);
-    sendJson(ctx, 200, serializeOrder(order.value));
+    sendJson(ctx, 200, orderJson(order.value));
   },
 } as const satisfies Operation;

@@ -1,5 +1,5 @@
 import type { Operation } from '../contract/operation.js';
-import { serializeInventory } from './order-json.js';
+import { inventoryJson } from '../../../domain/pets/pet-json.js';
 import { sendJson } from '../wire/request-context.js';
 import { InventorySchema } from '../contract/schemas.js';
 
@@ -13,5 +13,5 @@ export const getInventory = {
   responses: {
     200: { description: 'How many pets have each status, over all pets.', body: InventorySchema },
   },
-  handler: async (ctx, { catalog }) => sendJson(ctx, 200, serializeInventory(await catalog.inventory())),
+  handler: async (ctx, { catalog }) => sendJson(ctx, 200, inventoryJson(await catalog.inventory())),
 } as const satisfies Operation;

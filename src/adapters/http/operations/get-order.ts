@@ -1,6 +1,6 @@
 import { sendDomainError } from '../wire/failures.js';
 import type { Operation } from '../contract/operation.js';
-import { serializeOrder } from './order-json.js';
+import { orderJson } from '../../../domain/orders/order-json.js';
 import { authenticatedCaller, fromWire, sendJson } from '../wire/request-context.js';
 import { idSchema, OrderSchema } from '../contract/schemas.js';
 
@@ -23,6 +23,6 @@ export const getOrder = {
   handler: async (ctx, { orders }) => {
     const order = await orders.get(authenticatedCaller(ctx), fromWire(ctx.params['orderId']));
     if (!order.ok) return sendDomainError(ctx, order.error);
-    sendJson(ctx, 200, serializeOrder(order.value));
+    sendJson(ctx, 200, orderJson(order.value));
   },
 } as const satisfies Operation;

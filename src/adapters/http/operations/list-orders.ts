@@ -1,7 +1,7 @@
 import { sendDomainError } from '../wire/failures.js';
 import type { Operation } from '../contract/operation.js';
 import { listingQuery, nextPageLink } from './listing.js';
-import { serializeOrders } from './order-json.js';
+import { ordersJson } from '../../../domain/orders/order-json.js';
 import { authenticatedCaller, fromWire, sendJson } from '../wire/request-context.js';
 import { OrderStatusSchema, OrdersSchema } from '../contract/schemas.js';
 
@@ -24,6 +24,6 @@ export const listOrders = {
     const page = await orders.list(authenticatedCaller(ctx), fromWire({ limit, status, cursor }));
     if (!page.ok) return sendDomainError(ctx, page.error);
     const next = page.value.next;
-    sendJson(ctx, 200, serializeOrders(page.value.orders), next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);
+    sendJson(ctx, 200, ordersJson(page.value.orders), next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);
   },
 } as const satisfies Operation;

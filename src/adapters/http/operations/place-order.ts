@@ -2,7 +2,7 @@ import type { Order } from '../../../domain/orders/order.js';
 import { createIdempotently, type IdempotentCreation } from './idempotent-create.js';
 import { readJsonRequest } from '../wire/json-request.js';
 import type { Operation, OperationServices } from '../contract/operation.js';
-import { serializeOrder } from './order-json.js';
+import { orderJson } from '../../../domain/orders/order-json.js';
 import { authenticatedCaller, fromWire, type RequestContext, sendJson } from '../wire/request-context.js';
 import { NewOrderSchema, OrderSchema } from '../contract/schemas.js';
 import { getOrder } from './get-order.js';
@@ -15,7 +15,7 @@ const creation = (services: OperationServices, ctx: RequestContext): IdempotentC
   create: (input, claim) => services.orders.place(authenticatedCaller(ctx), fromWire(input), claim),
   replayOf: (result) => (result.kind === 'order' ? result.order : undefined),
   send: (answered, order, extra) =>
-    sendJson(answered, 201, serializeOrder(order), ['location', services.basePath + ITEM_PATH + order.id, ...(extra ?? [])]),
+    sendJson(answered, 201, orderJson(order), ['location', services.basePath + ITEM_PATH + order.id, ...(extra ?? [])]),
 });
 
 export const placeOrder = {

@@ -1,7 +1,7 @@
 import { sendDomainError } from '../wire/failures.js';
 import { readJsonRequest } from '../wire/json-request.js';
 import type { Operation } from '../contract/operation.js';
-import { serializeOrder } from './order-json.js';
+import { orderJson } from '../../../domain/orders/order-json.js';
 import { authenticatedCaller, fromWire, sendError, sendJson } from '../wire/request-context.js';
 import { OrderSchema, OrderUpdateSchema } from '../contract/schemas.js';
 import { orderIdParameter } from './get-order.js';
@@ -30,6 +30,6 @@ export const updateOrder = {
     if (body === undefined) return;
     const order = await orders.update(caller, fromWire(ctx.params['orderId']), fromWire(body.value));
     if (!order.ok) return sendDomainError(ctx, order.error);
-    sendJson(ctx, 200, serializeOrder(order.value));
+    sendJson(ctx, 200, orderJson(order.value));
   },
 } as const satisfies Operation;
