@@ -1,12 +1,13 @@
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_ID, PET_STATUSES } from '../../src/domain/pets/pet.js';
-import { decodePetCursor, encodePetCursor, type PetCursor } from '../../src/domain/pets/pet-cursor.js';
+import type { PageCursor } from '../../src/domain/paging/page-cursor.js';
+import { MAX_ID, PET_STATUSES, type PetStatus } from '../../src/domain/pets/pet.js';
+import { decodePetCursor, encodePetCursor } from '../../src/domain/pets/pet-cursor.js';
 
 const base64Url = (text: string): string => Buffer.from(text, 'latin1').toString('base64url');
 
-const cursorArb: fc.Arbitrary<PetCursor> = fc
+const cursorArb: fc.Arbitrary<PageCursor<PetStatus>> = fc
   .tuple(fc.integer({ min: 1, max: MAX_ID }), fc.option(fc.constantFrom(...PET_STATUSES), { nil: undefined }))
   .map(([afterId, status]) => (status === undefined ? { afterId } : { afterId, status }));
 

@@ -10,7 +10,7 @@ import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 
-export interface MemoryQuotaStoreOptions {
+interface MemoryQuotaStoreOptions {
   /** Least time, on the store's clock, between the starts of two sweeps over all subjects. */
   readonly sweepIntervalMs?: number;
   /** While a sweep runs, a step runs every this many decisions... */

@@ -4,7 +4,7 @@ import type { OrderRepository } from '../../ports/order-repository.js';
 import type { Caller } from '../access/caller.js';
 import { notFound, refused, type DomainError } from '../errors.js';
 import { parseId } from '../paging/ids.js';
-import { listPage } from '../paging/list-page.js';
+import { listPage, type NextPage } from '../paging/list-page.js';
 import { parseListQuery, type ListQuery } from '../paging/list-query.js';
 import { err, ok, type Result } from '../result.js';
 import { ORDER_STATUSES, type Order, type OrderStatus } from './order.js';
@@ -16,7 +16,7 @@ export type ListOrdersQuery = ListQuery<OrderStatus>;
 
 export interface OrderPage {
   readonly orders: readonly Order[];
-  readonly next?: { readonly cursor: string; readonly limit: number; readonly status?: OrderStatus };
+  readonly next?: NextPage<OrderStatus>;
 }
 
 const canSee = (caller: Caller, order: Order): boolean => caller.role === 'staff' || order.ownerId === caller.id;

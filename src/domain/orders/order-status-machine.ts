@@ -19,9 +19,6 @@ export const PET_STATUS_OF_ORDER: Readonly<Record<OrderStatus, PetStatus>> = {
   cancelled: 'available',
 };
 
-/** A live order holds its pet: at most one live order per pet. */
-export const isLiveOrderStatus = (status: OrderStatus): boolean => status === 'placed' || status === 'approved';
-
 /** The statuses staff set with PATCH, each with its action: every transition's target but cancellation (DELETE). */
 export const STAFF_STATUS_ACTIONS = {
   [ORDER_TRANSITIONS.approve.to]: 'approve',

@@ -1,7 +1,5 @@
-import { cursorCodec, type PageCursor } from '../paging/page-cursor.js';
-import { PET_STATUSES, type PetStatus } from './pet.js';
-
-export type PetCursor = PageCursor<PetStatus>;
+import { cursorCodec } from '../paging/page-cursor.js';
+import { PET_STATUSES } from './pet.js';
 
 // Tag `v1`: the first cursors issued had only this listing, and they stay valid.
 const petCursors = cursorCodec('v1', PET_STATUSES);

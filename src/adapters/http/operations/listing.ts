@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import type { NextPage } from '../../../domain/paging/list-page.js';
 import type { ParameterDeclaration } from '../contract/operation.js';
 import { PageLimitSchema } from '../contract/schemas.js';
 
@@ -12,18 +13,11 @@ export const listingQuery = (items: string, statusSchema: TSchema): Readonly<Rec
   },
 });
 
-/** Where a listing's next page starts, as the domain reports it. */
-export interface NextPage {
-  readonly cursor: string;
-  readonly limit: number;
-  readonly status?: string;
-}
-
 /**
  * RFC 8288 `Link: <...>; rel="next"` to the next page of the listing at `path` under
  * `basePath` (where the client reached the API), keeping `limit` and `status`.
  */
-export function nextPageLink(basePath: string, path: string, next: NextPage): string {
+export function nextPageLink(basePath: string, path: string, next: NextPage<string>): string {
   const status = next.status === undefined ? '' : `&status=${next.status}`;
   return `<${basePath}${path}?limit=${next.limit}${status}&cursor=${encodeURIComponent(next.cursor)}>; rel="next"`;
 }
