@@ -5,7 +5,8 @@ import { RedisApiKeyRegistry } from '../../adapters/redis/redis-api-key-registry
 import { SystemClock } from '../../adapters/system/system-clock.js';
 import { ROLES, type Role } from '../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
-import { enterprisePlan, STANDARD_PLANS, type Plan } from '../../domain/quota/plan.js';
+import { parsePlan } from '../../domain/quota/plan-parser.js';
+import type { Plan } from '../../domain/quota/plan.js';
 import { err, ok, type Result } from '../../domain/result.js';
 import { isExpired, type KeyAdmin, type ManagedApiKey } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
@@ -65,27 +66,24 @@ export function parseDuration(raw: string): Result<number, string> {
     : err(`--expires-in ${JSON.stringify(raw)}: expected a whole number and a unit s, m, h or d (30m, 12h, 7d), from 1s to 3650d`);
 }
 
-const positiveLimit = (flag: string, raw: string | undefined): Result<number, string> => {
-  const value = raw !== undefined && /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
-  return value >= 1 && value <= MAX_RULE_LIMIT ? ok(value) : err(`--${flag} must be a whole number from 1 to ${MAX_RULE_LIMIT}`);
-};
+const LIMIT_FLAGS = { perMinute: 'per-minute', perDay: 'per-day' } as const;
 
-function parsePlan(values: Readonly<Record<string, string | undefined>>): Result<Plan, string> {
+function planOfFlags(values: Readonly<Record<string, string | undefined>>): Result<Plan, string> {
   const name = values['plan'];
-  const limitsGiven = values['per-minute'] !== undefined || values['per-day'] !== undefined;
-  if (name === 'enterprise') {
-    const perMinute = positiveLimit('per-minute', values['per-minute']);
-    if (!perMinute.ok) return perMinute;
-    const perDay = positiveLimit('per-day', values['per-day']);
-    if (!perDay.ok) return perDay;
-    return ok(enterprisePlan(perMinute.value, perDay.value));
+  const plan = parsePlan({ name, perMinute: values['per-minute'], perDay: values['per-day'] });
+  if (plan.ok) return plan;
+  const problem = plan.error;
+  switch (problem.kind) {
+    case 'limit_not_whole':
+    case 'limit_too_large':
+      return err(`--${LIMIT_FLAGS[problem.limit]} must be a whole number from 1 to ${MAX_RULE_LIMIT}`);
+    case 'limits_not_allowed':
+      return err(`--per-minute and --per-day are for --plan enterprise; ${problem.plan} has its own limits`);
+    case 'unknown_plan':
+      return err(
+        name === undefined ? 'create needs --plan free|pro|business|enterprise' : `--plan ${JSON.stringify(name)}: must be one of free, pro, business, enterprise`,
+      );
   }
-  if (name === 'free' || name === 'pro' || name === 'business') {
-    return limitsGiven ? err(`--per-minute and --per-day are for --plan enterprise; ${name} has its own limits`) : ok(STANDARD_PLANS[name]);
-  }
-  return err(
-    name === undefined ? 'create needs --plan free|pro|business|enterprise' : `--plan ${JSON.stringify(name)}: must be one of free, pro, business, enterprise`,
-  );
 }
 
 function parseLabel(raw: string | undefined): Result<string, string> {
@@ -95,7 +93,7 @@ function parseLabel(raw: string | undefined): Result<string, string> {
 }
 
 function parseNewKey(values: Readonly<Record<string, string | undefined>>): Result<NewKeyRequest, string> {
-  const plan = parsePlan(values);
+  const plan = planOfFlags(values);
   if (!plan.ok) return plan;
   const roleFlag = values['role'] ?? 'customer';
   const role = ROLES.find((known) => known === roleFlag);

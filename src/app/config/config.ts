@@ -5,7 +5,8 @@ import type { RedisNodeAddress } from '../../adapters/redis/redis-cluster-client
 import { ROLES, type Role } from '../../domain/access/caller.js';
 import { DEFAULT_BAN_POLICY } from '../../domain/quota/ban-policy.js';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
-import { enterprisePlan, STANDARD_PLANS, type Plan } from '../../domain/quota/plan.js';
+import { parsePlan } from '../../domain/quota/plan-parser.js';
+import type { Plan } from '../../domain/quota/plan.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { err, ok, type Result } from '../../domain/result.js';
 
@@ -196,7 +197,7 @@ function parseApiKey(entry: string): Result<ConfiguredKey, string> {
   // The role is an optional last field, after the two limits of an enterprise plan.
   const roleAt = planName === 'enterprise' ? 2 : 0;
   if (rest.length > roleAt + 1) return err(planName === 'enterprise' ? ENTERPRISE_SHAPE : KEY_SHAPE);
-  const plan = parsePlan(planName, rest.slice(0, roleAt));
+  const plan = planFromEntry(planName, rest.slice(0, roleAt));
   if (!plan.ok) return plan;
   const roleField = rest[roleAt];
   const role = roleField === undefined ? 'customer' : ROLES.find((known) => known === roleField);
@@ -204,18 +205,16 @@ function parseApiKey(entry: string): Result<ConfiguredKey, string> {
   return ok({ key, plan: plan.value, role });
 }
 
-function parsePlan(name: string, limits: readonly string[]): Result<Plan, string> {
-  if (name === 'enterprise') {
-    const [perMinute, perDay] = limits.map(Number);
-    if (!isPositiveInteger(perMinute) || !isPositiveInteger(perDay)) return err(ENTERPRISE_SHAPE);
-    // Refused here, once, rather than answered 500 on every request of the key.
-    if (perMinute > MAX_RULE_LIMIT || perDay > MAX_RULE_LIMIT) {
+const planFromEntry = (name: string, [perMinute, perDay]: readonly string[]): Result<Plan, string> => {
+  const plan = parsePlan({ name, perMinute, perDay });
+  if (plan.ok) return plan;
+  switch (plan.error.kind) {
+    case 'limit_too_large':
       return err(`enterprise limits must be at most ${MAX_RULE_LIMIT}, the most a quota counter holds`);
-    }
-    return ok(enterprisePlan(perMinute, perDay));
+    case 'limit_not_whole':
+      return err(ENTERPRISE_SHAPE);
+    case 'unknown_plan':
+    case 'limits_not_allowed':
+      return err(KEY_SHAPE);
   }
-  return name === 'free' || name === 'pro' || name === 'business' ? ok(STANDARD_PLANS[name]) : err(KEY_SHAPE);
-}
-
-const isPositiveInteger = (value: number | undefined): value is number =>
-  value !== undefined && Number.isSafeInteger(value) && value >= 1;
+};
