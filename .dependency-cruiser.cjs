@@ -85,6 +85,14 @@ module.exports = {
       to: { path: '^src/app/(cli/|start-pet-store\\.ts$)' },
     },
     {
+      name: 'one-composition-root',
+      severity: 'error',
+      comment:
+        'Stores and their wrappers are chosen and built in src/app/container alone: the server, every CLI command and the test helpers resolve them from it, so a new kind of store is wired in one module.',
+      from: { path: '^src/app/', pathNot: '^src/app/container/' },
+      to: { path: '^src/adapters/(memory|redis|wrappers|system)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'client-loads-only-itself',
       severity: 'error',
       comment:

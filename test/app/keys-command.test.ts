@@ -104,10 +104,9 @@ const harness = () => {
   const opened: PetStoreConfig[] = [];
   let counter = 0;
   const deps: Partial<KeysDependencies> = {
-    clock,
     openAdmin: async (config) => {
       opened.push(config);
-      return { admin: registry, close: async () => {} };
+      return { admin: registry, clock, close: async () => {} };
     },
     // Deterministic: each call a buffer of its own repeated byte.
     randomBytes: (bytes) => Buffer.alloc(bytes, ++counter),

@@ -260,9 +260,9 @@ function expectDeprecationFields(result: HttpResult): void {
   expect(result.headers.get('link')).toBe('</v1/pets>; rel="successor-version"');
 }
 
-/** A PetRepository every method of which (whatever the port declares) fails with `failure()`. */
+/** A PetRepository every method of which (whatever the port declares) fails with `failure()`; not a thenable, so the container resolves it as a value. */
 const failingRepository = (failure: () => Error): PetRepository =>
-  new Proxy({} as PetRepository, { get: () => () => Promise.reject(failure()) });
+  new Proxy({} as PetRepository, { get: (_target, name) => (name === 'then' ? undefined : () => Promise.reject(failure())) });
 
 const RATE_LIMIT_FIELDS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'];
 

@@ -123,7 +123,8 @@ describe('the request-finished hook', () => {
     const down = (): never => {
       throw new StoreUnavailableError('Redis');
     };
-    const failing = new Proxy({} as PetRepository, { get: () => down });
+    // Not a thenable: the container resolves it as a plain value.
+    const failing = new Proxy({} as PetRepository, { get: (_target, name) => (name === 'then' ? undefined : down) });
     const seen: RequestFinishedEvent[] = [];
     const { server, base } = await start({ pets: failing, onFinished: (event) => seen.push(event) });
     try {

@@ -1,18 +1,22 @@
+import { buildContainer } from '../../src/app/container/build-container.js';
+import { TOKENS } from '../../src/app/container/tokens.js';
+import { loadConfig } from '../../src/app/config/config.js';
 import type { HttpServerDependencies } from '../../src/adapters/http/http-server.js';
-import { createMemoryStores } from '../../src/adapters/memory/memory-stores.js';
-import { SystemClock } from '../../src/adapters/system/system-clock.js';
-import { OrderService } from '../../src/domain/orders/order-service.js';
-import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import type { Clock } from '../../src/ports/clock.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
 
-/** The use cases of an HTTP server over memory stores; `pets` replaces the catalog's repository (a failing stub). */
+/**
+ * The use cases of an HTTP server over memory stores, wired by the server's container;
+ * `pets` replaces the catalog's repository (a failing stub).
+ */
 export function memoryServices(options: { clock?: Clock; pets?: PetRepository } = {}): Omit<HttpServerDependencies, 'admission'> {
-  const clock = options.clock ?? new SystemClock();
-  const stores = createMemoryStores(clock);
+  const config = loadConfig({ PETSTORE_STORE: 'memory' });
+  if (!config.ok) throw new Error(config.error.join('\n'));
+  const container = buildContainer(config.value, options.clock === undefined ? {} : { clock: options.clock });
+  if (options.pets !== undefined) container.rebind(TOKENS.petRepository).toConstantValue(options.pets);
   return {
-    catalog: new PetCatalog(options.pets ?? stores.pets),
-    orders: new OrderService(stores.orders, clock),
-    idempotency: stores.idempotency,
+    catalog: container.get(TOKENS.catalog),
+    orders: container.get(TOKENS.orders),
+    idempotency: container.get(TOKENS.idempotencyStore),
   };
 }

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { digestApiKey } from '../../adapters/api-key-digest.js';
-import { RedisApiKeyRegistry } from '../../adapters/redis/redis-api-key-registry.js';
-import { SystemClock } from '../../adapters/system/system-clock.js';
 import { ROLES, type Role } from '../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
 import { parsePlan } from '../../domain/quota/plan-parser.js';
@@ -12,7 +10,9 @@ import { isExpired, type KeyAdmin, type ManagedApiKey } from '../../ports/api-ke
 import type { Clock } from '../../ports/clock.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { loadConfig, type Environ, type PetStoreConfig } from '../config/config.js';
-import { openRedis } from '../container/open-redis.js';
+import { buildContainer } from '../container/build-container.js';
+import { TOKENS } from '../container/tokens.js';
+import { createLogger } from '../logging/logger.js';
 
 export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business [--role customer|staff]
                             [--expires-in DURATION] [--label TEXT]
@@ -169,32 +169,30 @@ export interface KeysOutput {
 
 export interface OpenedKeyAdmin {
   readonly admin: KeyAdmin;
+  /** The time keys are created and revoked at. */
+  readonly clock: Clock;
   close(): Promise<void>;
 }
 
 export interface KeysDependencies {
-  readonly clock: Clock;
-  /** Connects to the configured store; by default the server's Redis. */
+  /** Connects to the configured store; by default the server's, wired by the server's container. */
   openAdmin(config: PetStoreConfig): Promise<OpenedKeyAdmin>;
   /** `bytes` random bytes; by default node:crypto. */
   randomBytes(bytes: number): Buffer;
 }
 
-const openRedisAdmin = async (config: PetStoreConfig, clock: Clock): Promise<OpenedKeyAdmin> => {
-  // Not a request's path: a loaded Redis may take its time.
-  const redis = await openRedis(config, { commandTimeoutMs: 5_000 });
-  return {
-    admin: new RedisApiKeyRegistry(redis, config.redisPrefix, clock),
-    close: async () => {
-      await redis.quit().catch(() => redis.disconnect());
-    },
-  };
+const openConfiguredAdmin = async (config: PetStoreConfig): Promise<OpenedKeyAdmin> => {
+  // Not a request's path: a loaded Redis may take its time. Connection errors go to stderr, apart from the command's output.
+  const container = buildContainer(config, { redisCommandTimeoutMs: 5_000, logger: createLogger(config.logLevel, process.stderr) });
+  try {
+    return { admin: await container.getAsync(TOKENS.keyAdmin), clock: container.get(TOKENS.clock), close: () => container.unbindAllAsync() };
+  } catch (error) {
+    await container.unbindAllAsync();
+    throw error;
+  }
 };
 
-const defaultDependencies = (): KeysDependencies => {
-  const clock = new SystemClock();
-  return { clock, openAdmin: (config) => openRedisAdmin(config, clock), randomBytes };
-};
+const DEFAULT_DEPENDENCIES: KeysDependencies = { openAdmin: openConfiguredAdmin, randomBytes };
 
 /** Runs `petstore keys ...`; resolves with the exit code: 0 done, 1 refused or failed, 2 not understood. */
 export async function runKeysCommand(
@@ -203,7 +201,7 @@ export async function runKeysCommand(
   output: KeysOutput = { out: (line) => console.log(line), err: (line) => console.error(line) },
   dependencies: Partial<KeysDependencies> = {},
 ): Promise<number> {
-  const deps = { ...defaultDependencies(), ...dependencies };
+  const deps = { ...DEFAULT_DEPENDENCIES, ...dependencies };
   const parsed = parseKeysArgs(argv, environ);
   if (!parsed.ok) {
     output.err(`petstore keys: ${parsed.error}`);
@@ -237,11 +235,11 @@ export async function runKeysCommand(
   try {
     switch (action.kind) {
       case 'create':
-        return await create(opened.admin, action.key, deps, output);
+        return await create(opened, action.key, deps.randomBytes, output);
       case 'list':
-        return await list(opened.admin, deps.clock, config.value.redisPrefix, output);
+        return await list(opened, config.value.redisPrefix, output);
       case 'revoke':
-        return await revoke(opened.admin, action.id, deps.clock, output);
+        return await revoke(opened, action.id, output);
     }
   } catch (error) {
     output.err(`petstore keys: ${error instanceof Error ? error.message : String(error)}`);
@@ -276,10 +274,10 @@ const describePlan = ({ name, rules }: Plan): string => {
 export const stateOf = (key: ManagedApiKey, now: number): 'active' | 'expired' | 'revoked' =>
   key.revokedAt !== undefined ? 'revoked' : isExpired(key, now) ? 'expired' : 'active';
 
-async function create(admin: KeyAdmin, request: NewKeyRequest, deps: KeysDependencies, output: KeysOutput): Promise<number> {
-  const key = `ps_${deps.randomBytes(32).toString('base64url')}`;
-  const id = `key_${deps.randomBytes(8).toString('hex')}`;
-  const createdAt = deps.clock.now();
+async function create({ admin, clock }: OpenedKeyAdmin, request: NewKeyRequest, random: KeysDependencies['randomBytes'], output: KeysOutput): Promise<number> {
+  const key = `ps_${random(32).toString('base64url')}`;
+  const id = `key_${random(8).toString('hex')}`;
+  const createdAt = clock.now();
   const expiresAt = request.expiresInMs === undefined ? undefined : createdAt + request.expiresInMs;
   await admin.createKey(digestApiKey(key), {
     id,
@@ -298,7 +296,7 @@ async function create(admin: KeyAdmin, request: NewKeyRequest, deps: KeysDepende
   return 0;
 }
 
-async function list(admin: KeyAdmin, clock: Clock, prefix: string, output: KeysOutput): Promise<number> {
+async function list({ admin, clock }: OpenedKeyAdmin, prefix: string, output: KeysOutput): Promise<number> {
   const keys = await admin.listKeys();
   if (keys.length === 0) {
     output.out(`No keys created with petstore keys create under the prefix ${JSON.stringify(prefix)}.`);
@@ -323,7 +321,7 @@ async function list(admin: KeyAdmin, clock: Clock, prefix: string, output: KeysO
   return 0;
 }
 
-async function revoke(admin: KeyAdmin, id: string, clock: Clock, output: KeysOutput): Promise<number> {
+async function revoke({ admin, clock }: OpenedKeyAdmin, id: string, output: KeysOutput): Promise<number> {
   const outcome = await admin.revokeKey(id, clock.now());
   if (outcome === 'not_found') {
     output.err(`petstore keys: no key has the id ${JSON.stringify(id)} (petstore keys list shows them)`);

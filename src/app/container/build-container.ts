@@ -16,13 +16,18 @@ export interface ContainerOverrides {
   readonly clock?: Clock;
   /** Where logs go; default: a logger on stdout at the configured level. */
   readonly logger?: PetStoreLogger;
+  /** How long a Redis command may take: the server's default is short, an operator's command (the CLI) waits longer. */
+  readonly redisCommandTimeoutMs?: number;
 }
 
 export function buildContainer(config: PetStoreConfig, overrides: ContainerOverrides = {}): Container {
   const container = new Container();
   container.bind(TOKENS.config).toConstantValue(config);
   container.bind(TOKENS.clock).toConstantValue(overrides.clock ?? new SystemClock());
-  const stores = config.store === 'redis' ? redisStoresModule(overrides.clock) : memoryStoresModule;
+  const stores =
+    config.store === 'redis'
+      ? redisStoresModule({ quotaClock: overrides.clock, commandTimeoutMs: overrides.redisCommandTimeoutMs })
+      : memoryStoresModule;
   container.bind(TOKENS.logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel));
   container
     .bind(TOKENS.metrics)

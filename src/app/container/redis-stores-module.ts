@@ -17,6 +17,8 @@ import { configuredKeys } from './configured-keys.js';
 import { TOKENS } from './tokens.js';
 
 const REDIS: ServiceIdentifier<RedisClient> = Symbol('Redis');
+/** The keys `petstore keys` issues: read by the servers' registry, managed by the CLI. */
+const ISSUED_KEYS: ServiceIdentifier<RedisApiKeyRegistry> = Symbol('IssuedKeys');
 
 /** A key's plan is re-read from Redis at most this often, so revocations spread within it. */
 const KEY_CACHE_TTL_MS = 5_000;
@@ -25,16 +27,25 @@ const KEY_CACHE_ENTRIES = 100_000;
 const STRIKE_LAG_MS = 100;
 const LOCAL_REFUSALS = 100_000;
 
-/**
- * Every port on one Redis, or one Redis Cluster, shared by all instances. `quotaClock` set: quota
- * decisions use its time (tests); unset: the Redis server's TIME (on a Cluster, that of the shard
- * holding the key), so skewed instance clocks cannot over-admit.
- */
-export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModule =>
+export interface RedisStoresOptions {
+  /**
+   * Set: quota decisions use its time (tests). Unset: the Redis server's TIME (on a Cluster, that
+   * of the shard holding the key), so skewed instance clocks cannot over-admit.
+   */
+  readonly quotaClock?: Clock | undefined;
+  readonly commandTimeoutMs?: number | undefined;
+}
+
+/** Every port on one Redis, or one Redis Cluster, shared by all instances. */
+export const redisStoresModule = ({ quotaClock, commandTimeoutMs }: RedisStoresOptions): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind<RedisClient>(REDIS)
       .toResolvedValue(
-        (config, logError) => openRedis(config, { onError: (error) => logError('redis connection error', error) }),
+        (config, logError) =>
+          openRedis(config, {
+            onError: (error) => logError('redis connection error', error),
+            ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
+          }),
         [TOKENS.config, TOKENS.logError],
       )
       .inSingletonScope()
@@ -50,14 +61,19 @@ export const redisStoresModule = (quotaClock: Clock | undefined): ContainerModul
     bind(TOKENS.idempotencyStore)
       .toResolvedValue((redis: RedisClient, config: PetStoreConfig) => new RedisIdempotencyStore(redis, config.redisPrefix), [REDIS, TOKENS.config])
       .inSingletonScope();
+    bind(ISSUED_KEYS)
+      .toResolvedValue((redis: RedisClient, config: PetStoreConfig, clock: Clock) => new RedisApiKeyRegistry(redis, config.redisPrefix, clock), [
+        REDIS,
+        TOKENS.config,
+        TOKENS.clock,
+      ])
+      .inSingletonScope();
+    bind(TOKENS.keyAdmin).toService(ISSUED_KEYS);
     bind(TOKENS.apiKeyRegistry)
       .toResolvedValue(
-        async (redis: RedisClient, config: PetStoreConfig, clock: Clock) =>
-          new LayeredApiKeyRegistry(
-            await configuredKeys(config),
-            new CachedApiKeyRegistry(new RedisApiKeyRegistry(redis, config.redisPrefix, clock), clock, KEY_CACHE_TTL_MS, KEY_CACHE_ENTRIES),
-          ),
-        [REDIS, TOKENS.config, TOKENS.clock],
+        async (issued: RedisApiKeyRegistry, config: PetStoreConfig, clock: Clock) =>
+          new LayeredApiKeyRegistry(await configuredKeys(config), new CachedApiKeyRegistry(issued, clock, KEY_CACHE_TTL_MS, KEY_CACHE_ENTRIES)),
+        [ISSUED_KEYS, TOKENS.config, TOKENS.clock],
       )
       .inSingletonScope();
     bind(TOKENS.quotaStore)

@@ -3,7 +3,7 @@ import type { PetStoreHttpServer } from '../../adapters/http/http-server.js';
 import type { OrderService } from '../../domain/orders/order-service.js';
 import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import type { RequestAdmission } from '../../domain/quota/request-admission.js';
-import type { ApiKeyRegistry } from '../../ports/api-key-registry.js';
+import type { ApiKeyRegistry, KeyAdmin } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import type { OrderRepository } from '../../ports/order-repository.js';
@@ -23,6 +23,8 @@ export const TOKENS = {
   idempotencyStore: Symbol('IdempotencyStore') as ServiceIdentifier<IdempotencyStore>,
   apiKeyRegistry: Symbol('ApiKeyRegistry') as ServiceIdentifier<ApiKeyRegistry>,
   quotaStore: Symbol('QuotaStore') as ServiceIdentifier<QuotaStore>,
+  /** Keys issued at run time (petstore keys): bound only where every instance shares them. */
+  keyAdmin: Symbol('KeyAdmin') as ServiceIdentifier<KeyAdmin>,
   catalog: Symbol('PetCatalog') as ServiceIdentifier<PetCatalog>,
   orders: Symbol('OrderService') as ServiceIdentifier<OrderService>,
   admission: Symbol('RequestAdmission') as ServiceIdentifier<RequestAdmission>,
