@@ -10,7 +10,7 @@ import { orderCursors } from '../../src/domain/orders/order-cursor.js';
 import { OrderService, type ListOrdersQuery, type OrderPage } from '../../src/domain/orders/order-service.js';
 import { MAX_ID, type PetStatus } from '../../src/domain/pets/pet.js';
 import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
-import { encodePetCursor } from '../../src/domain/pets/pet-cursor.js';
+import { petCursors } from '../../src/domain/pets/pet-cursor.js';
 import type { Result } from '../../src/domain/result.js';
 import type { OrderRepository } from '../../src/ports/order-repository.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -240,7 +240,7 @@ describe('OrderService.list', () => {
 
   it('a pet cursor is a 400 for orders, answered before the store is touched', async () => {
     const service = new OrderService(untouchable, new ManualClock(START));
-    expect(errorOf(await service.list(alice, { cursor: encodePetCursor({ afterId: 1 }) }))).toEqual({
+    expect(errorOf(await service.list(alice, { cursor: petCursors.encode({ afterId: 1 }) }))).toEqual({
       code: 'invalid_request',
       field: 'cursor',
       message: 'cursor is not one issued by this service',

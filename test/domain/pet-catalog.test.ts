@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../src/domain/paging/page-limits.js';
 import { MAX_ID, PET_STATUSES, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import { PetCatalog, type ListPetsQuery, type PetPage } from '../../src/domain/pets/pet-catalog.js';
-import { encodePetCursor } from '../../src/domain/pets/pet-cursor.js';
+import { petCursors } from '../../src/domain/pets/pet-cursor.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
 import { untyped } from '../support/untyped.js';
 
@@ -36,7 +36,7 @@ describe('PetCatalog.list', () => {
     const { catalog, pets } = await catalogWith(Array.from({ length: 25 }, () => 'available' as const));
     const page = await pageOf(catalog, {});
     expect(page.pets).toEqual(pets.slice(0, DEFAULT_PAGE_LIMIT));
-    expect(page.next).toEqual({ cursor: encodePetCursor({ afterId: DEFAULT_PAGE_LIMIT }), limit: DEFAULT_PAGE_LIMIT });
+    expect(page.next).toEqual({ cursor: petCursors.encode({ afterId: DEFAULT_PAGE_LIMIT }), limit: DEFAULT_PAGE_LIMIT });
     expect(await pageOf(catalog, untyped({ cursor: page.next?.cursor }))).toEqual({ pets: pets.slice(DEFAULT_PAGE_LIMIT) });
   });
 
@@ -44,9 +44,9 @@ describe('PetCatalog.list', () => {
     const { catalog } = await catalogWith(['sold', 'available', 'sold', 'available']);
     expect((await pageOf(catalog, { limit: 2, status: 'sold' })).next).toBeUndefined();
     expect((await pageOf(catalog, { limit: 4 })).next).toBeUndefined();
-    expect((await pageOf(catalog, { limit: 3 })).next).toEqual({ cursor: encodePetCursor({ afterId: 3 }), limit: 3 });
+    expect((await pageOf(catalog, { limit: 3 })).next).toEqual({ cursor: petCursors.encode({ afterId: 3 }), limit: 3 });
     expect((await pageOf(catalog, { limit: 1, status: 'sold' })).next).toEqual({
-      cursor: encodePetCursor({ afterId: 1, status: 'sold' }),
+      cursor: petCursors.encode({ afterId: 1, status: 'sold' }),
       limit: 1,
       status: 'sold',
     });
@@ -82,7 +82,7 @@ describe('PetCatalog.list', () => {
     });
   });
 
-  it.each([['x'], 5, null, '', 'garbage', encodePetCursor({ afterId: 1 }).slice(1)])('rejects cursor %j with field cursor', async (cursor) => {
+  it.each([['x'], 5, null, '', 'garbage', petCursors.encode({ afterId: 1 }).slice(1)])('rejects cursor %j with field cursor', async (cursor) => {
     const { catalog } = await catalogWith(['sold', 'sold']);
     expect(await fieldOfError(catalog.list(untyped({ cursor })))).toBe('cursor');
   });
@@ -111,7 +111,7 @@ describe('PetCatalog.list', () => {
     const repository = new MemoryPetRepository();
     const page = vi.spyOn(repository, 'pageJson');
     const catalog = new PetCatalog(repository);
-    await catalog.list({ limit: '7', status: 'pending', cursor: encodePetCursor({ afterId: 3, status: 'pending' }) });
+    await catalog.list({ limit: '7', status: 'pending', cursor: petCursors.encode({ afterId: 3, status: 'pending' }) });
     expect(page).toHaveBeenCalledWith({ afterId: 3, limit: 7, status: 'pending' });
     await catalog.list({ limit: '0' });
     expect(page).toHaveBeenCalledTimes(1);
@@ -217,7 +217,7 @@ describe('PetCatalog.list', () => {
 
   it('a cursor not issued by the catalog is rejected with field cursor', async () => {
     const { catalog } = await catalogWith(Array.from({ length: 10 }, () => 'sold' as const));
-    // An oracle independent of the domain's base64url: what encodePetCursor could have returned for this filter.
+    // An oracle independent of the domain's base64url: what petCursors.encode could have returned for this filter.
     const issuable = (cursor: string, status: PetStatus | undefined): boolean => {
       const text = Buffer.from(cursor, 'base64url').toString('latin1');
       const match = /^v1\.([1-9][0-9]*)(?:\.(available|pending|sold))?$/.exec(text);
@@ -231,7 +231,7 @@ describe('PetCatalog.list', () => {
     const alphabet = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_');
     const issuedArb = fc
       .tuple(fc.integer({ min: 1, max: MAX_ID }), statusFilterArb)
-      .map(([afterId, status]) => encodePetCursor(status === undefined ? { afterId } : { afterId, status }));
+      .map(([afterId, status]) => petCursors.encode(status === undefined ? { afterId } : { afterId, status }));
     const editedArb = fc.tuple(issuedArb, fc.nat(), alphabet, fc.nat({ max: 2 })).map(([cursor, at, char, edit]) => {
       const index = at % cursor.length;
       return cursor.slice(0, index) + (edit === 2 ? '' : char) + cursor.slice(index + edit);

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PageCursor } from '../../src/domain/paging/page-cursor.js';
 import { MAX_ID, PET_STATUSES, type PetStatus } from '../../src/domain/pets/pet.js';
-import { decodePetCursor, encodePetCursor } from '../../src/domain/pets/pet-cursor.js';
+import { petCursors } from '../../src/domain/pets/pet-cursor.js';
 
 const base64Url = (text: string): string => Buffer.from(text, 'latin1').toString('base64url');
 
@@ -17,7 +17,7 @@ describe('pet cursor', () => {
   it('every cursor decodes to the position and status filter it was issued for', () => {
     fc.assert(
       fc.property(cursorArb, (cursor) => {
-        expect(decodePetCursor(encodePetCursor(cursor))).toEqual({ ok: true, value: cursor });
+        expect(petCursors.decode(petCursors.encode(cursor))).toEqual({ ok: true, value: cursor });
       }),
       { numRuns: 10_000 },
     );
@@ -26,7 +26,7 @@ describe('pet cursor', () => {
   it('a cursor is opaque base64url text', () => {
     fc.assert(
       fc.property(cursorArb, (cursor) => {
-        expect(encodePetCursor(cursor)).toMatch(/^[A-Za-z0-9_-]+$/);
+        expect(petCursors.encode(cursor)).toMatch(/^[A-Za-z0-9_-]+$/);
       }),
       { numRuns: 1_000 },
     );
@@ -49,27 +49,27 @@ describe('pet cursor', () => {
     ['trailing garbage', base64Url('v1.5.sold.x')],
     ['a trailing newline', base64Url('v1.5\n')],
     ['leading whitespace', base64Url(' v1.5')],
-    ['surrounding whitespace in the text', ` ${encodePetCursor({ afterId: 5 })}`],
+    ['surrounding whitespace in the text', ` ${petCursors.encode({ afterId: 5 })}`],
     ['far too long', 'A'.repeat(10_000)],
   ])('rejects a cursor with %s', (_, text) => {
-    expect(decodePetCursor(text)).toEqual(rejected);
+    expect(petCursors.decode(text)).toEqual(rejected);
   });
 
   it('rejects another base64url spelling of an issued cursor', () => {
-    const issued = encodePetCursor({ afterId: 5 }); // 'v1.5': 4 bytes, so the last character carries 4 unused bits
+    const issued = petCursors.encode({ afterId: 5 }); // 'v1.5': 4 bytes, so the last character carries 4 unused bits
     const lastIndex = issued.length - 1;
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     const respelled = issued.slice(0, lastIndex) + alphabet.charAt(alphabet.indexOf(issued.charAt(lastIndex)) + 1);
     expect(Buffer.from(respelled, 'base64url').toString('latin1')).toBe('v1.5');
-    expect(decodePetCursor(respelled)).toEqual(rejected);
+    expect(petCursors.decode(respelled)).toEqual(rejected);
   });
 
-  it('a cursor not issued by the catalog is rejected: only what encodePetCursor returns decodes', () => {
+  it('a cursor not issued by the catalog is rejected: only what petCursors.encode returns decodes', () => {
     const alphabet = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_');
     const mutated = fc
       .tuple(cursorArb, fc.nat(), alphabet, fc.constantFrom('replace', 'insert', 'delete'))
       .map(([cursor, at, char, edit]) => {
-        const text = encodePetCursor(cursor);
+        const text = petCursors.encode(cursor);
         const index = at % text.length;
         if (edit === 'replace') return text.slice(0, index) + char + text.slice(index + 1);
         if (edit === 'insert') return text.slice(0, index) + char + text.slice(index);
@@ -91,10 +91,10 @@ describe('pet cursor', () => {
     let accepted = 0;
     fc.assert(
       fc.property(candidates, (text) => {
-        const decoded = decodePetCursor(text);
+        const decoded = petCursors.decode(text);
         if (decoded.ok) {
           accepted += 1;
-          expect(encodePetCursor(decoded.value)).toBe(text);
+          expect(petCursors.encode(decoded.value)).toBe(text);
         } else {
           expect(decoded).toEqual(rejected);
         }

@@ -1,7 +1,7 @@
 import { invalid, type DomainError } from '../errors.js';
 import { isValidId, MAX_ID } from '../paging/ids.js';
 import { err, ok, type Result } from '../result.js';
-import { STAFF_STATUS_ACTIONS, STAFF_STATUSES, type OrderAction, type StaffStatus } from './order-status-machine.js';
+import { STAFF_STATUS_ACTIONS, STAFF_STATUSES, type StaffStatus } from './order-status-machine.js';
 
 /** What a caller passes to place an order; validated like a request body. */
 export interface NewOrderInput {
@@ -26,7 +26,7 @@ const onlyField = (input: unknown, field: string): Result<unknown, DomainError> 
 };
 
 /** The body of placeOrder: `{"petId": n}`, n a JSON integer from 1 to 2^53-1 (not a string). */
-export const validateNewOrder = (input: unknown): Result<{ readonly petId: number }, DomainError> => {
+export const validateNewOrder = (input: unknown): Result<NewOrderInput, DomainError> => {
   const petId = onlyField(input, 'petId');
   if (!petId.ok) return petId;
   if (typeof petId.value !== 'number' || !isValidId(petId.value)) {
@@ -35,13 +35,13 @@ export const validateNewOrder = (input: unknown): Result<{ readonly petId: numbe
   return ok({ petId: petId.value });
 };
 
-/** The body of updateOrder: `{"status": "approved"}` or `{"status": "delivered"}`, as the action it asks for. */
-export const validateOrderUpdate = (input: unknown): Result<OrderAction, DomainError> => {
+/** The body of updateOrder: `{"status": "approved"}` or `{"status": "delivered"}`. */
+export const validateOrderUpdate = (input: unknown): Result<OrderUpdateInput, DomainError> => {
   const status = onlyField(input, 'status');
   if (!status.ok) return status;
   const value = status.value;
   if (typeof value !== 'string' || !Object.hasOwn(STAFF_STATUS_ACTIONS, value)) {
     return err(invalid('status', `status must be one of ${STAFF_STATUSES.join(', ')}`));
   }
-  return ok(STAFF_STATUS_ACTIONS[value as StaffStatus]);
+  return ok({ status: value as StaffStatus });
 };

@@ -5,14 +5,14 @@ import type { Caller } from '../access/caller.js';
 import { notFound, refused, type DomainError } from '../errors.js';
 import { parseId } from '../paging/ids.js';
 import { listPage, type NextPage } from '../paging/list-page.js';
-import { parseListQuery, type ListQuery } from '../paging/list-query.js';
+import { parseListQuery, type ListQueryInput } from '../paging/list-query.js';
 import { err, ok, type Result } from '../result.js';
 import { ORDER_STATUSES, type Order, type OrderStatus } from './order.js';
 import { orderCursors } from './order-cursor.js';
 import { validateNewOrder, validateOrderUpdate, type NewOrderInput, type OrderUpdateInput } from './order-input.js';
-import { ORDER_TRANSITIONS, PET_STATUS_OF_ORDER, type OrderAction } from './order-status-machine.js';
+import { ORDER_TRANSITIONS, PET_STATUS_OF_ORDER, STAFF_STATUS_ACTIONS, type OrderAction } from './order-status-machine.js';
 
-export type ListOrdersQuery = ListQuery<OrderStatus>;
+export type ListOrdersQuery = ListQueryInput<OrderStatus>;
 
 export interface OrderPage {
   readonly orders: readonly Order[];
@@ -82,9 +82,9 @@ export class OrderService {
     if (caller.role !== 'staff') return err(refused('forbidden', 'only staff keys may change an order'));
     const id = parseId('orderId', orderId);
     if (!id.ok) return id;
-    const action = validateOrderUpdate(input);
-    if (!action.ok) return action;
-    return this.move(id.value, action.value);
+    const update = validateOrderUpdate(input);
+    if (!update.ok) return update;
+    return this.move(id.value, STAFF_STATUS_ACTIONS[update.value.status]);
   }
 
   private async move(id: number, action: OrderAction): Promise<Result<Order, DomainError>> {

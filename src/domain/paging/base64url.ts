@@ -1,5 +1,7 @@
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
+/** Text made of the unpadded base64url alphabet, as a JSON Schema pattern. */
+export const BASE64URL_PATTERN = '^[A-Za-z0-9_-]*$';
+const BASE64URL = new RegExp(BASE64URL_PATTERN);
 
 /**
  * Unpadded base64url of Latin-1 text (every char code below 256), written by hand

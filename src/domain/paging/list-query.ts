@@ -13,6 +13,9 @@ export interface ListQuery<Status extends string = string> {
   readonly cursor?: string;
 }
 
+/** What a list call takes: a typed query, or the raw values of a query string, validated alike. */
+export type ListQueryInput<Status extends string = string> = ListQuery<Status> | { readonly [Field in keyof ListQuery]?: unknown };
+
 export interface ParsedListQuery<Status extends string> {
   readonly limit: number;
   readonly status: Status | undefined;
@@ -21,7 +24,7 @@ export interface ParsedListQuery<Status extends string> {
 
 /** `limit` 1..100 (default 20), an optional status of the listing, and a cursor this listing issued for that status. */
 export function parseListQuery<Status extends string>(
-  query: ListQuery<Status>,
+  query: ListQueryInput<Status>,
   statuses: readonly Status[],
   cursors: CursorCodec<Status>,
 ): Result<ParsedListQuery<Status>, DomainError> {

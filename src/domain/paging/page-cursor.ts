@@ -1,6 +1,6 @@
 import { invalid, type DomainError } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
-import { decodeBase64Url, encodeBase64Url } from './base64url.js';
+import { BASE64URL_PATTERN, decodeBase64Url, encodeBase64Url } from './base64url.js';
 import { isValidId } from './ids.js';
 
 /** Where the next page starts, and the status filter the cursor was issued for. */
@@ -9,7 +9,14 @@ export interface PageCursor<Status extends string> {
   readonly status?: Status;
 }
 
+/** What every cursor of a listing looks like: the OpenAPI document declares it. */
+export interface CursorShape {
+  readonly pattern: string;
+  readonly maxLength: number;
+}
+
 export interface CursorCodec<Status extends string> {
+  readonly shape: CursorShape;
   encode(cursor: PageCursor<Status>): string;
   /** Accepts exactly the strings `encode` returns. */
   decode(text: string): Result<PageCursor<Status>, DomainError>;
@@ -32,6 +39,7 @@ export function cursorCodec<Status extends string>(tag: string, statuses: readon
     encodeBase64Url(cursor.status === undefined ? `${tag}.${cursor.afterId}` : `${tag}.${cursor.afterId}.${cursor.status}`);
 
   return {
+    shape: { pattern: BASE64URL_PATTERN, maxLength },
     encode,
     decode(encoded) {
       if (encoded.length > maxLength) return err(INVALID_CURSOR);

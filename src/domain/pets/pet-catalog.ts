@@ -2,15 +2,15 @@ import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetRepository } from '../../ports/pet-repository.js';
 import { notFound, type DomainError } from '../errors.js';
 import { nextPage, type NextPage } from '../paging/list-page.js';
-import { parseListQuery, type ListQuery } from '../paging/list-query.js';
+import { parseListQuery, type ListQueryInput } from '../paging/list-query.js';
 import { err, ok, type Result } from '../result.js';
 import { validateNewPet } from './new-pet-validation.js';
 import { PET_STATUSES, type Inventory, type NewPetInput, type Pet, type PetStatus } from './pet.js';
-import { decodePetCursor, encodePetCursor } from './pet-cursor.js';
+import { petCursors } from './pet-cursor.js';
 import { parsePetId } from './pet-id.js';
 import { petsOfJson } from './pet-json.js';
 
-export type ListPetsQuery = ListQuery<PetStatus>;
+export type ListPetsQuery = ListQueryInput<PetStatus>;
 
 export interface PetPage {
   readonly pets: readonly Pet[];
@@ -24,7 +24,6 @@ export interface PetJsonPage {
   readonly next?: NextPage<PetStatus>;
 }
 
-const petCursors = { encode: encodePetCursor, decode: decodePetCursor };
 
 export class PetCatalog {
   constructor(private readonly pets: PetRepository) {}
@@ -44,7 +43,7 @@ export class PetCatalog {
     if (!parsed.ok) return parsed;
     const { limit, status, afterId } = parsed.value;
     const { json, moreAfter } = await this.pets.pageJson({ afterId, limit, ...(status === undefined ? {} : { status }) });
-    const next = nextPage(moreAfter, limit, status, encodePetCursor);
+    const next = nextPage(moreAfter, limit, status, petCursors.encode);
     return ok(next === undefined ? { json } : { json, next });
   }
 

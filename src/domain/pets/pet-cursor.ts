@@ -2,7 +2,4 @@ import { cursorCodec } from '../paging/page-cursor.js';
 import { PET_STATUSES } from './pet.js';
 
 // Tag `v1`: the first cursors issued had only this listing, and they stay valid.
-const petCursors = cursorCodec('v1', PET_STATUSES);
-
-export const encodePetCursor = petCursors.encode;
-export const decodePetCursor = petCursors.decode;
+export const petCursors = cursorCodec('v1', PET_STATUSES);

@@ -1,7 +1,7 @@
 import { sendDomainError } from '../wire/failures.js';
 import type { Operation } from '../contract/operation.js';
 import { orderJson } from '../../../domain/orders/order-json.js';
-import { authenticatedCaller, fromWire, sendJson } from '../wire/request-context.js';
+import { authenticatedCaller, pathParameter, sendJson } from '../wire/request-context.js';
 import { OrderSchema } from '../contract/schemas.js';
 import { orderIdParameter } from './get-order.js';
 
@@ -20,7 +20,7 @@ export const cancelOrder = {
     409: { description: 'The order is delivered.', errors: ['order_not_cancellable'] },
   },
   handler: async (ctx, { orders }) => {
-    const order = await orders.cancel(authenticatedCaller(ctx), fromWire(ctx.params['orderId']));
+    const order = await orders.cancel(authenticatedCaller(ctx), pathParameter(ctx, 'orderId'));
     if (!order.ok) return sendDomainError(ctx, order.error);
     sendJson(ctx, 200, orderJson(order.value));
   },

@@ -1,9 +1,10 @@
-import type { Pet } from '../../../domain/pets/pet.js';
+import { validateNewPet } from '../../../domain/pets/new-pet-validation.js';
+import type { NewPet, Pet } from '../../../domain/pets/pet.js';
 import { createIdempotently, type IdempotentCreation } from './idempotent-create.js';
 import { readJsonRequest } from '../wire/json-request.js';
 import type { Operation, OperationServices } from '../contract/operation.js';
 import { petJson } from '../../../domain/pets/pet-json.js';
-import { fromWire, sendJson } from '../wire/request-context.js';
+import { sendJson } from '../wire/request-context.js';
 import { MAX_BODY_BYTES } from '../wire/request-limits.js';
 import { NewPetSchema, PetSchema } from '../contract/schemas.js';
 import { getPet } from './get-pet.js';
@@ -11,9 +12,10 @@ import { getPet } from './get-pet.js';
 // `/pets/` from getPet's declared path, built once; the Location is this under the base path.
 const ITEM_PATH = getPet.path.slice(0, getPet.path.indexOf('{'));
 
-const creation = (services: OperationServices): IdempotentCreation<Pet> => ({
+const creation = (services: OperationServices): IdempotentCreation<Pet, NewPet> => ({
   operationId: 'createPet',
-  create: (input, claim) => services.catalog.create(fromWire(input), claim),
+  validate: validateNewPet,
+  create: (input, claim) => services.catalog.create(input, claim),
   replayOf: (result) => (result.kind === 'pet' ? result.pet : undefined),
   send: (ctx, pet, extra) => sendJson(ctx, 201, petJson(pet), ['location', services.basePath + ITEM_PATH + pet.id, ...(extra ?? [])]),
 });

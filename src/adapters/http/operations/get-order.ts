@@ -1,7 +1,7 @@
 import { sendDomainError } from '../wire/failures.js';
 import type { Operation } from '../contract/operation.js';
 import { orderJson } from '../../../domain/orders/order-json.js';
-import { authenticatedCaller, fromWire, sendJson } from '../wire/request-context.js';
+import { authenticatedCaller, pathParameter, sendJson } from '../wire/request-context.js';
 import { idSchema, OrderSchema } from '../contract/schemas.js';
 
 export const orderIdParameter = {
@@ -21,7 +21,7 @@ export const getOrder = {
     404: { description: 'No such order, or it belongs to another key (a customer cannot learn that it exists).', errors: ['not_found'] },
   },
   handler: async (ctx, { orders }) => {
-    const order = await orders.get(authenticatedCaller(ctx), fromWire(ctx.params['orderId']));
+    const order = await orders.get(authenticatedCaller(ctx), pathParameter(ctx, 'orderId'));
     if (!order.ok) return sendDomainError(ctx, order.error);
     sendJson(ctx, 200, orderJson(order.value));
   },

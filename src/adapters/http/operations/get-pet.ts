@@ -1,7 +1,7 @@
 import { sendDomainError } from '../wire/failures.js';
 import type { Operation } from '../contract/operation.js';
 import { petJson } from '../../../domain/pets/pet-json.js';
-import { fromWire, sendJson } from '../wire/request-context.js';
+import { pathParameter, sendJson } from '../wire/request-context.js';
 import { idSchema, PetSchema } from '../contract/schemas.js';
 
 export const getPet = {
@@ -20,7 +20,7 @@ export const getPet = {
     404: { description: 'No animal has this identifier.', errors: ['not_found'] },
   },
   handler: async (ctx, { catalog }) => {
-    const pet = await catalog.get(fromWire(ctx.params['petId']));
+    const pet = await catalog.get(pathParameter(ctx, 'petId'));
     if (!pet.ok) return sendDomainError(ctx, pet.error);
     sendJson(ctx, 200, petJson(pet.value));
   },

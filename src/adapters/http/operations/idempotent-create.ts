@@ -11,10 +11,12 @@ import { sendError, type RequestContext } from '../wire/request-context.js';
 
 const REPLAYED = ['idempotent-replayed', 'true'];
 
-export interface IdempotentCreation<T> {
+export interface IdempotentCreation<T, Input> {
   readonly operationId: string;
-  /** Creates from the body; with a claim, the store writes its record in the same step. */
-  create(input: unknown, claim?: IdempotencyClaim): Promise<Result<T, DomainError>>;
+  /** The domain's reading of the body: the parser the declared schema is held to. */
+  validate(body: unknown): Result<Input, DomainError>;
+  /** Creates from the validated body; with a claim, the store writes its record in the same step. */
+  create(input: Input, claim?: IdempotencyClaim): Promise<Result<T, DomainError>>;
   /** What a record replays, when it is one of this operation's. */
   replayOf(result: IdempotentResult): T | undefined;
   /** Answers 201 with what was created; `extra` marks a replay. */
@@ -26,14 +28,19 @@ export interface IdempotentCreation<T> {
  * with the same body replays the first 201 with `Idempotent-Replayed: true` and stores
  * nothing; another body is a 422; a repeat while the first runs is a 409.
  */
-export async function createIdempotently<T>(
+export async function createIdempotently<T, Input>(
   ctx: RequestContext,
   services: OperationServices,
   body: JsonRequest,
-  creation: IdempotentCreation<T>,
+  creation: IdempotentCreation<T, Input>,
 ): Promise<void> {
+  // Validated under the claim, as before: a key reused with another (even invalid) body stays a 422.
+  const create = (claim?: IdempotencyClaim): Promise<Result<T, DomainError>> => {
+    const input = creation.validate(body.value);
+    return input.ok ? creation.create(input.value, claim) : Promise.resolve(input);
+  };
   const key = ctx.req.headers['idempotency-key'];
-  if (key === undefined) return answer(ctx, creation, await creation.create(body.value));
+  if (key === undefined) return answer(ctx, creation, await create());
   if (!isIdempotencyKey(key)) {
     return sendError(ctx, 'invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters, sent once.');
   }
@@ -42,7 +49,7 @@ export async function createIdempotently<T>(
     key,
     fingerprint: createHash('sha256').update(`${creation.operationId}\n`).update(body.bytes).digest('hex'),
   };
-  const outcome = await runIdempotently(services.idempotency, claim, (started) => creation.create(body.value, started));
+  const outcome = await runIdempotently(services.idempotency, claim, create);
   switch (outcome.kind) {
     case 'ran':
       return answer(ctx, creation, outcome.result);
@@ -59,7 +66,7 @@ export async function createIdempotently<T>(
   }
 }
 
-function answer<T>(ctx: RequestContext, creation: IdempotentCreation<T>, result: Result<T, DomainError>): void {
+function answer<T>(ctx: RequestContext, creation: IdempotentCreation<T, unknown>, result: Result<T, DomainError>): void {
   if (!result.ok) return sendDomainError(ctx, result.error);
   creation.send(ctx, result.value);
 }

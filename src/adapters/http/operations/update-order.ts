@@ -1,8 +1,9 @@
 import { sendDomainError } from '../wire/failures.js';
 import { readJsonRequest } from '../wire/json-request.js';
 import type { Operation } from '../contract/operation.js';
+import { validateOrderUpdate } from '../../../domain/orders/order-input.js';
 import { orderJson } from '../../../domain/orders/order-json.js';
-import { authenticatedCaller, fromWire, sendError, sendJson } from '../wire/request-context.js';
+import { authenticatedCaller, pathParameter, sendError, sendJson } from '../wire/request-context.js';
 import { OrderSchema, OrderUpdateSchema } from '../contract/schemas.js';
 import { orderIdParameter } from './get-order.js';
 
@@ -28,7 +29,9 @@ export const updateOrder = {
     if (caller.role !== 'staff') return sendError(ctx, 'forbidden', 'Only staff keys may change an order.');
     const body = await readJsonRequest(ctx);
     if (body === undefined) return;
-    const order = await orders.update(caller, fromWire(ctx.params['orderId']), fromWire(body.value));
+    const update = validateOrderUpdate(body.value);
+    if (!update.ok) return sendDomainError(ctx, update.error);
+    const order = await orders.update(caller, pathParameter(ctx, 'orderId'), update.value);
     if (!order.ok) return sendDomainError(ctx, order.error);
     sendJson(ctx, 200, orderJson(order.value));
   },

@@ -53,11 +53,8 @@ export const authenticatedCaller = (ctx: RequestContext): Caller => {
   return ctx.caller;
 };
 
-/**
- * A value off the wire, handed to a domain method typed for embedders: the domain validates
- * every input whatever its type says (a 400 names what is wrong), so the transport passes it on.
- */
-export const fromWire = <T>(value: unknown): T => value as T;
+/** A path parameter of the matched route (the router sets every one its path declares); '' when the route declares none, refused as an id. */
+export const pathParameter = (ctx: RequestContext, name: string): string => ctx.params[name] ?? '';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
