@@ -16,14 +16,27 @@ export const operatedPair = (): [ServerSpec, ServerSpec] => {
   return [spec('memory'), spec('operated')];
 };
 
-export const describePairRound = (round: number, { cpuUsPerRequest: [without, withThem], requestsPerSecond: [rpsWithout, rpsWith] }: PairedRound): string =>
-  `  round ${String(round).padStart(2)}: without ${without.toFixed(1)} µs/req (${Math.round(rpsWithout)} req/s), with ${withThem.toFixed(1)} µs/req (${Math.round(rpsWith)} req/s), ratio ${(without / withThem).toFixed(3)}`;
+/** What a pair's two servers are called in its report, and what their CPU ratio (first / second) says. */
+export interface PairNames {
+  readonly first: string;
+  readonly second: string;
+  readonly ratio: string;
+}
 
-export const summarisePair = (rounds: readonly PairedRound[]): string => {
+const OPERATED_NAMES: PairNames = { first: 'without', second: 'with', ratio: 'access log + metrics on / off' };
+
+export const describePairRound = (
+  round: number,
+  { cpuUsPerRequest: [first, second], requestsPerSecond: [rpsFirst, rpsSecond] }: PairedRound,
+  names: PairNames = OPERATED_NAMES,
+): string =>
+  `  round ${String(round).padStart(2)}: ${names.first} ${first.toFixed(1)} µs/req (${Math.round(rpsFirst)} req/s), ${names.second} ${second.toFixed(1)} µs/req (${Math.round(rpsSecond)} req/s), ratio ${(first / second).toFixed(3)}`;
+
+export const summarisePair = (rounds: readonly PairedRound[], names: PairNames = OPERATED_NAMES): string => {
   const ratios = cpuRatiosOf(rounds);
   const cpu = (side: 0 | 1): number => median(rounds.map(({ cpuUsPerRequest }) => cpuUsPerRequest[side]));
   return (
-    `access log + metrics on / off by CPU per request: median ${median(ratios).toFixed(3)} (rounds ${Math.min(...ratios).toFixed(3)} to ${Math.max(...ratios).toFixed(3)}); ` +
+    `${names.ratio} by CPU per request: median ${median(ratios).toFixed(3)} (rounds ${Math.min(...ratios).toFixed(3)} to ${Math.max(...ratios).toFixed(3)}); ` +
     `${cpu(1).toFixed(1)} against ${cpu(0).toFixed(1)} µs per request`
   );
 };

@@ -9,6 +9,8 @@ export interface Scenario {
   readonly title: string;
   /** What a correct server answers, so a reader can tell a 429 path from a broken run. */
   readonly expected: string;
+  /** Every answer is a refusal (non-2xx) by design: the 429 path. Elsewhere every answer is a 2xx. */
+  readonly refused?: true;
   /** Said under the scenario's table, e.g. why a server is not measured in it. */
   readonly note?: string;
   /** The servers it is measured on, when not every one: a reference that cannot do what it asks would mislead. */
@@ -163,6 +165,7 @@ export const scenarios = (connections: number): Scenario[] => [
     id: 'limited',
     title: 'GET /v1/pets?limit=20, one key over its limit (the 429 path)',
     expected: '~100% non-2xx (429) by design; this service has banned the key by then (429 api_key_banned)',
+    refused: true,
     prepare: fixed({ method: 'GET', path: '/pets?limit=20', headers: { authorization: bearer(LIMITED.key) } }, async (baseUrl) => {
       await seedPets(baseUrl);
       await spendLimitedKey(baseUrl);

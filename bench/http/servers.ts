@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startTestCluster } from '../../test/support/test-cluster.js';
@@ -11,6 +12,8 @@ export interface ServerSpec {
   readonly label: string;
   /** Compiled script under dist/bench/servers/. */
   readonly script: string;
+  /** Another build's checkout whose dist/bench/servers/ holds the script (e.g. a base commit's): this build's when absent. */
+  readonly buildDir?: string;
   readonly env: Readonly<Record<string, string>>;
   /** Only in these scenarios: a variant worth one row, not a column of every table. */
   readonly scenarios?: readonly string[];
@@ -103,7 +106,8 @@ export const startServer = async (spec: ServerSpec): Promise<RunningServer> => {
  * drained late, leave the server's log buffers growing. Servers announce on stderr.
  */
 const startProcess = (spec: ServerSpec): Promise<RunningServer> => {
-  const script = fileURLToPath(new URL(`../servers/${spec.script}`, import.meta.url));
+  const script =
+    spec.buildDir === undefined ? fileURLToPath(new URL(`../servers/${spec.script}`, import.meta.url)) : join(spec.buildDir, 'dist', 'bench', 'servers', spec.script);
   const nodeFlags = [...NODE_FLAGS, ...(process.env['BENCH_NODE_OPTIONS'] ?? '').split(' ').filter((flag) => flag !== '')];
   const logReader = spawn('cat', [], { stdio: ['pipe', 'ignore', 'ignore'] });
   const child = spawn(process.execPath, [...nodeFlags, script], {
