@@ -1,7 +1,6 @@
 import type { RedisClient } from './redis-client.js';
 import { ROLES, type Role } from '../../domain/access/caller.js';
-import { PLAN_NAMES, type Plan, type PlanName } from '../../domain/quota/plan.js';
-import type { QuotaRule } from '../../domain/quota/quota-rule.js';
+import { planOfRecord, planRecord } from '../../domain/quota/plan-record.js';
 import {
   isExpired,
   type ApiKeyGrant,
@@ -67,7 +66,7 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   async createKey(keyDigest: string, key: ManagedApiKey): Promise<void> {
     const { id, label, plan, role, createdAt, expiresAt } = key;
     const expiry = expiresAt === undefined ? {} : { expiresAt };
-    const managed = JSON.stringify({ digest: keyDigest, label, ...planFields(plan), role, createdAt, ...expiry });
+    const managed = JSON.stringify({ digest: keyDigest, label, ...planRecord(plan), role, createdAt, ...expiry });
     const grant = grantRecord({ plan, role, ...expiry });
     // Ids and keys are random, but two keys under one id, or one key under two, must never be.
     const created = await fromRedis(this.redis, () =>
@@ -100,43 +99,23 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   }
 }
 
-const planFields = ({ name, rules }: Plan): { name: PlanName; rules: QuotaRule[] } => ({
-  name,
-  rules: rules.map(({ name: rule, limit, windowMs }) => ({ name: rule, limit, windowMs })),
-});
-
 const grantRecord = ({ plan, role, expiresAt }: ApiKeyGrant): string =>
-  JSON.stringify({ ...planFields(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }) });
-
-const isPlanName = (value: unknown): value is PlanName => PLAN_NAMES.some((name) => name === value);
+  JSON.stringify({ ...planRecord(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }) });
 
 const isRole = (value: unknown): value is Role => ROLES.some((role) => role === value);
 
 const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
-
-const isRule = (value: unknown): value is QuotaRule =>
-  typeof value === 'object' &&
-  value !== null &&
-  'name' in value &&
-  typeof value.name === 'string' &&
-  'limit' in value &&
-  typeof value.limit === 'number' &&
-  'windowMs' in value &&
-  typeof value.windowMs === 'number';
 
 const malformed = (): Error => new Error('Malformed API key record in Redis');
 
 /** Records are written only by this class; a malformed one means the keyspace was tampered with. */
 const grantOf = (record: string): ApiKeyGrant => {
   const fields: unknown = JSON.parse(record);
-  if (typeof fields === 'object' && fields !== null && 'name' in fields && 'rules' in fields) {
-    const { name, rules } = fields;
+  const plan = planOfRecord(fields);
+  if (plan !== undefined && typeof fields === 'object' && fields !== null) {
     const role = 'role' in fields ? fields.role : 'customer';
     const expiresAt = 'expiresAt' in fields ? fields.expiresAt : undefined;
-    if (isPlanName(name) && Array.isArray(rules) && rules.every(isRule) && isRole(role) && (expiresAt === undefined || isTime(expiresAt))) {
-      const plan = Object.freeze({ name, rules: Object.freeze(rules.map((rule) => Object.freeze({ ...rule }))) });
-      return Object.freeze({ plan, role, ...(expiresAt === undefined ? {} : { expiresAt }) });
-    }
+    if (isRole(role) && (expiresAt === undefined || isTime(expiresAt))) return Object.freeze({ plan, role, ...(expiresAt === undefined ? {} : { expiresAt }) });
   }
   throw malformed();
 };

@@ -12,7 +12,7 @@ import { err, ok, type Result } from '../../domain/result.js';
 
 export const ENVIRONMENTS = ['development', 'test', 'staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
-export const STORES = ['memory', 'redis'] as const;
+export const STORES = ['memory', 'redis', 'postgres'] as const;
 export type StoreKind = (typeof STORES)[number];
 /** What the quota check does while its store is unreachable. */
 export const QUOTA_FALLBACKS = ['local', 'allow', 'deny'] as const;
@@ -36,6 +36,10 @@ export interface PetStoreConfig {
   /** REDIS_CLUSTER_NODES, with REDIS_PASSWORD: a Redis Cluster instead of the one Redis at redisUrl. */
   readonly redisCluster: RedisClusterConfig | undefined;
   readonly redisPrefix: string;
+  /** PETSTORE_STORE=postgres: where the records live (the quota counters stay in Redis). */
+  readonly databaseUrl: string;
+  /** Connections each instance keeps to PostgreSQL. */
+  readonly pgPoolSize: number;
   readonly apiKeys: readonly ConfiguredKey[];
   readonly ban: BanPolicy;
   readonly anonymousPerMinute: number;
@@ -62,6 +66,21 @@ export interface RedisClusterConfig {
 
 export type Environ = Readonly<Record<string, string | undefined>>;
 
+/** `scheme://user:secret@host` written `scheme://user:***@host`: for messages and logs. */
+export const withoutPassword = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
+
+export const DEFAULT_DATABASE_URL = 'postgres://127.0.0.1:5432/petstore';
+
+function parseDatabaseUrl(raw: string): Result<string, string> {
+  if (!/^postgres(ql)?:\/\//.test(raw)) return err('must start with postgres:// or postgresql://');
+  try {
+    const url = new URL(raw);
+    return url.hostname === '' || url.pathname.length <= 1 ? err('must name a host and a database: postgres://USER@HOST:5432/DATABASE') : ok(raw);
+  } catch {
+    return err('is not a URL: postgres://USER@HOST:5432/DATABASE');
+  }
+}
+
 /**
  * Reads the configuration (README, "Configuration") from environment variables. Every mistake is reported,
  * one line each, so an operator fixes them all in one go.
@@ -73,8 +92,8 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     if (raw === undefined || raw === '') return fallback;
     const parsed = parse(raw);
     if (parsed.ok) return parsed.value;
-    // Keys are secrets: a bad PETSTORE_API_KEYS is described, never echoed.
-    problems.push(name === 'PETSTORE_API_KEYS' ? `${name}: ${parsed.error}` : `${name}=${JSON.stringify(raw)}: ${parsed.error}`);
+    // Keys are secrets: a bad PETSTORE_API_KEYS is described, never echoed; a URL is echoed without its password.
+    problems.push(name === 'PETSTORE_API_KEYS' ? `${name}: ${parsed.error}` : `${name}=${JSON.stringify(withoutPassword(raw))}: ${parsed.error}`);
     return fallback;
   };
 
@@ -92,6 +111,8 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     redisPrefix: read('PETSTORE_REDIS_PREFIX', 'petstore:', (raw) =>
       /[{}]/.test(raw) ? err('must not contain braces: they would break the hash tags that keep a key in one slot') : ok(raw),
     ),
+    databaseUrl: read('DATABASE_URL', DEFAULT_DATABASE_URL, parseDatabaseUrl),
+    pgPoolSize: read('PETSTORE_PG_POOL', 10, integerIn(1, 1_000)),
     apiKeys: read('PETSTORE_API_KEYS', [] as ConfiguredKey[], parseApiKeys),
     ban: {
       strikes: read('PETSTORE_BAN_STRIKES', DEFAULT_BAN_POLICY.strikes, integerIn(1, 1_000_000)),

@@ -1,0 +1,101 @@
+import { ROLES, type Role } from '../../domain/access/caller.js';
+import { planOfRecord, planRecord } from '../../domain/quota/plan-record.js';
+import type { Plan } from '../../domain/quota/plan.js';
+import { isExpired, type ApiKeyGrant, type ApiKeyRegistry, type KeyAdmin, type ManagedApiKey, type RevokeOutcome } from '../../ports/api-key-registry.js';
+import type { Clock } from '../../ports/clock.js';
+import { fromPostgres, type PostgresPool } from './postgres-pool.js';
+
+interface KeyRow {
+  readonly id: string | null;
+  readonly label: string;
+  readonly plan: unknown;
+  readonly role: string;
+  readonly created_at: string | null;
+  readonly expires_at: string | null;
+  readonly revoked_at: string | null;
+}
+
+const isRole = (value: unknown): value is Role => ROLES.some((role) => role === value);
+
+const malformed = (): Error => new Error('Malformed API key row in PostgreSQL');
+
+/** Rows are written only by this class; a malformed one means the table was edited by hand. */
+const planAndRole = (row: KeyRow): { plan: Plan; role: Role } => {
+  const plan = planOfRecord(row.plan);
+  if (plan === undefined || !isRole(row.role)) throw malformed();
+  return { plan, role: row.role };
+};
+
+const KEY_COLUMNS = 'id, label, plan, role, created_at, expires_at, revoked_at';
+
+/** API keys in PostgreSQL, by SHA-256 digest; keys made by `petstore keys` also by id. */
+export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
+  constructor(
+    private readonly pool: PostgresPool,
+    private readonly clock: Clock,
+  ) {}
+
+  async grantOf(keyDigest: string): Promise<ApiKeyGrant | undefined> {
+    const { rows } = await fromPostgres(() =>
+      this.pool.query<KeyRow>({ name: 'petstore-key-grant', text: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE digest = $1`, values: [keyDigest] }),
+    );
+    const row = rows[0];
+    if (row === undefined || row.revoked_at !== null) return undefined;
+    const grant: ApiKeyGrant = { ...planAndRole(row), ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }) };
+    return isExpired(grant, this.clock.now()) ? undefined : grant;
+  }
+
+  async register(keyDigest: string, { plan, role, expiresAt }: ApiKeyGrant): Promise<void> {
+    await fromPostgres(() =>
+      this.pool.query({
+        name: 'petstore-register-key',
+        text: `INSERT INTO api_keys (digest, plan, role, expires_at) VALUES ($1, $2, $3, $4)
+               ON CONFLICT (digest) DO UPDATE SET plan = EXCLUDED.plan, role = EXCLUDED.role, expires_at = EXCLUDED.expires_at`,
+        values: [keyDigest, JSON.stringify(planRecord(plan)), role, expiresAt ?? null],
+      }),
+    );
+  }
+
+  async createKey(keyDigest: string, { id, label, plan, role, createdAt, expiresAt }: ManagedApiKey): Promise<void> {
+    // The primary key and the unique id refuse a second key under either: never two keys under one id, or one under two.
+    await fromPostgres(() =>
+      this.pool.query({
+        name: 'petstore-create-key',
+        text: 'INSERT INTO api_keys (digest, id, label, plan, role, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        values: [keyDigest, id, label, JSON.stringify(planRecord(plan)), role, createdAt, expiresAt ?? null],
+      }),
+    );
+  }
+
+  async listKeys(): Promise<readonly ManagedApiKey[]> {
+    const { rows } = await fromPostgres(() =>
+      this.pool.query<KeyRow>({ name: 'petstore-list-keys', text: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id IS NOT NULL ORDER BY created_at, id` }),
+    );
+    return rows.map((row) => {
+      if (row.id === null || row.created_at === null) throw malformed();
+      return {
+        id: row.id,
+        label: row.label,
+        ...planAndRole(row),
+        createdAt: Number(row.created_at),
+        ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
+        ...(row.revoked_at === null ? {} : { revokedAt: Number(row.revoked_at) }),
+      };
+    });
+  }
+
+  async revokeKey(id: string, at: number): Promise<RevokeOutcome> {
+    const { rows } = await fromPostgres(() =>
+      this.pool.query<{ revoked: boolean }>({
+        name: 'petstore-revoke-key',
+        // The row lock makes one of concurrent revocations the one that revokes.
+        text: `WITH revoked AS (UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1)
+               SELECT EXISTS (SELECT 1 FROM revoked) AS revoked, EXISTS (SELECT 1 FROM api_keys WHERE id = $1) AS known`,
+        values: [id, at],
+      }),
+    );
+    const outcome = rows[0] as { revoked: boolean; known: boolean } | undefined;
+    if (outcome?.revoked === true) return 'revoked';
+    return outcome?.known === true ? 'already_revoked' : 'not_found';
+  }
+}

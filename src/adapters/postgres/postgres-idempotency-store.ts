@@ -1,0 +1,78 @@
+import {
+  IDEMPOTENCY_IN_FLIGHT_MS,
+  type IdempotencyClaim,
+  type IdempotencyStart,
+  type IdempotencyStore,
+  type IdempotentResult,
+} from '../../ports/idempotency-store.js';
+import { fromPostgres, type PostgresPool } from './postgres-pool.js';
+
+const STARTED: IdempotencyStart = { kind: 'started' };
+const IN_FLIGHT: IdempotencyStart = { kind: 'in_flight' };
+const REUSED: IdempotencyStart = { kind: 'reused' };
+
+/** Expired records are deleted by every this many begins, a bounded batch at a time, so the table follows the keys of the last 24 h. */
+const PURGE_EVERY = 1_000;
+const PURGE_BATCH = 1_000;
+
+/**
+ * Idempotency-Key records in PostgreSQL, one row per (API key, Idempotency-Key), completed by the
+ * pet and order repositories in the transaction that stores. Time is the database's, the same
+ * for every instance.
+ */
+export class PostgresIdempotencyStore implements IdempotencyStore {
+  #begins = 0;
+
+  constructor(private readonly pool: PostgresPool) {}
+
+  async begin(claim: IdempotencyClaim): Promise<IdempotencyStart> {
+    if (++this.#begins % PURGE_EVERY === 0) void this.#purge();
+    return fromPostgres(async () => {
+      // A record that vanishes between the two statements (released, expired) is begun again.
+      for (;;) {
+        const started = await this.pool.query({
+          name: 'petstore-begin-claim',
+          text: `INSERT INTO idempotency_records (scope, key, fingerprint, expires_at)
+                 VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
+                 ON CONFLICT (scope, key) DO UPDATE
+                   SET fingerprint = EXCLUDED.fingerprint, expires_at = EXCLUDED.expires_at, result = NULL
+                   WHERE idempotency_records.expires_at <= now()
+                 RETURNING 1`,
+          values: [claim.scope, claim.key, claim.fingerprint, IDEMPOTENCY_IN_FLIGHT_MS],
+        });
+        if (started.rowCount === 1) return STARTED;
+        const { rows } = await this.pool.query<{ fingerprint: string; result: IdempotentResult | null }>({
+          name: 'petstore-read-claim',
+          text: 'SELECT fingerprint, result FROM idempotency_records WHERE scope = $1 AND key = $2 AND expires_at > now()',
+          values: [claim.scope, claim.key],
+        });
+        const record = rows[0];
+        if (record === undefined) continue;
+        if (record.fingerprint !== claim.fingerprint) return REUSED;
+        return record.result === null ? IN_FLIGHT : { kind: 'replay', result: record.result };
+      }
+    });
+  }
+
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await fromPostgres(() =>
+      this.pool.query({
+        name: 'petstore-release-claim',
+        text: 'DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND fingerprint = $3 AND result IS NULL',
+        values: [claim.scope, claim.key, claim.fingerprint],
+      }),
+    );
+  }
+
+  async #purge(): Promise<void> {
+    await this.pool
+      .query({
+        name: 'petstore-purge-claims',
+        text: `DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(
+                 SELECT ctid FROM idempotency_records WHERE expires_at <= now() LIMIT $1))`,
+        values: [PURGE_BATCH],
+      })
+      // Housekeeping only: the next purge tries again.
+      .catch(() => undefined);
+  }
+}

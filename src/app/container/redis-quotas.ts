@@ -1,0 +1,65 @@
+import type { Bind, ServiceIdentifier } from 'inversify';
+import { MemoryQuotaStore } from '../../adapters/memory/memory-quota-store.js';
+import type { RedisClient } from '../../adapters/redis/redis-client.js';
+import { RedisQuotaStore } from '../../adapters/redis/redis-quota-store.js';
+import { LocalRefusals } from '../../adapters/wrappers/local-refusals.js';
+import { QuotaOutageFallback } from '../../adapters/wrappers/quota-outage-fallback.js';
+import type { Clock } from '../../ports/clock.js';
+import type { PetStoreConfig } from '../config/config.js';
+import type { StoreProbe } from '../admin/store-probes.js';
+import { openRedis, pingRedis } from './open-redis.js';
+import { TOKENS } from './tokens.js';
+
+/** The Redis (or Redis Cluster) client every Redis binding of a container shares. */
+export const REDIS: ServiceIdentifier<RedisClient> = Symbol('Redis');
+
+/** Refusals and bans answered by the instance itself; their strikes reach Redis within STRIKE_LAG_MS. */
+const STRIKE_LAG_MS = 100;
+const LOCAL_REFUSALS = 100_000;
+
+export interface RedisQuotasOptions {
+  /**
+   * Set: quota decisions use its time (tests). Unset: the Redis server's TIME (on a Cluster, that
+   * of the shard holding the key), so skewed instance clocks cannot over-admit.
+   */
+  readonly quotaClock?: Clock | undefined;
+  readonly commandTimeoutMs?: number | undefined;
+}
+
+/** Readiness pings through the client the stores use: its command timeout and reconnection included; on a Cluster, every master. */
+export const redisProbe = (redis: RedisClient): StoreProbe => ({ store: 'redis', ping: () => pingRedis(redis) });
+
+/**
+ * The Redis client and the quota store on it, shared by every instance: what the `redis` and
+ * `postgres` stores have in common (counters, strikes and bans may be lost with Redis).
+ */
+export function bindRedisQuotas(bind: Bind, { quotaClock, commandTimeoutMs }: RedisQuotasOptions): void {
+  bind<RedisClient>(REDIS)
+    .toResolvedValue(
+      (config, logError) =>
+        openRedis(config, {
+          onError: (error) => logError('redis connection error', error),
+          ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
+        }),
+      [TOKENS.config, TOKENS.logError],
+    )
+    .inSingletonScope()
+    .onDeactivation(async (redis: RedisClient) => {
+      await redis.quit().catch(() => redis.disconnect());
+    });
+  bind(TOKENS.quotaStore)
+    .toResolvedValue(
+      (redis: RedisClient, config: PetStoreConfig, clock: Clock, logError: (message: string, error: unknown) => void) => {
+        const redisQuotas = new RedisQuotaStore(redis, { prefix: config.redisPrefix, time: quotaClock ?? 'server' });
+        const localRefusals = new LocalRefusals(redisQuotas, redisQuotas, clock, {
+          strikeLagMs: STRIKE_LAG_MS,
+          maxEntries: LOCAL_REFUSALS,
+          schedule: (flush, delayMs) => setTimeout(flush, delayMs).unref(),
+          onFlushError: (error) => logError('quota strikes not recorded', error),
+        });
+        return new QuotaOutageFallback(localRefusals, config.quotaFallback, new MemoryQuotaStore(clock), clock);
+      },
+      [REDIS, TOKENS.config, TOKENS.clock, TOKENS.logError],
+    )
+    .inSingletonScope();
+}

@@ -1,0 +1,20 @@
+import { PostgresApiKeyRegistry } from '../../src/adapters/postgres/postgres-api-key-registry.js';
+import { SystemClock } from '../../src/adapters/system/system-clock.js';
+import { describeApiKeyRegistryContract, describeKeyAdminContract } from '../contracts/api-key-registry-contract.js';
+import { usePostgresSchemas } from './postgres-stores-fixture.js';
+
+const schemas = usePostgresSchemas();
+
+describeApiKeyRegistryContract(
+  'PostgresApiKeyRegistry',
+  async () => {
+    const { pool, drop } = await schemas.fresh();
+    return { registry: new PostgresApiKeyRegistry(pool, new SystemClock()), cleanup: drop };
+  },
+  { numRuns: 30 },
+);
+
+describeKeyAdminContract('PostgresApiKeyRegistry', async (clock) => {
+  const { pool, drop } = await schemas.fresh();
+  return { registry: new PostgresApiKeyRegistry(pool, clock), cleanup: drop };
+});

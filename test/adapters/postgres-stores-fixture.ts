@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { migrate } from '../../src/adapters/postgres/migrate.js';
+import { readMigrations } from '../../src/adapters/postgres/migration-files.js';
+import { PostgresIdempotencyStore } from '../../src/adapters/postgres/postgres-idempotency-store.js';
+import { PostgresOrderRepository } from '../../src/adapters/postgres/postgres-order-repository.js';
+import { PostgresPetRepository } from '../../src/adapters/postgres/postgres-pet-repository.js';
+import { createPostgresPool, type PostgresPool } from '../../src/adapters/postgres/postgres-pool.js';
+import type { CreateStores } from '../contracts/stores-fixture.js';
+import { useTestDatabase } from '../support/test-postgres.js';
+
+export interface PostgresSchemas {
+  /** A fresh schema of the file's test database, migrated, and a pool whose search_path is it; `drop` removes both. */
+  fresh(): Promise<{ readonly pool: PostgresPool; readonly schema: string; drop(): Promise<void> }>;
+  readonly url: string;
+}
+
+/** A test database for the file (dropped after it), and in it a schema per fixture, so every test starts empty. */
+export function usePostgresSchemas(): PostgresSchemas {
+  const database = useTestDatabase();
+  let admin: PostgresPool | undefined;
+  beforeAll(() => {
+    admin = createPostgresPool({ url: database.url, max: 2, timeoutMs: 10_000 });
+  });
+  afterAll(async () => {
+    await admin?.end();
+  });
+  return {
+    get url() {
+      return database.url;
+    },
+    async fresh() {
+      if (admin === undefined) throw new Error('usePostgresSchemas: fresh() is for tests, after beforeAll');
+      const schema = `t_${randomBytes(6).toString('hex')}`;
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      const pool = createPostgresPool({ url: database.url, max: 10, timeoutMs: 10_000, searchPath: schema });
+      await migrate(pool, readMigrations());
+      const owner = admin;
+      return {
+        pool,
+        schema,
+        drop: async () => {
+          await pool.end();
+          await owner.query(`DROP SCHEMA ${schema} CASCADE`);
+        },
+      };
+    },
+  };
+}
+
+/** The record stores over a fresh schema. */
+export const postgresStores =
+  (schemas: PostgresSchemas): CreateStores =>
+  async () => {
+    const { pool, drop } = await schemas.fresh();
+    return {
+      pets: new PostgresPetRepository(pool),
+      orders: new PostgresOrderRepository(pool),
+      idempotency: new PostgresIdempotencyStore(pool),
+      cleanup: drop,
+    };
+  };
