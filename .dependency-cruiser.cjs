@@ -90,7 +90,7 @@ module.exports = {
       comment:
         'Stores and their wrappers are chosen and built in src/app/container alone: the server, every CLI command and the test helpers resolve them from it, so a new kind of store is wired in one module.',
       from: { path: '^src/app/', pathNot: '^src/app/container/' },
-      to: { path: '^src/adapters/(memory|redis|wrappers|system)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/adapters/(memory|redis|postgres|wrappers|system)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'client-loads-only-itself',

@@ -18,9 +18,6 @@ export interface PostgresPoolOptions {
 /** Fails a request within 1 s when PostgreSQL stops answering, as the interface's 503 promises. */
 export const POSTGRES_TIMEOUT_MS = 900;
 
-/** `postgres://user:secret@host/db` written `postgres://user:***@host/db`: for messages and logs. */
-export const redactedDatabaseUrl = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
-
 /** A pool that never throws on an idle connection's error (PostgreSQL restarted): the next query reconnects. */
 export function createPostgresPool({ url, max, timeoutMs = POSTGRES_TIMEOUT_MS, searchPath, onError }: PostgresPoolOptions): PostgresPool {
   const pool = new pg.Pool({
@@ -83,4 +80,19 @@ export async function inTransaction<T>(pool: PostgresPool, work: (client: Postgr
       client.release(broken);
     }
   });
+}
+
+/**
+ * A pool that has answered once: rejects with StoreUnavailableError naming `described` (the
+ * URL without its password, and where it was configured) when PostgreSQL cannot be reached.
+ */
+export async function openPostgres(options: PostgresPoolOptions, described: string): Promise<PostgresPool> {
+  const pool = createPostgresPool(options);
+  try {
+    await pool.query('SELECT 1');
+    return pool;
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new StoreUnavailableError(`PostgreSQL at ${described}`, { cause: error });
+  }
 }

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { runKeysCommand } from './keys-command.js';
+import { runMigrateCommand } from './migrate-command.js';
 import { ConfigurationError, startPetStore, type RunningPetStore } from '../start-pet-store.js';
 import { unavailabilityReason } from './store-failure.js';
 
@@ -14,6 +15,8 @@ const FLAGS = {
   'redis-url': 'REDIS_URL',
   'redis-cluster-nodes': 'REDIS_CLUSTER_NODES',
   'redis-prefix': 'PETSTORE_REDIS_PREFIX',
+  'database-url': 'DATABASE_URL',
+  'pg-pool': 'PETSTORE_PG_POOL',
   'api-keys': 'PETSTORE_API_KEYS',
   'quota-fallback': 'PETSTORE_QUOTA_FALLBACK',
   'trust-proxy': 'PETSTORE_TRUST_PROXY',
@@ -26,12 +29,14 @@ const FLAGS = {
 } as const;
 
 const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
-                [--store memory|redis] [--redis-url URL | --redis-cluster-nodes HOST:PORT,...] [--redis-prefix P]
+                [--store memory|redis|postgres] [--database-url URL] [--pg-pool N]
+                [--redis-url URL | --redis-cluster-nodes HOST:PORT,...] [--redis-prefix P]
                 [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny]
                 [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
                 [--log-level fatal|error|warn|info|debug|trace|silent] [--access-log on|off]
                 [--admin-port N] [--admin-host H] [--shutdown-grace-ms MS]
        petstore keys create|list|revoke ...   (see petstore keys --help)
+       petstore migrate [--dry-run] [--database-url URL]   (see petstore migrate --help)
 Every flag can be given as its environment variable instead (see README).`;
 
 function environFromArgs(argv: readonly string[]): NodeJS.ProcessEnv {
@@ -72,6 +77,7 @@ function announce(store: RunningPetStore): void {
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'keys') process.exit(await runKeysCommand(process.argv.slice(3), process.env));
+  if (process.argv[2] === 'migrate') process.exit(await runMigrateCommand(process.argv.slice(3), process.env));
   let store: RunningPetStore;
   try {
     store = await startPetStore(environFromArgs(process.argv.slice(2)));

@@ -20,8 +20,9 @@ export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business 
        petstore keys list
        petstore keys revoke ID
 Each also takes the server's store flags, or their environment variables (see README):
-       [--env ENV] [--store redis] [--redis-url URL | --redis-cluster-nodes HOST:PORT,...]
-       [--redis-prefix P]   (a Cluster's password: REDIS_PASSWORD in the environment)
+       [--env ENV] [--store postgres|redis] [--database-url URL]
+       [--redis-url URL | --redis-cluster-nodes HOST:PORT,...] [--redis-prefix P]
+       (a Cluster's password: REDIS_PASSWORD in the environment)
 DURATION: a whole number and a unit: 90s, 30m, 12h, 7d, 90d (at most 3650d).
 The key is printed once, by create: the store keeps only its SHA-256 digest.`;
 
@@ -32,6 +33,7 @@ const STORE_FLAGS = {
   'redis-url': 'REDIS_URL',
   'redis-cluster-nodes': 'REDIS_CLUSTER_NODES',
   'redis-prefix': 'PETSTORE_REDIS_PREFIX',
+  'database-url': 'DATABASE_URL',
 } as const;
 const CREATE_FLAGS = ['plan', 'per-minute', 'per-day', 'role', 'expires-in', 'label'] as const;
 
@@ -218,10 +220,11 @@ export async function runKeysCommand(
     for (const problem of config.error) output.err(`petstore keys: ${problem}`);
     return 1;
   }
-  if (config.value.store !== 'redis') {
+  if (config.value.store === 'memory') {
     output.err(
       'petstore keys: the memory store lives inside each server process, so a key created here would exist nowhere else. ' +
-        'Keys at run time need the Redis the servers use: PETSTORE_STORE=redis (or --store redis) with their REDIS_URL (or REDIS_CLUSTER_NODES) and PETSTORE_REDIS_PREFIX.',
+        'Keys at run time need the store the servers share: PETSTORE_STORE=postgres with their DATABASE_URL, ' +
+        'or PETSTORE_STORE=redis with their REDIS_URL (or REDIS_CLUSTER_NODES) and PETSTORE_REDIS_PREFIX (or the --store, --database-url, --redis-url flags).',
     );
     return 1;
   }

@@ -4,6 +4,7 @@ export function unavailabilityReason(error: unknown): string | undefined {
   if (!(cause instanceof Error)) return undefined;
   const code = (cause as { code?: unknown }).code;
   const text = cause.message;
+  if (code === '3D000') return 'database does not exist';
   if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(text)) return 'connection refused';
   if (code === 'ETIMEDOUT' || /ETIMEDOUT|timed? ?out/i.test(text)) return 'connection timed out';
   if (/NOAUTH|WRONGPASS|invalid password|AUTH/i.test(text)) return 'authentication failed';

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Container } from 'inversify';
+import { Container, type ContainerModule } from 'inversify';
 import { SystemClock } from '../../adapters/system/system-clock.js';
 import type { Clock } from '../../ports/clock.js';
 import type { PetStoreConfig } from '../config/config.js';
@@ -8,6 +8,7 @@ import { createLogger, type PetStoreLogger } from '../logging/logger.js';
 import { createMetrics } from '../admin/metrics.js';
 import { loggingModule } from './logging-module.js';
 import { memoryStoresModule } from './memory-stores-module.js';
+import { postgresStoresModule } from './postgres-stores-module.js';
 import { redisStoresModule } from './redis-stores-module.js';
 import { TOKENS } from './tokens.js';
 
@@ -18,16 +19,27 @@ export interface ContainerOverrides {
   readonly logger?: PetStoreLogger;
   /** How long a Redis command may take: the server's default is short, an operator's command (the CLI) waits longer. */
   readonly redisCommandTimeoutMs?: number;
+  /** PostgreSQL's pending migrations are applied when the server opens its pool; `petstore migrate` and `keys` apply none. */
+  readonly migrateOnOpen?: boolean;
+}
+
+function storesModule(config: PetStoreConfig, overrides: ContainerOverrides): ContainerModule {
+  const quotas = { quotaClock: overrides.clock, commandTimeoutMs: overrides.redisCommandTimeoutMs };
+  switch (config.store) {
+    case 'memory':
+      return memoryStoresModule;
+    case 'redis':
+      return redisStoresModule(quotas);
+    case 'postgres':
+      return postgresStoresModule({ ...quotas, migrateOnOpen: overrides.migrateOnOpen ?? true });
+  }
 }
 
 export function buildContainer(config: PetStoreConfig, overrides: ContainerOverrides = {}): Container {
   const container = new Container();
   container.bind(TOKENS.config).toConstantValue(config);
   container.bind(TOKENS.clock).toConstantValue(overrides.clock ?? new SystemClock());
-  const stores =
-    config.store === 'redis'
-      ? redisStoresModule({ quotaClock: overrides.clock, commandTimeoutMs: overrides.redisCommandTimeoutMs })
-      : memoryStoresModule;
+  const stores = storesModule(config, overrides);
   container.bind(TOKENS.logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel));
   container
     .bind(TOKENS.metrics)

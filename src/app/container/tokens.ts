@@ -1,5 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { PetStoreHttpServer } from '../../adapters/http/http-server.js';
+import type { MigrationReport } from '../../adapters/postgres/migrate.js';
 import type { OrderService } from '../../domain/orders/order-service.js';
 import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import type { RequestAdmission } from '../../domain/quota/request-admission.js';
@@ -25,6 +26,8 @@ export const TOKENS = {
   quotaStore: Symbol('QuotaStore') as ServiceIdentifier<QuotaStore>,
   /** Keys issued at run time (petstore keys): bound only where every instance shares them. */
   keyAdmin: Symbol('KeyAdmin') as ServiceIdentifier<KeyAdmin>,
+  /** The database's schema brought to this code's version (`dryRun`: only said what would be applied): PETSTORE_STORE=postgres. */
+  migrateSchema: Symbol('MigrateSchema') as ServiceIdentifier<(options: { readonly dryRun: boolean }) => Promise<MigrationReport>>,
   catalog: Symbol('PetCatalog') as ServiceIdentifier<PetCatalog>,
   orders: Symbol('OrderService') as ServiceIdentifier<OrderService>,
   admission: Symbol('RequestAdmission') as ServiceIdentifier<RequestAdmission>,

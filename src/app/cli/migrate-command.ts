@@ -1,0 +1,93 @@
+import { parseArgs } from 'node:util';
+import { err, ok, type Result } from '../../domain/result.js';
+import { loadConfig, type Environ } from '../config/config.js';
+import { buildContainer } from '../container/build-container.js';
+import { TOKENS } from '../container/tokens.js';
+import { createLogger } from '../logging/logger.js';
+import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
+import type { KeysOutput } from './keys-command.js';
+import { unavailabilityReason } from './store-failure.js';
+
+export const MIGRATE_USAGE = `Usage: petstore migrate [--dry-run] [--database-url URL]
+Applies the schema migrations (migrations/*.sql) the PostgreSQL at DATABASE_URL has not had yet,
+in one transaction, under a lock that makes concurrent runs and starting servers apply each once.
+--dry-run prints what it would apply and changes nothing. The server applies them itself at start
+with PETSTORE_STORE=postgres; this command is for doing it beforehand, e.g. in a deploy step.`;
+
+interface MigrateInvocation {
+  readonly dryRun: boolean;
+  readonly help: boolean;
+  readonly environ: Environ;
+}
+
+function parseMigrateArgs(argv: readonly string[], environ: Environ): Result<MigrateInvocation, string> {
+  try {
+    const { values } = parseArgs({
+      args: [...argv],
+      options: { 'dry-run': { type: 'boolean' }, 'database-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    });
+    const databaseUrl = values['database-url'];
+    return ok({
+      dryRun: values['dry-run'] === true,
+      help: values.help === true,
+      environ: databaseUrl === undefined ? environ : { ...environ, DATABASE_URL: databaseUrl },
+    });
+  } catch (error) {
+    if (isArgumentError(error)) return err(error.message);
+    throw error;
+  }
+}
+
+/** Runs `petstore migrate ...`; resolves with the exit code: 0 done, 1 refused or failed, 2 not understood. */
+export async function runMigrateCommand(
+  argv: readonly string[],
+  environ: Environ,
+  output: KeysOutput = { out: (line) => console.log(line), err: (line) => console.error(line) },
+): Promise<number> {
+  const parsed = parseMigrateArgs(argv, environ);
+  if (!parsed.ok) {
+    output.err(`petstore migrate: ${parsed.error}`);
+    output.err(MIGRATE_USAGE);
+    return USAGE_EXIT_CODE;
+  }
+  if (parsed.value.help) {
+    output.out(MIGRATE_USAGE);
+    return 0;
+  }
+  // Only the database settings matter here: the store is PostgreSQL whatever PETSTORE_STORE says.
+  const config = loadConfig({
+    PETSTORE_STORE: 'postgres',
+    DATABASE_URL: parsed.value.environ['DATABASE_URL'],
+    PETSTORE_LOG_LEVEL: parsed.value.environ['PETSTORE_LOG_LEVEL'],
+  });
+  if (!config.ok) {
+    for (const problem of config.error) output.err(`petstore migrate: ${problem}`);
+    return 1;
+  }
+  const container = buildContainer(config.value, { migrateOnOpen: false, logger: createLogger(config.value.logLevel, process.stderr) });
+  try {
+    const migrateSchema = await container.getAsync(TOKENS.migrateSchema);
+    const { from, pending } = await migrateSchema({ dryRun: parsed.value.dryRun });
+    if (pending.length === 0) {
+      output.out(`The schema is at version ${from}, this petstore's latest: nothing to apply.`);
+      return 0;
+    }
+    const names = pending.map(({ version, name }) => `${String(version).padStart(4, '0')}_${name}`);
+    if (parsed.value.dryRun) {
+      output.out(`The schema is at version ${from}. Would apply, in one transaction:`);
+      for (const name of names) output.out(`  ${name}`);
+    } else {
+      for (const name of names) output.out(`Applied ${name}`);
+      output.out(`The schema is now at version ${pending[pending.length - 1]?.version ?? from}.`);
+    }
+    return 0;
+  } catch (error) {
+    const reason = unavailabilityReason(error);
+    const message = error instanceof Error ? error.message : String(error);
+    output.err(`petstore migrate: ${reason === undefined ? message : `${message} (${reason})`}`);
+    return 1;
+  } finally {
+    await container.unbindAllAsync();
+  }
+}
