@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // at a time, so CPU-heavy property tests on the other core cannot distort their latencies.
 const PROCESS_TESTS = [
   'test/redis/**/*.test.ts',
+  // Servers on PostgreSQL (a test database of their own, or a throwaway server crashed mid-load).
+  'test/postgres/**/*.test.ts',
   'test/adapters/redis-outage.test.ts',
   'test/app/cli.test.ts',
   'test/http/slow-clients.test.ts',
@@ -14,6 +16,16 @@ const PROCESS_TESTS = [
   'test/app/npm-start.test.ts',
   // A real chromium rendering the docs page.
   'test/browser/**/*.test.ts',
+];
+
+const HTTP_ON_POSTGRES = [
+  'test/http/create-pet.test.ts',
+  'test/http/list-pets.test.ts',
+  'test/http/get-pet.test.ts',
+  'test/http/orders.test.ts',
+  'test/http/order-concurrency.test.ts',
+  'test/http/idempotency.test.ts',
+  'test/http/concurrency.test.ts',
 ];
 
 export default defineConfig({
@@ -27,6 +39,11 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'units', include: ['test/**/*.test.ts'], exclude: PROCESS_TESTS, sequence: { groupOrder: 0 } },
+      },
+      {
+        // The HTTP suites of the records again, on PETSTORE_STORE=postgres (test/support/test-pet-store.ts).
+        extends: true,
+        test: { name: 'http-on-postgres', include: HTTP_ON_POSTGRES, env: { PETSTORE_TEST_STORE: 'postgres' }, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

@@ -27,7 +27,8 @@ CREATE TABLE idempotency_records (
   scope       text        NOT NULL,
   key         text        NOT NULL,
   fingerprint text        NOT NULL,
-  expires_at  timestamptz NOT NULL,
+  -- Epoch milliseconds by the instances' Clock, as every other expiry of the service.
+  expires_at  bigint      NOT NULL,
   result      jsonb,
   PRIMARY KEY (scope, key)
 );

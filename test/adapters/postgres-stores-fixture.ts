@@ -6,6 +6,7 @@ import { PostgresIdempotencyStore } from '../../src/adapters/postgres/postgres-i
 import { PostgresOrderRepository } from '../../src/adapters/postgres/postgres-order-repository.js';
 import { PostgresPetRepository } from '../../src/adapters/postgres/postgres-pet-repository.js';
 import { createPostgresPool, type PostgresPool } from '../../src/adapters/postgres/postgres-pool.js';
+import { SystemClock } from '../../src/adapters/system/system-clock.js';
 import type { CreateStores } from '../contracts/stores-fixture.js';
 import { useTestDatabase } from '../support/test-postgres.js';
 
@@ -53,10 +54,11 @@ export const postgresStores =
   (schemas: PostgresSchemas): CreateStores =>
   async () => {
     const { pool, drop } = await schemas.fresh();
+    const clock = new SystemClock();
     return {
-      pets: new PostgresPetRepository(pool),
-      orders: new PostgresOrderRepository(pool),
-      idempotency: new PostgresIdempotencyStore(pool),
+      pets: new PostgresPetRepository(pool, clock),
+      orders: new PostgresOrderRepository(pool, clock),
+      idempotency: new PostgresIdempotencyStore(pool, clock),
       cleanup: drop,
     };
   };

@@ -3,6 +3,8 @@ import type { Clock } from '../../src/ports/clock.js';
 import { startPetStore } from '../../src/app/start-pet-store.js';
 import { HttpClient, nextLink, type HttpResult, type RequestOptions } from './http-client.js';
 import { assertMatchesOpenApi } from './openapi-validator.js';
+import { createTestDatabase } from './test-postgres.js';
+import { acquireTestRedis } from './test-redis.js';
 
 /**
  * The keys of PETSTORE_API_KEYS below: one per plan (customers), a staff key and a second
@@ -41,28 +43,50 @@ export interface TestPetStore {
   close(): Promise<void>;
 }
 
+/** The store the HTTP suites run on: memory, or with PETSTORE_TEST_STORE=postgres (the vitest project http-on-postgres) a database and a Redis prefix of their own. */
+async function testStore(): Promise<{ readonly environ: Readonly<Record<string, string>>; cleanup(): Promise<void> }> {
+  if (process.env['PETSTORE_TEST_STORE'] !== 'postgres') return { environ: {}, cleanup: async () => {} };
+  const database = await createTestDatabase();
+  const redis = await acquireTestRedis();
+  return {
+    environ: { PETSTORE_STORE: 'postgres', DATABASE_URL: database.url, REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix },
+    cleanup: async () => {
+      await database.drop();
+      await redis.cleanup();
+    },
+  };
+}
+
 /**
- * A real server on 127.0.0.1 with a free port and its own in-memory stores; `extraApiKeys`
+ * A real server on 127.0.0.1 with a free port and its own stores (see testStore); `extraApiKeys`
  * (PETSTORE_API_KEYS entries) are configured beside KEYS.
  */
 export async function startTestPetStore(options: { clock?: Clock; extraApiKeys?: readonly string[] } = {}): Promise<TestPetStore> {
   const { extraApiKeys = [], ...startOptions } = options;
+  const stores = await testStore();
   const store = await startPetStore(
     {
       PETSTORE_ENV: 'test',
       HOST: '127.0.0.1',
       PORT: '0',
       PETSTORE_API_KEYS: [API_KEYS, ...extraApiKeys].join(','),
+      ...stores.environ,
     },
     startOptions,
-  );
+  ).catch(async (error: unknown) => {
+    await stores.cleanup();
+    throw error;
+  });
   return {
     baseUrl: store.baseUrl,
     client: new HttpClient(store.baseUrl, KEYS.enterprise),
     staff: new HttpClient(store.baseUrl, KEYS.staff),
     customer2: new HttpClient(store.baseUrl, KEYS.customer2),
     anonymous: new HttpClient(store.baseUrl),
-    close: () => store.close(),
+    close: async () => {
+      await store.close();
+      await stores.cleanup();
+    },
   };
 }
 

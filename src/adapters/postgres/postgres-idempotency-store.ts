@@ -5,6 +5,7 @@ import {
   type IdempotencyStore,
   type IdempotentResult,
 } from '../../ports/idempotency-store.js';
+import type { Clock } from '../../ports/clock.js';
 import { fromPostgres, type PostgresPool } from './postgres-pool.js';
 
 const STARTED: IdempotencyStart = { kind: 'started' };
@@ -17,34 +18,38 @@ const PURGE_BATCH = 1_000;
 
 /**
  * Idempotency-Key records in PostgreSQL, one row per (API key, Idempotency-Key), completed by the
- * pet and order repositories in the transaction that stores. Time is the database's, the same
- * for every instance.
+ * pet and order repositories in the transaction that stores. Expiry is by the Clock, as the
+ * memory store's, so tests drive it.
  */
 export class PostgresIdempotencyStore implements IdempotencyStore {
   #begins = 0;
 
-  constructor(private readonly pool: PostgresPool) {}
+  constructor(
+    private readonly pool: PostgresPool,
+    private readonly clock: Clock,
+  ) {}
 
   async begin(claim: IdempotencyClaim): Promise<IdempotencyStart> {
     if (++this.#begins % PURGE_EVERY === 0) void this.#purge();
+    const now = this.clock.now();
     return fromPostgres(async () => {
       // A record that vanishes between the two statements (released, expired) is begun again.
       for (;;) {
         const started = await this.pool.query({
           name: 'petstore-begin-claim',
           text: `INSERT INTO idempotency_records (scope, key, fingerprint, expires_at)
-                 VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
+                 VALUES ($1, $2, $3, $4)
                  ON CONFLICT (scope, key) DO UPDATE
                    SET fingerprint = EXCLUDED.fingerprint, expires_at = EXCLUDED.expires_at, result = NULL
-                   WHERE idempotency_records.expires_at <= now()
+                   WHERE idempotency_records.expires_at <= $5
                  RETURNING 1`,
-          values: [claim.scope, claim.key, claim.fingerprint, IDEMPOTENCY_IN_FLIGHT_MS],
+          values: [claim.scope, claim.key, claim.fingerprint, now + IDEMPOTENCY_IN_FLIGHT_MS, now],
         });
         if (started.rowCount === 1) return STARTED;
         const { rows } = await this.pool.query<{ fingerprint: string; result: IdempotentResult | null }>({
           name: 'petstore-read-claim',
-          text: 'SELECT fingerprint, result FROM idempotency_records WHERE scope = $1 AND key = $2 AND expires_at > now()',
-          values: [claim.scope, claim.key],
+          text: 'SELECT fingerprint, result FROM idempotency_records WHERE scope = $1 AND key = $2 AND expires_at > $3',
+          values: [claim.scope, claim.key, now],
         });
         const record = rows[0];
         if (record === undefined) continue;
@@ -69,8 +74,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       .query({
         name: 'petstore-purge-claims',
         text: `DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(
-                 SELECT ctid FROM idempotency_records WHERE expires_at <= now() LIMIT $1))`,
-        values: [PURGE_BATCH],
+                 SELECT ctid FROM idempotency_records WHERE expires_at <= $1 LIMIT $2))`,
+        values: [this.clock.now(), PURGE_BATCH],
       })
       // Housekeeping only: the next purge tries again.
       .catch(() => undefined);

@@ -2,6 +2,7 @@ import type { NewOrder, Order, OrderStatus } from '../../domain/orders/order.js'
 import type { PetStatus } from '../../domain/pets/pet.js';
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { OrderPageQuery, OrderRepository, PlaceOutcome, TransitionOutcome } from '../../ports/order-repository.js';
+import type { Clock } from '../../ports/clock.js';
 import { completeClaim, lockClaim } from './claim-records.js';
 import { fromPostgres, inTransaction, type PostgresClient, type PostgresPool } from './postgres-pool.js';
 
@@ -44,15 +45,19 @@ const TRANSITION = {
 
 /** Orders and the pets they hold, in the same database: every step that touches both is one transaction. */
 export class PostgresOrderRepository implements OrderRepository {
-  constructor(private readonly pool: PostgresPool) {}
+  constructor(
+    private readonly pool: PostgresPool,
+    private readonly clock: Clock,
+  ) {}
 
   async place(order: NewOrder, claim?: IdempotencyClaim): Promise<PlaceOutcome> {
     if (claim === undefined) return fromPostgres(() => this.#place(this.pool, order));
     return inTransaction(this.pool, async (client) => {
-      const stored = await lockClaim(client, claim);
+      const now = this.clock.now();
+      const stored = await lockClaim(client, claim, now);
       if (stored?.kind === 'order') return { kind: 'placed', order: stored.order };
       const outcome = await this.#place(client, order);
-      if (outcome.kind === 'placed') await completeClaim(client, claim, { kind: 'order', order: outcome.order });
+      if (outcome.kind === 'placed') await completeClaim(client, claim, { kind: 'order', order: outcome.order }, now);
       return outcome;
     });
   }

@@ -2,6 +2,7 @@ import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
 import { petJson } from '../../domain/pets/pet-json.js';
 import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
+import type { Clock } from '../../ports/clock.js';
 import { completeClaim, lockClaim } from './claim-records.js';
 import { fromPostgres, inTransaction, type PostgresPool } from './postgres-pool.js';
 
@@ -25,7 +26,10 @@ const INSERT_PET = {
  * the primary key or on (status, id), joined into JSON here by the domain's writer.
  */
 export class PostgresPetRepository implements PetRepository {
-  constructor(private readonly pool: PostgresPool) {}
+  constructor(
+    private readonly pool: PostgresPool,
+    private readonly clock: Clock,
+  ) {}
 
   async create(pet: NewPet, claim?: IdempotencyClaim): Promise<Pet> {
     const values = [pet.name, pet.categoryId, pet.status];
@@ -34,11 +38,12 @@ export class PostgresPetRepository implements PetRepository {
       return { id: Number(rows[0]?.id), ...pet };
     }
     return inTransaction(this.pool, async (client) => {
-      const stored = await lockClaim(client, claim);
+      const now = this.clock.now();
+      const stored = await lockClaim(client, claim, now);
       if (stored?.kind === 'pet') return stored.pet;
       const { rows } = await client.query<{ id: string }>({ ...INSERT_PET, values });
       const created: Pet = { id: Number(rows[0]?.id), ...pet };
-      await completeClaim(client, claim, { kind: 'pet', pet: created });
+      await completeClaim(client, claim, { kind: 'pet', pet: created }, now);
       return created;
     });
   }

@@ -54,9 +54,15 @@ export const postgresStoresModule = ({ migrateOnOpen, ...quotas }: PostgresStore
       (pool: PostgresPool) => (options: { readonly dryRun: boolean }) => migrate(pool, readMigrations(), options),
       [POSTGRES],
     );
-    bind(TOKENS.petRepository).toResolvedValue((pool: PostgresPool) => new PostgresPetRepository(pool), [POSTGRES]).inSingletonScope();
-    bind(TOKENS.orderRepository).toResolvedValue((pool: PostgresPool) => new PostgresOrderRepository(pool), [POSTGRES]).inSingletonScope();
-    bind(TOKENS.idempotencyStore).toResolvedValue((pool: PostgresPool) => new PostgresIdempotencyStore(pool), [POSTGRES]).inSingletonScope();
+    bind(TOKENS.petRepository)
+      .toResolvedValue((pool: PostgresPool, clock: Clock) => new PostgresPetRepository(pool, clock), [POSTGRES, TOKENS.clock])
+      .inSingletonScope();
+    bind(TOKENS.orderRepository)
+      .toResolvedValue((pool: PostgresPool, clock: Clock) => new PostgresOrderRepository(pool, clock), [POSTGRES, TOKENS.clock])
+      .inSingletonScope();
+    bind(TOKENS.idempotencyStore)
+      .toResolvedValue((pool: PostgresPool, clock: Clock) => new PostgresIdempotencyStore(pool, clock), [POSTGRES, TOKENS.clock])
+      .inSingletonScope();
     bind(ISSUED_KEYS)
       .toResolvedValue((pool: PostgresPool, clock: Clock) => new PostgresApiKeyRegistry(pool, clock), [POSTGRES, TOKENS.clock])
       .inSingletonScope();
