@@ -88,6 +88,7 @@ export async function runMigrateCommand(
     output.err(`petstore migrate: ${reason === undefined ? message : `${message} (${reason})`}`);
     return 1;
   } finally {
-    await container.unbindAllAsync();
+    // A pool that never opened rejects its deactivation with the error already reported.
+    await container.unbindAllAsync().catch(() => undefined);
   }
 }
