@@ -7,8 +7,12 @@
  * Run with `npm run bench` (which builds first). Environment: BENCH_ROUNDS (5), BENCH_SECONDS (5),
  * BENCH_WARMUP_SECONDS (2), BENCH_SCENARIOS (e.g. `list,limited`), REDIS_URL
  * (redis://127.0.0.1:6379; without a Redis the Redis store is skipped), BENCH_NODE_OPTIONS
- * (node flags for the servers, e.g. `--cpu-prof`).
- * Writes bench/results/latest.json and latest.svg and refreshes the tables of bench/README.md.
+ * (node flags for the servers, e.g. `--cpu-prof`), BENCH_SERVERS (e.g. `memory,redis,postgres`:
+ * only these servers). The PostgreSQL store runs on a database of its own per scenario, created
+ * and dropped with psql on 127.0.0.1:5432 as user postgres (skipped, and said so, without it).
+ * Writes bench/results/latest.json and latest.svg and refreshes the tables of bench/README.md;
+ * a run limited by BENCH_SERVERS writes bench/results/servers-<names>.json instead and leaves
+ * those alone, so that a partial run does not replace the full one.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,11 +22,12 @@ import { renderChart } from './http/chart.js';
 import { positiveFromEnv } from './http/env.js';
 import { runLoad, type Load, type RepeatedLoad } from './http/load.js';
 import { commandCounts, connectRedis, deleteKeysUnder, callsBetween, redisVersion } from './http/redis-stats.js';
+import { cpuBetween, postgresSetting, postgresVersion, processCpu } from './http/postgres.js';
 import { describePairRound, operatedPair, PAIR_DEFAULTS, summarisePair } from './http/operations-cost.js';
 import { measurePaired } from './http/paired.js';
 import { evaluateTargets, markdownReport, summarise, type BenchResults, type Round, type ScenarioResult } from './http/report.js';
 import { scenarios } from './http/scenarios.js';
-import { serverSpecs, startServer, type RunningServer } from './http/servers.js';
+import { serverSpecs, startServer, type RunningServer, type ServerName } from './http/servers.js';
 
 const CONNECTIONS = 50;
 const settings = {
@@ -32,6 +37,8 @@ const settings = {
   warmUpSeconds: positiveFromEnv('BENCH_WARMUP_SECONDS', 2),
 };
 const only = process.env['BENCH_SCENARIOS']?.split(',');
+const onlyServers = process.env['BENCH_SERVERS']?.split(',') as ServerName[] | undefined;
+const serverWanted = (name: ServerName): boolean => onlyServers === undefined || onlyServers.includes(name);
 
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 const README = fileURLToPath(new URL('../../bench/README.md', import.meta.url));
@@ -44,6 +51,19 @@ const runPrefix = `petstore-bench:${randomBytes(4).toString('hex')}:`;
 const notes: string[] = [];
 if (redis === undefined) notes.push(`No Redis answered at ${redisUrl}: the Redis store was not measured.`);
 else notes.push('Redis calls per request come from INFO commandstats deltas: other clients of the same Redis during a round would be counted too.');
+const pgVersion = redis !== undefined && serverWanted('postgres') ? await postgresVersion() : undefined;
+const synchronousCommit = pgVersion === undefined ? undefined : await postgresSetting('synchronous_commit');
+if (serverWanted('postgres')) {
+  if (redis === undefined) notes.push('The PostgreSQL store keeps its counters in Redis: without Redis it was not measured.');
+  else if (pgVersion === undefined) notes.push('No PostgreSQL answered psql on 127.0.0.1:5432 (user postgres): the PostgreSQL store was not measured.');
+  else
+    notes.push(
+      `PostgreSQL ${pgVersion}, synchronous_commit=${synchronousCommit}, fsync=${await postgresSetting('fsync')}, ` +
+        `shared_buffers=${await postgresSetting('shared_buffers')}; the service's pool is PETSTORE_PG_POOL (default 10). ` +
+        'PostgreSQL and Redis CPU per request: utime + stime of every postgres / redis-server process of the machine (/proc) over the measurement; ' +
+        'another client of either server during a round would be counted too.',
+    );
+}
 
 const format = (rps: number): string => Math.round(rps).toLocaleString('en-US').padStart(7);
 
@@ -72,9 +92,10 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
   const rounds = new Map<RunningServer, Round[]>();
   const settle = async (server: RunningServer): Promise<void> => scenario.settle?.(server.baseUrl, server.spec.name);
   try {
-    const specs = serverSpecs(redis === undefined ? undefined : { url: redisUrl, prefix });
+    const specs = serverSpecs(redis === undefined ? undefined : { url: redisUrl, prefix }, pgVersion !== undefined);
     const measured = specs.filter(
-      ({ name, scenarios }) => (scenario.servers === undefined || scenario.servers.includes(name)) && (scenarios === undefined || scenarios.includes(scenario.id)),
+      ({ name, scenarios }) =>
+        serverWanted(name) && (scenario.servers === undefined || scenario.servers.includes(name)) && (scenarios === undefined || scenarios.includes(scenario.id)),
     );
     for (const spec of measured) {
       servers.push(await startServer(spec));
@@ -95,28 +116,40 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
         const load = loads.get(server)!;
         await runLoad(server.baseUrl, load, CONNECTIONS, settings.warmUpSeconds);
         await settle(server);
-        const isRedis = redis !== undefined && server.spec.name === 'redis';
+        const isRedis = redis !== undefined && (server.spec.name === 'redis' || server.spec.name === 'postgres');
+        const isPostgres = server.spec.name === 'postgres';
         const before = isRedis ? await commandCounts(redis) : undefined;
+        const redisCpuBefore = isRedis ? processCpu('redis-server') : undefined;
+        const postgresCpuBefore = isPostgres ? processCpu('postgres') : undefined;
         const cpuBefore = server.cpuSeconds();
         const measurement = await runLoad(server.baseUrl, load, CONNECTIONS, settings.seconds);
         const cpuAfter = server.cpuSeconds();
+        const postgresCpu = isPostgres ? cpuBetween(postgresCpuBefore, processCpu('postgres')) : undefined;
+        const redisCpu = isRedis ? cpuBetween(redisCpuBefore, processCpu('redis-server')) : undefined;
         const after = isRedis ? await commandCounts(redis) : undefined;
         await settle(server);
         const redisCalls = before !== undefined && after !== undefined ? callsBetween(before, after) : undefined;
         const serverCpuUsPerRequest =
           cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / measurement.responses;
+        const perRequest = (seconds: number | undefined): number | undefined => (seconds === undefined ? undefined : (seconds * 1e6) / measurement.responses);
+        const postgresCpuUsPerRequest = perRequest(postgresCpu);
+        const redisCpuUsPerRequest = perRequest(redisCpu);
         rounds.get(server)!.push({
           ...measurement,
           ...(serverCpuUsPerRequest === undefined ? {} : { serverCpuUsPerRequest }),
+          ...(postgresCpuUsPerRequest === undefined ? {} : { postgresCpuUsPerRequest }),
+          ...(redisCpuUsPerRequest === undefined ? {} : { redisCpuUsPerRequest }),
           ...(redisCalls === undefined ? {} : { redisCalls }),
         });
         const trouble = measurement.errors > 0 ? `, ${measurement.errors} socket errors/timeouts` : '';
         const statuses = Object.entries(measurement.statusCounts);
         const mix = statuses.length > 1 ? ` (${statuses.map(([status, count]) => `${status} × ${count}`).join(', ')})` : '';
         console.log(
-          `  round ${round} ${server.spec.name.padEnd(7)} ${format(measurement.requestsPerSecond)} req/s, ` +
+          `  round ${round} ${server.spec.name.padEnd(8)} ${format(measurement.requestsPerSecond)} req/s, ` +
             `p50 ${measurement.p50Ms.toFixed(2)} ms, p99 ${measurement.p99Ms.toFixed(2)} ms, non-2xx ${(100 * measurement.non2xxShare).toFixed(1)}%${mix}` +
-            `${serverCpuUsPerRequest === undefined ? '' : `, server CPU ${serverCpuUsPerRequest.toFixed(0)} µs/req`}${trouble}`,
+            `${serverCpuUsPerRequest === undefined ? '' : `, server CPU ${serverCpuUsPerRequest.toFixed(0)} µs/req`}` +
+            `${postgresCpuUsPerRequest === undefined ? '' : `, PostgreSQL CPU ${postgresCpuUsPerRequest.toFixed(0)} µs/req`}` +
+            `${redisCpuUsPerRequest === undefined ? '' : `, Redis CPU ${redisCpuUsPerRequest.toFixed(0)} µs/req`}${trouble}`,
         );
       }
     }
@@ -136,7 +169,7 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
 // The access log target compares two configurations of one server: judged from both loaded at the same time.
 const listScenario = scenarios(2 * PAIR_DEFAULTS.connectionsEach).find((s) => s.id === 'list');
 let operationsCost: BenchResults['operationsCost'];
-if (listScenario !== undefined && (only === undefined || only.includes('list'))) {
+if (listScenario !== undefined && (only === undefined || only.includes('list')) && serverWanted('memory') && serverWanted('operated')) {
   console.log(`\n${listScenario.title}: without and with the access log and metrics, loaded together, ${PAIR_DEFAULTS.connectionsEach} connections each`);
   const rounds = await measurePaired(operatedPair(), listScenario, PAIR_DEFAULTS, (round, result) => console.log(describePairRound(round, result)));
   console.log(summarisePair(rounds));
@@ -145,13 +178,21 @@ if (listScenario !== undefined && (only === undefined || only.includes('list')))
 
 const results: BenchResults = {
   generatedAt: new Date().toISOString(),
-  command: 'npm run bench',
+  command:
+    onlyServers === undefined
+      ? 'npm run bench'
+      : ['BENCH_SERVERS', 'BENCH_SCENARIOS', 'BENCH_ROUNDS', 'BENCH_SECONDS', 'BENCH_WARMUP_SECONDS']
+          .filter((name) => process.env[name] !== undefined)
+          .map((name) => `${name}=${process.env[name]}`)
+          .concat('node dist/bench/http-bench.js')
+          .join(' '),
   machine: {
     cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
     memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
     os: `${type()} ${release()}`,
     node: process.version,
     redis: redis === undefined ? 'not available' : await redisVersion(redis),
+    postgres: pgVersion === undefined ? 'not measured' : `${pgVersion}, synchronous_commit=${synchronousCommit}`,
   },
   settings,
   notes,
@@ -162,14 +203,16 @@ const results: BenchResults = {
 redis?.disconnect();
 
 mkdirSync(RESULTS_DIR, { recursive: true });
-const resultsFile = `${RESULTS_DIR}latest.json`;
+// A run of some servers only leaves the full run's results, chart and README tables alone.
+const partial = onlyServers !== undefined;
+const resultsFile = partial ? `${RESULTS_DIR}servers-${onlyServers.join('-')}.json` : `${RESULTS_DIR}latest.json`;
 writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 // The chart is drawn from the file, so it can be redrawn from any stored results.
 const stored = JSON.parse(readFileSync(resultsFile, 'utf8')) as BenchResults;
-writeFileSync(`${RESULTS_DIR}latest.svg`, renderChart(stored));
+if (!partial) writeFileSync(`${RESULTS_DIR}latest.svg`, renderChart(stored));
 
 const report = markdownReport(stored);
-if (existsSync(README)) {
+if (!partial && existsSync(README)) {
   const readme = readFileSync(README, 'utf8');
   const start = readme.indexOf(RESULTS_START);
   const end = readme.indexOf(RESULTS_END);
@@ -178,4 +221,4 @@ if (existsSync(README)) {
     writeFileSync(README, `${readme.slice(0, start + RESULTS_START.length)}\n${intro}\n\n${report}\n${readme.slice(end)}`);
   }
 }
-console.log(`\n${report}\n\n${notes.join('\n')}\nWrote ${resultsFile} and latest.svg.`);
+console.log(`\n${report}\n\n${notes.join('\n')}\nWrote ${resultsFile}${partial ? '' : ' and latest.svg'}.`);

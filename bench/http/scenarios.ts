@@ -198,7 +198,7 @@ export const scenarios = (connections: number): Scenario[] => [
     note:
       'The fastify peer and the hand-written router are not measured here: they have no orders, and their 404s would be no comparison. ' +
       'The ceiling gets the same POST and DELETE in turn and answers both without reading them.',
-    servers: ['ceiling', 'memory', 'redis'],
+    servers: ['ceiling', 'memory', 'redis', 'postgres'],
     // The ceiling keeps nothing: no pets to create, any ids will do.
     prepare: async (baseUrl, server) =>
       orderLoad(server === 'ceiling' ? Array.from({ length: connections }, (_, i) => i + 1) : await seedOwnPets(baseUrl, connections)),

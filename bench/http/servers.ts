@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startTestCluster } from '../../test/support/test-cluster.js';
+import { createBenchDatabase } from './postgres.js';
 
-export type ServerName = 'ceiling' | 'peer' | 'router' | 'memory' | 'operated' | 'redis' | 'cluster';
+export type ServerName = 'ceiling' | 'peer' | 'router' | 'memory' | 'operated' | 'redis' | 'cluster' | 'postgres';
 
 export interface ServerSpec {
   readonly name: ServerName;
@@ -19,6 +20,12 @@ export interface ServerSpec {
   readonly scenarios?: readonly string[];
   /** On a local Redis Cluster of three masters, started before the server and stopped after it (REDIS_CLUSTER_NODES). */
   readonly localCluster?: true;
+  /**
+   * On a database of its own (`petstore_bench_<random hex>`), created with psql before the
+   * server starts (the server applies the migrations) and dropped WITH (FORCE) after it stops
+   * (DATABASE_URL).
+   */
+  readonly localDatabase?: true;
 }
 
 export interface RunningServer {
@@ -33,7 +40,11 @@ export interface RunningServer {
 const START_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 5_000;
 
-export const serverSpecs = (redis: { readonly url: string; readonly prefix: string } | undefined): ServerSpec[] => {
+/**
+ * `postgres`: whether the PostgreSQL store is measured (a server answered psql); it keeps its
+ * counters in the Redis of `redis`, under a prefix of its own below the scenario's (`<prefix>pg:`).
+ */
+export const serverSpecs = (redis: { readonly url: string; readonly prefix: string } | undefined, postgres = false): ServerSpec[] => {
   const specs: ServerSpec[] = [
     { name: 'ceiling', label: 'node:http ceiling', script: 'ceiling-server.js', env: {} },
     { name: 'peer', label: 'fastify + @fastify/rate-limit', script: 'fastify-peer.js', env: {} },
@@ -64,6 +75,16 @@ export const serverSpecs = (redis: { readonly url: string; readonly prefix: stri
       env: { PETSTORE_STORE: 'redis', REDIS_URL: '', PETSTORE_REDIS_PREFIX: redis.prefix },
       localCluster: true,
     });
+    if (postgres) {
+      // Records in PostgreSQL (synchronous_commit as the server has it: on by default), counters in Redis.
+      specs.push({
+        name: 'postgres',
+        label: 'petstore, PostgreSQL store (+ Redis counters)',
+        script: 'petstore-server.js',
+        env: { PETSTORE_STORE: 'postgres', REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: `${redis.prefix}pg:` },
+        localDatabase: true,
+      });
+    }
   }
   return specs;
 };
@@ -83,6 +104,22 @@ const NODE_FLAGS = ['--no-memory-reducer'];
  * local Cluster of a `localCluster` server is started before it and stopped after it.
  */
 export const startServer = async (spec: ServerSpec): Promise<RunningServer> => {
+  if (spec.localDatabase === true) {
+    const database = await createBenchDatabase();
+    try {
+      const server = await startProcess({ ...spec, env: { ...spec.env, DATABASE_URL: database.url } });
+      return {
+        ...server,
+        stop: async () => {
+          await server.stop();
+          await database.drop();
+        },
+      };
+    } catch (error) {
+      await database.drop();
+      throw error;
+    }
+  }
   if (spec.localCluster !== true) return startProcess(spec);
   const cluster = await startTestCluster();
   try {
