@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MIGRATION_LOCK } from '../../src/adapters/postgres/migrate.js';
 import { readMigrations } from '../../src/adapters/postgres/migration-files.js';
 import { MIGRATE_USAGE, runMigrateCommand } from '../../src/app/cli/migrate-command.js';
 import { runPsql, useTestDatabase } from '../support/test-postgres.js';
@@ -27,6 +28,16 @@ describe('petstore migrate', () => {
       Array.from({ length: latest }, (_, i) => String(i + 1)).join('\n'),
     );
     expect(await run([])).toEqual({ code: 0, out: [`The schema is at version ${latest}, this petstore's latest: nothing to apply.`], err: [] });
+  });
+
+  it('waits for a migration another instance holds the lock for, longer than a request may wait, then finds it done', async () => {
+    const holder = runPsql(database.url, `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK}); SELECT pg_sleep(1.5);`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    const migrated = await run([]);
+    await holder;
+    expect(migrated.code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
   });
 
   it('refuses a database whose schema is newer than this code, saying so, and applies nothing', async () => {

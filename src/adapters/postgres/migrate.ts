@@ -1,8 +1,16 @@
+import type { QueryConfig } from 'pg';
 import type { Migration } from './migration-files.js';
 import { inTransaction, type PostgresPool } from './postgres-pool.js';
 
+/**
+ * A migration, or the wait for another instance's, may take far longer than a request may:
+ * pg reads `query_timeout` per query too, though its types do not declare it.
+ */
+const MIGRATION_TIMEOUT_MS = 300_000;
+const patient = (text: string, values: readonly unknown[] = []): QueryConfig => ({ text, values: [...values], query_timeout: MIGRATION_TIMEOUT_MS }) as QueryConfig;
+
 /** Held for the whole migration by every instance that migrates: the first applies, the others then find nothing to do. */
-const MIGRATION_LOCK = 0x7065_7473_746f_7265n; // "petstore"
+export const MIGRATION_LOCK = 0x7065_7473_746f_7265n; // "petstore"
 
 export interface MigrationReport {
   /** The schema's version before: 0 for an empty database. */
@@ -32,7 +40,7 @@ export class SchemaTooNewError extends Error {
 export async function migrate(pool: PostgresPool, migrations: readonly Migration[], options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
   const codeVersion = migrations.length === 0 ? 0 : (migrations[migrations.length - 1]?.version ?? 0);
   return inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
+    await client.query(patient('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]));
     await client.query(`CREATE TABLE IF NOT EXISTS petstore_schema_migrations (
                           version    integer     PRIMARY KEY,
                           name       text        NOT NULL,
@@ -43,7 +51,7 @@ export async function migrate(pool: PostgresPool, migrations: readonly Migration
     const pending = migrations.filter((migration) => migration.version > from);
     if (options.dryRun === true) return { from, pending };
     for (const migration of pending) {
-      await client.query(migration.sql);
+      await client.query(patient(migration.sql));
       await client.query('INSERT INTO petstore_schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     }
     return { from, pending };
