@@ -19,7 +19,7 @@ export interface ContainerOverrides {
   readonly logger?: PetStoreLogger;
   /** How long a Redis command may take: the server's default is short, an operator's command (the CLI) waits longer. */
   readonly redisCommandTimeoutMs?: number;
-  /** PostgreSQL's pending migrations are applied when the server opens its pool; `petstore migrate` and `keys` apply none. */
+  /** PostgreSQL's pending migrations are applied when the pool opens (the server, `petstore keys`); `petstore migrate` applies them itself. */
   readonly migrateOnOpen?: boolean;
 }
 

@@ -17,7 +17,7 @@ export const POSTGRES: ServiceIdentifier<PostgresPool> = Symbol('PostgresPool');
 const ISSUED_KEYS: ServiceIdentifier<PostgresApiKeyRegistry> = Symbol('IssuedKeys');
 
 export interface PostgresStoresOptions extends RedisQuotasOptions {
-  /** Apply pending migrations when the pool opens (the server); `petstore migrate` and `keys` do not. */
+  /** Apply pending migrations when the pool opens (the server, `petstore keys`); `petstore migrate` does it itself. */
   readonly migrateOnOpen: boolean;
 }
 
