@@ -11,7 +11,7 @@ describeApiKeyRegistryContract(
     const { pool, drop } = await schemas.fresh();
     return { registry: new PostgresApiKeyRegistry(pool, new SystemClock()), cleanup: drop };
   },
-  { numRuns: 30 },
+  { numRuns: 20 },
 );
 
 describeKeyAdminContract('PostgresApiKeyRegistry', async (clock) => {

@@ -5,6 +5,6 @@ import { postgresStores, usePostgresSchemas } from './postgres-stores-fixture.js
 
 const schemas = usePostgresSchemas();
 
-describePetRepositoryContract('PostgresPetRepository', postgresStores(schemas), { numRuns: 50 });
-describeOrderRepositoryContract('PostgresOrderRepository', postgresStores(schemas), { numRuns: 50 });
+describePetRepositoryContract('PostgresPetRepository', postgresStores(schemas), { numRuns: 30 });
+describeOrderRepositoryContract('PostgresOrderRepository', postgresStores(schemas), { numRuns: 30 });
 describeIdempotencyStoreContract('PostgresIdempotencyStore', postgresStores(schemas));
