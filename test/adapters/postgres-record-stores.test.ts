@@ -1,3 +1,7 @@
+import { describe, expect, it } from 'vitest';
+import { PostgresPetRepository } from '../../src/adapters/postgres/postgres-pet-repository.js';
+import { SystemClock } from '../../src/adapters/system/system-clock.js';
+import { MAX_ID } from '../../src/domain/pets/pet.js';
 import { describeIdempotencyStoreContract } from '../contracts/idempotency-store-contract.js';
 import { describeOrderRepositoryContract } from '../contracts/order-repository-contract.js';
 import { describePetRepositoryContract } from '../contracts/pet-repository-contract.js';
@@ -8,3 +12,22 @@ const schemas = usePostgresSchemas();
 describePetRepositoryContract('PostgresPetRepository', postgresStores(schemas), { numRuns: 30 });
 describeOrderRepositoryContract('PostgresOrderRepository', postgresStores(schemas), { numRuns: 30 });
 describeIdempotencyStoreContract('PostgresIdempotencyStore', postgresStores(schemas));
+
+describe('PostgresPetRepository at the top of the id range', () => {
+  it('keeps ids exact up to 2^53-1 through create, get and a page, and refuses to go past it', async () => {
+    const { pool, drop } = await schemas.fresh();
+    try {
+      const pets = new PostgresPetRepository(pool, new SystemClock());
+      await pool.query(`ALTER TABLE pets ALTER COLUMN id RESTART WITH ${MAX_ID - 1}`);
+      const below = await pets.create({ name: 'Rex', categoryId: MAX_ID, status: 'available' });
+      const top = await pets.create({ name: 'Tom', categoryId: 1, status: 'sold' });
+      expect([below.id, top.id]).toEqual([MAX_ID - 1, MAX_ID]);
+      expect(await pets.get(MAX_ID)).toEqual(top);
+      expect(await pets.pageJson({ afterId: MAX_ID - 2, limit: 1 })).toEqual({ json: JSON.stringify([below]), moreAfter: MAX_ID - 1 });
+      expect(await pets.pageJson({ afterId: MAX_ID - 1, limit: 5 })).toEqual({ json: JSON.stringify([top]), moreAfter: undefined });
+      await expect(pets.create({ name: 'Max', categoryId: 1, status: 'available' })).rejects.toThrow(/check constraint/);
+    } finally {
+      await drop();
+    }
+  });
+});
