@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
+import { freePort } from './test-redis.js';
 
 /**
  * A private PostgreSQL server in a temporary folder of its own (never the shared server's
@@ -164,17 +164,6 @@ const run = (file: string, args: readonly string[], cwd: string | undefined): Pr
     execFile(file, args, { cwd, timeout: COMMAND_TIMEOUT_MS }, (error, stdout, stderr) => {
       if (error === null) resolve(stdout.trim());
       else reject(new Error(`${[file, ...args].join(' ')} failed (${error.code ?? error.signal}):\n${stderr.trim() || stdout.trim()}`, { cause: error }));
-    });
-  });
-
-/** A TCP port of 127.0.0.1 nobody listens on now. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
 
