@@ -1,9 +1,8 @@
 import express from 'express';
 import Fastify from 'fastify';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestApiKey } from '../../src/adapters/api-key-digest.js';
 import { buildOpenApiDocument, SAME_ORIGIN } from '../../src/adapters/http/contract/openapi-document.js';
 import { PET_STORE_OPERATIONS } from '../../src/adapters/http/operations/index.js';
 import {
@@ -12,13 +11,8 @@ import {
   type PetStoreRequestHandler,
   type RequestHandlerDependencies,
 } from '../../src/adapters/http/request-handler.js';
-import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
-import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
-import { SystemClock } from '../../src/adapters/system/system-clock.js';
-import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { enterprisePlan } from '../../src/domain/quota/plan.js';
-import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
-import { memoryServices } from '../support/memory-services.js';
+import { handlerDependencies, listening, type Host } from '../support/handler-hosts.js';
 
 /*
  * createRequestHandler over real sockets, three ways: as a plain node:http listener, mounted
@@ -31,22 +25,11 @@ const KEY = 'mounted-key-1';
 const SMALL_KEY = 'mounted-small-key';
 const SMALL_LIMIT = 3;
 
-async function petStoreDeps(): Promise<RequestHandlerDependencies> {
-  const keys = new MemoryApiKeyRegistry();
-  await keys.register(digestApiKey(KEY), { plan: enterprisePlan(100_000, 1_000_000), role: 'customer' });
-  await keys.register(digestApiKey(SMALL_KEY), { plan: enterprisePlan(SMALL_LIMIT, 1_000), role: 'customer' });
-  const admission = new RequestAdmission(keys, new MemoryQuotaStore(new SystemClock()), {
-    anonymousPolicy: { rules: [{ name: 'minute', limit: 1_000, windowMs: 60_000 }] },
-    ban: DEFAULT_BAN_POLICY,
+const petStoreDeps = (): Promise<RequestHandlerDependencies> =>
+  handlerDependencies({
+    [KEY]: { plan: enterprisePlan(100_000, 1_000_000), role: 'customer' },
+    [SMALL_KEY]: { plan: enterprisePlan(SMALL_LIMIT, 1_000), role: 'customer' },
   });
-  return { ...memoryServices(), admission };
-}
-
-interface Host {
-  /** `http://127.0.0.1:PORT` */
-  readonly origin: string;
-  close(): Promise<void>;
-}
 
 interface Mount {
   readonly name: string;
@@ -56,14 +39,6 @@ interface Mount {
   readonly hostPath?: string;
   start(deps: RequestHandlerDependencies): Promise<Host>;
 }
-
-const listening = async (server: Server): Promise<Host> => {
-  if (!server.listening) await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
-  };
-};
 
 const MOUNTS: readonly Mount[] = [
   {

@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import type { HttpErrorCode } from './http-errors.js';
 import { findDisguisedFraction } from './json-integers.js';
 import type { RequestContext } from './request-context.js';
@@ -31,6 +32,13 @@ const invalid = (message: string): BodyResult => ({ ok: false, code: 'invalid_re
  */
 export function readJsonBody(ctx: RequestContext): Promise<BodyResult> {
   const req = ctx.req;
+  const parsed = hostParsedBody(req);
+  if (parsed !== undefined) {
+    ctx.bodyRead = req.readableEnded;
+    return Promise.resolve(fromHostParser(parsed));
+  }
+  // Read to the end by someone else, with nothing left behind: waiting for 'end' would wait forever.
+  if (req.readableEnded || req.readableDidRead) return Promise.resolve(consumedElsewhere);
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) return Promise.resolve(tooLarge);
   return new Promise((resolve) => {
@@ -57,6 +65,37 @@ export function readJsonBody(ctx: RequestContext): Promise<BodyResult> {
       settle(parseJson(Buffer.concat(chunks, size)));
     });
   });
+}
+
+/**
+ * What a host framework's body parser left on the request: express's `req.body` (a parsed
+ * value from express.json(), a Buffer from express.raw(), a string from express.text()), or
+ * fastify's `request.body` put there by the mount.
+ */
+const hostParsedBody = (req: IncomingMessage): unknown => (req as IncomingMessage & { body?: unknown }).body;
+
+const consumedElsewhere: BodyResult = {
+  ok: false,
+  code: 'internal_error',
+  message:
+    'The request body was read before this handler and left nowhere it can find it: mount the pet store handler ' +
+    'before any body parser, or leave the parsed body on req.body.',
+};
+
+/**
+ * A body the host already read, checked like one read here: raw bytes and text are parsed as
+ * sent; a parsed value is measured and fingerprinted as its JSON (a number the host's parser
+ * rounded, such as 9007199254740990.5, can no longer be told from an integer).
+ */
+function fromHostParser(body: unknown): BodyResult {
+  if (Buffer.isBuffer(body)) return body.length > MAX_BODY_BYTES ? tooLarge : parseJson(body);
+  if (typeof body === 'string') return fromHostParser(Buffer.from(body, 'utf8'));
+  const text = JSON.stringify(body);
+  if (text === undefined) return invalid('The request body is not valid JSON.');
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length > MAX_BODY_BYTES) return tooLarge;
+  // A copy of the host's value: nothing the host does with its object afterwards reaches what is stored.
+  return { ok: true, value: JSON.parse(text) as unknown, bytes };
 }
 
 function parseJson(bytes: Buffer): BodyResult {
