@@ -213,6 +213,13 @@ describe('createRateLimiter', () => {
       expect(decisions).toBe(0);
     });
 
+    it('names the window rule in the units the README uses, whatever window is refused', () => {
+      const store = new MemoryQuotaStore(new ManualClock(T0));
+      for (const windowMs of [1_001, 60, 1_000, 0, -3_000, 4_500]) {
+        expect(() => createRateLimiter({ rules: [minute({ windowMs })], store })).toThrow(/windowMs must be a multiple of 3 s \(3000, 60000, 3600000\.\.\.\)/);
+      }
+    });
+
     it('and takes the rules it can: windows of whole seconds that are multiples of 3 s, names of printable ASCII', () => {
       const rules: QuotaRule[] = [
         { name: 'burst 3s', limit: 1, windowMs: 3_000 },

@@ -52,19 +52,27 @@ export interface RateLimiter<S extends QuotaStore = QuotaStore> {
 /** An sf-string's characters (RFC 9651), without the two that would need escaping. */
 const FIELD_SAFE_NAME = /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/;
 
-/** Throws on what the store or the header fields could not honour; DecidablePolicy's checks first. */
+/** Whole seconds (RateLimit-Policy's `w`) cut into 60 sub-windows of whole milliseconds. */
+const LIMITER_WINDOW_STEP_MS = 3_000;
+
+/** Throws on what the store or the header fields could not honour. */
 const assertLimiterPolicy = (policy: QuotaPolicy): void => {
+  // Checked before the store's own rule (60 whole-millisecond sub-windows) so that the message names the limiter's, in its units.
+  for (const { name, windowMs } of policy.rules) {
+    if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % LIMITER_WINDOW_STEP_MS !== 0) {
+      throw new RangeError(`rate limiter rule ${name}: windowMs must be a multiple of 3 s (3000, 60000, 3600000...): whole seconds cut into 60 sub-windows`);
+    }
+  }
   assertDecidablePolicy(policy);
   const { rules, ban } = policy;
   if (rules.length === 0) throw new RangeError('rate limiter: at least one rule is needed');
   const names = new Set<string>();
-  for (const { name, windowMs } of rules) {
+  for (const { name } of rules) {
     if (typeof name !== 'string' || !FIELD_SAFE_NAME.test(name)) {
       throw new RangeError(`rate limiter rule ${JSON.stringify(name)}: name must be printable ASCII without " or \\`);
     }
     if (names.has(name)) throw new RangeError(`rate limiter rule ${name}: names must be distinct`);
     names.add(name);
-    if (windowMs % 1000 !== 0) throw new RangeError(`rate limiter rule ${name}: windowMs must be whole seconds (a multiple of 3000)`);
   }
   if (ban !== undefined) {
     for (const field of ['strikeWindowMs', 'banMs'] as const) {
