@@ -147,6 +147,20 @@ console.log(JSON.stringify({
     expect(report['operations']).toBeGreaterThan(0);
   });
 
+  it('requires every entry point from CommonJS on the Node versions engines names (require of ES modules)', async () => {
+    await write({
+      'use-entry-points.cjs': `
+const entries = ['petstore-service', 'petstore-service/redis', 'petstore-service/http', 'petstore-service/server', 'petstore-service/client'];
+console.log(JSON.stringify(entries.map((entry) => [entry, Object.keys(require(entry)).length > 0])));
+`,
+    });
+    const output = await run(process.execPath, ['--no-warnings', 'use-entry-points.cjs'], { cwd: project, timeoutMs: 15_000 });
+    expect(JSON.parse(output)).toEqual(['petstore-service', 'petstore-service/redis', 'petstore-service/http', 'petstore-service/server', 'petstore-service/client'].map((entry) => [entry, true]));
+    const { engines } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } };
+    // require() of an ES module needs no flag from Node 20.19 (and 22.12): engines must not promise it earlier.
+    expect(engines.node).toBe('>=20.19');
+  });
+
   it('type-checks a TypeScript consumer (NodeNext, strict) against every entry point', async () => {
     const catalogTypes = await readFile(join(project, 'node_modules/petstore-service/dist/src/domain/pets/pet-catalog.d.ts'), 'utf8');
     const createIsTyped = !/\bcreate\(input: unknown\b/.test(catalogTypes);
