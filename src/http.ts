@@ -9,5 +9,5 @@ export {
 export { createHttpServer, type HttpServerDependencies, type HttpServerOptions, type PetStoreHttpServer } from './adapters/http/http-server.js';
 export type { OnRequestFinished, RequestFinishedEvent } from './adapters/http/wire/request-finished.js';
 export { PET_STORE_OPERATIONS } from './adapters/http/operations/index.js';
-export { buildOpenApiDocument, PET_STORE_ORIGINS, SAME_ORIGIN, type OpenApiDocument, type ServerOrigin } from './adapters/http/contract/openapi-document.js';
+export { buildOpenApiDocument, PET_STORE_ORIGINS, SAME_ORIGIN, STANDALONE_ORIGINS, type OpenApiDocument, type ServerOrigin } from './adapters/http/contract/openapi-document.js';
 export type { Operation, OperationServices } from './adapters/http/contract/operation.js';

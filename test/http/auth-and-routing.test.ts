@@ -131,12 +131,14 @@ describe('GET /v1/openapi.json', () => {
     expect((await store.anonymous.get('/openapi.json', { key: 'nope' })).body).toEqual(expected);
   });
 
-  it('describes the API as built: version 1.0.0, both servers, bearer security, getPet deprecated', async () => {
+  it('describes the API as built: version 1.0.0, the serving origin then both deployments, bearer security, getPet deprecated', async () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON tree read by path
     const document = (await store.anonymous.get('/openapi.json')).body as any;
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe('1.0.0');
+    // The server the document came from first: the docs page's "Try it out" reaches it, not a placeholder host.
     expect(document.servers.map((server: { url: string }) => server.url)).toEqual([
+      '/v1',
       'https://api.petstore.example/v1',
       'https://staging.api.petstore.example/v1',
     ]);

@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { buildOpenApiDocument } from '../../src/adapters/http/contract/openapi-document.js';
+import { buildOpenApiDocument, STANDALONE_ORIGINS } from '../../src/adapters/http/contract/openapi-document.js';
 import { PET_STORE_OPERATIONS } from '../../src/adapters/http/operations/index.js';
 
 export interface ObservedResponse {
@@ -13,12 +13,12 @@ export interface ObservedResponse {
 type Json = Readonly<Record<string, unknown>>;
 
 /** The document the server serves with its default configuration. */
-export const openApiDocument = buildOpenApiDocument(PET_STORE_OPERATIONS, { deprecatedAt: new Date('2026-01-01T00:00:00Z') });
+export const openApiDocument = buildOpenApiDocument(PET_STORE_OPERATIONS, { deprecatedAt: new Date('2026-01-01T00:00:00Z'), origins: STANDALONE_ORIGINS });
 
 const DOCUMENT_ID = 'https://petstore.test/openapi.json';
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 /** Every server URL ends in the same base path; documented paths are relative to it. */
-const BASE_PATH = new URL(openApiDocument.servers[0]!.url).pathname;
+const BASE_PATH = new URL(openApiDocument.servers[0]!.url, 'http://any.origin').pathname;
 
 const ajv = new Ajv2020.default({ strict: true, allErrors: true });
 ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });

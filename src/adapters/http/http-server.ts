@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { answerClientError } from './wire/parser-errors.js';
-import { PET_STORE_ORIGINS, type ServerOrigin } from './contract/openapi-document.js';
+import { STANDALONE_ORIGINS, type ServerOrigin } from './contract/openapi-document.js';
 import { createRequestContext, sendError } from './wire/request-context.js';
 import { createRequestHandler, type RequestHandlerDependencies, type RequestHandlerOptions } from './request-handler.js';
 
@@ -9,7 +9,7 @@ export interface HttpServerOptions extends RequestHandlerOptions {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
-  /** As for the handler, but by default the pet store's own deployments (PET_STORE_ORIGINS). */
+  /** As for the handler, but by default STANDALONE_ORIGINS. */
   readonly serverOrigins?: readonly ServerOrigin[];
 }
 
@@ -30,7 +30,7 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
       // A request without Host is refused by the handler, in the Error format, instead of by Node with an empty 400.
       requireHostHeader: false,
     },
-    createRequestHandler(deps, { ...handlerOptions, serverOrigins: handlerOptions.serverOrigins ?? PET_STORE_ORIGINS }),
+    createRequestHandler(deps, { ...handlerOptions, serverOrigins: handlerOptions.serverOrigins ?? STANDALONE_ORIGINS }),
   );
   server.on('clientError', answerClientError);
   // Any Expect but 100-continue: Node would answer 417 with an empty body.

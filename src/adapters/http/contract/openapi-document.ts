@@ -34,6 +34,12 @@ export const PET_STORE_ORIGINS: readonly ServerOrigin[] = [
 /** One relative server: wherever the document was fetched from (OpenAPI 3.1 resolves it against the document's URL). */
 export const SAME_ORIGIN: readonly ServerOrigin[] = [{ origin: '', description: 'The origin this document was served from' }];
 
+/**
+ * The standalone server's servers: the one the document was fetched from first (so the docs
+ * page's "Try it out" reaches the server serving it), then the pet store's own deployments.
+ */
+export const STANDALONE_ORIGINS: readonly ServerOrigin[] = [...SAME_ORIGIN, ...PET_STORE_ORIGINS];
+
 export interface OpenApiOptions {
   /** When deprecated operations were deprecated (configurable, so it is not in the declarations). */
   readonly deprecatedAt: Date;
