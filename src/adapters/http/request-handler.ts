@@ -3,7 +3,7 @@ import type { OrderService } from '../../domain/orders/order-service.js';
 import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import type { RequestAdmission } from '../../domain/quota/request-admission.js';
 import type { IdempotencyStore } from '../../ports/idempotency-store.js';
-import { createAdmissionPipeline } from './pipeline/request-pipeline.js';
+import { createAdmissionPipeline, type NextHandler } from './pipeline/request-pipeline.js';
 import { createApiRouter } from './pipeline/api-router.js';
 import { checkedBasePath, DEFAULT_BASE_PATH } from './contract/base-path.js';
 import { clientAddressResolver, type TrustProxy } from './pipeline/client-address.js';
@@ -55,7 +55,11 @@ export interface RequestHandlerOptions {
 }
 
 /** A node:http request listener; express and fastify can hand it their raw request and response. */
-export type PetStoreRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/**
+ * A node:http listener, and an express middleware: given `next`, a request outside `basePath`
+ * goes to it (the host's own routes and 404) instead of being answered 404 here.
+ */
+export type PetStoreRequestHandler = (req: IncomingMessage, res: ServerResponse, next?: NextHandler) => void;
 
 /** The documented default of `Deprecation` (README, PETSTORE_DEPRECATION_DATE). */
 export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
@@ -64,8 +68,9 @@ const logToConsole: LogError = (message, error, requestId) =>
   requestId === undefined ? console.error(message, error) : console.error(`${message} (request ${requestId})`, error);
 
 /**
- * The API as one `(req, res)` listener: routing, authentication, quotas and the operations.
- * It answers every request it is given (404 for a path it does not serve), and owns no
+ * The API as one `(req, res[, next])` listener: routing, authentication, quotas and the operations.
+ * It answers every request under its base path (404 for a path it does not serve) and, given
+ * `next`, passes any other to it; without `next` it answers every request. It owns no
  * socket: timeouts, parser errors and `Expect` are the server's (createHttpServer, or the
  * host framework's). Everything is derived here, once: the routes, the deprecation headers,
  * the serialised document; a request only reads them.

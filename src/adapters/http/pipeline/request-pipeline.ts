@@ -42,8 +42,19 @@ export interface PipelineDependencies {
  * quota), authenticate, decide the quota, write the rate-limit fields, then answer a refusal
  * or run the operation's handler.
  */
-export function createAdmissionPipeline(deps: PipelineDependencies, options: PipelineOptions): (req: IncomingMessage, res: ServerResponse) => void {
+/** A host framework's next handler (express's `next`): where a request outside the API's base path goes. */
+export type NextHandler = (error?: unknown) => void;
+
+export function createAdmissionPipeline(
+  deps: PipelineDependencies,
+  options: PipelineOptions,
+): (req: IncomingMessage, res: ServerResponse, next?: NextHandler) => void {
   const { router, admission, services } = deps;
+  const apiPrefix = `${services.basePath}/`;
+  const outsideApi = (req: IncomingMessage): boolean => {
+    const path = pathOf(requestTarget(req));
+    return path !== services.basePath && !path.startsWith(apiPrefix);
+  };
   const { cors, logError, onFinished } = options;
   const digestApiKey = cachedDigestApiKey(REMEMBERED_API_KEYS);
 
@@ -131,7 +142,9 @@ export function createAdmissionPipeline(deps: PipelineDependencies, options: Pip
     });
   };
 
-  return (req, res) => {
+  return (req, res, next) => {
+    // Mounted with a next handler, a path that is not the API's is the host's: no quota spent, nothing written.
+    if (next !== undefined && outsideApi(req)) return next();
     const ctx = createRequestContext(req, res);
     const requestId = requestIdOf(req.headers['x-request-id']);
     ctx.requestId = requestId;

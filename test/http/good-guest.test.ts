@@ -1,0 +1,46 @@
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRequestHandler } from '../../src/adapters/http/request-handler.js';
+import { enterprisePlan } from '../../src/domain/quota/plan.js';
+import { handlerDependencies, listening, type Host } from '../support/handler-hosts.js';
+
+/* Mounted in express, the handler answers its own base path and hands every other path to the host's next handler. */
+
+const KEY = 'guest-key-1';
+
+describe('the handler as an express middleware, beside the host app own routes', () => {
+  let host: Host;
+  beforeAll(async () => {
+    const app = express();
+    app.use('/petstore', createRequestHandler(await handlerDependencies({ [KEY]: { plan: enterprisePlan(1_000, 10_000), role: 'customer' } }), { basePath: '/petstore/v1' }));
+    // Registered after the mount: reached only when the handler passes the request on.
+    app.get('/petstore/status', (_req, res) => {
+      res.type('text/plain').send('host status');
+    });
+    app.use((_req, res) => {
+      res.status(404).type('text/plain').send('host 404');
+    });
+    host = await listening(app.listen(0, '127.0.0.1'));
+  });
+  afterAll(async () => {
+    await host.close();
+  });
+
+  const get = async (path: string, key: string | null = KEY) => {
+    const response = await fetch(`${host.origin}${path}`, key === null ? {} : { headers: { authorization: `Bearer ${key}` } });
+    return { status: response.status, text: await response.text(), limited: response.headers.get('ratelimit-policy') !== null };
+  };
+
+  it("passes a path outside its base path to the host's next handler, spending no quota and writing nothing", async () => {
+    expect(await get('/petstore/status')).toEqual({ status: 200, text: 'host status', limited: false });
+    expect(await get('/petstore/v2/pets')).toEqual({ status: 404, text: 'host 404', limited: false });
+    expect(await get('/petstore/v1x')).toEqual({ status: 404, text: 'host 404', limited: false });
+  });
+
+  it('answers every path under its base path itself, an unknown one with its own 404', async () => {
+    const pets = await get('/petstore/v1/pets');
+    expect([pets.status, pets.limited]).toEqual([200, true]);
+    const unknown = await get('/petstore/v1/unknown');
+    expect([unknown.status, JSON.parse(unknown.text).code, unknown.limited]).toEqual([404, 'not_found', true]);
+  });
+});
