@@ -44,3 +44,38 @@ describe('the handler as an express middleware, beside the host app own routes',
     expect([unknown.status, JSON.parse(unknown.text).code, unknown.limited]).toEqual([404, 'not_found', true]);
   });
 });
+
+describe("the client address from the host app: express's req.ip under its trust proxy", () => {
+  const anonymousRemaining = async (origin: string, forwardedFor: string): Promise<string | null> => {
+    const response = await fetch(`${origin}/petstore/v1/openapi.json`, { headers: { 'x-forwarded-for': forwardedFor } });
+    await response.arrayBuffer();
+    return response.headers.get('x-ratelimit-remaining');
+  };
+
+  it("limits anonymous callers by req.ip when told to, so each forwarded client has a quota of its own", async () => {
+    const app = express();
+    app.set('trust proxy', 1);
+    app.use('/petstore', createRequestHandler(await handlerDependencies({}), { basePath: '/petstore/v1', trustProxy: { kind: 'host' } }));
+    const host = await listening(app.listen(0, '127.0.0.1'));
+    try {
+      expect(await anonymousRemaining(host.origin, '203.0.113.1')).toBe('999');
+      expect(await anonymousRemaining(host.origin, '203.0.113.1')).toBe('998');
+      expect(await anonymousRemaining(host.origin, '203.0.113.2')).toBe('999');
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('by default ignores the host and X-Forwarded-For alike: every client behind the proxy shares the socket address', async () => {
+    const app = express();
+    app.set('trust proxy', 1);
+    app.use('/petstore', createRequestHandler(await handlerDependencies({}), { basePath: '/petstore/v1' }));
+    const host = await listening(app.listen(0, '127.0.0.1'));
+    try {
+      expect(await anonymousRemaining(host.origin, '203.0.113.1')).toBe('999');
+      expect(await anonymousRemaining(host.origin, '203.0.113.2')).toBe('998');
+    } finally {
+      await host.close();
+    }
+  });
+});

@@ -38,7 +38,10 @@ export interface RequestHandlerOptions {
   readonly serverOrigins?: readonly ServerOrigin[];
   /** When deprecated operations (getPet) were deprecated (RFC 9745 `Deprecation`). Default 2026-01-01. */
   readonly deprecatedAt?: Date;
-  /** Who may set the address anonymous callers are limited by (X-Forwarded-For). Default: nobody. */
+  /**
+   * Who may set the address anonymous callers are limited by (X-Forwarded-For). Default: nobody.
+   * `{ kind: 'host' }`: the host app's own resolution, express's `req.ip` under its `trust proxy`.
+   */
   readonly trustProxy?: TrustProxy;
   /** Browser origins allowed to call the API (CORS). Default: none, CORS off. */
   readonly corsOrigins?: CorsOrigins | undefined;

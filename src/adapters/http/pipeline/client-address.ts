@@ -4,6 +4,8 @@ import { err, ok, type Result } from '../../../domain/result.js';
 
 export type TrustProxy =
   | { readonly kind: 'none' }
+  /** The host framework decides: express's `req.ip`, under its own `trust proxy` setting. */
+  | { readonly kind: 'host' }
   | { readonly kind: 'hops'; readonly hops: number }
   | { readonly kind: 'cidrs'; readonly cidrs: readonly string[] };
 
@@ -60,6 +62,8 @@ export function clientAddressResolver(trust: TrustProxy): Resolver {
   switch (trust.kind) {
     case 'none':
       return peerAddress;
+    case 'host':
+      return hostAddress;
     case 'hops': {
       const hops = trust.hops;
       const trusted: Vouch = (_address, _version, hop) => hop < hops;
@@ -77,6 +81,12 @@ export function clientAddressResolver(trust: TrustProxy): Resolver {
       return (req) => forwardedAddress(req, trusted);
     }
   }
+}
+
+/** The address the host app resolved (express sets `req.ip`), checked, or the socket's when it set none. */
+function hostAddress(req: IncomingMessage): string {
+  const ip: unknown = (req as IncomingMessage & { ip?: unknown }).ip;
+  return typeof ip === 'string' && isIP(ip) !== 0 ? ip : peerAddress(req);
 }
 
 // The hot path: a socket's address is always well formed, so no validation is needed.
