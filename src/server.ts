@@ -3,3 +3,4 @@ export { loadConfig, type PetStoreConfig, type Environ } from './app/config/conf
 export { buildContainer, type ContainerOverrides } from './app/container/build-container.js';
 export { TOKENS } from './app/container/tokens.js';
 export { startPetStore, ConfigurationError, type RunningPetStore } from './app/start-pet-store.js';
+export { createPetStore, type PetStore, type PetStoreSetup } from './app/create-pet-store.js';

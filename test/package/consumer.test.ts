@@ -147,6 +147,26 @@ console.log(JSON.stringify({
     expect(report['operations']).toBeGreaterThan(0);
   });
 
+  it("runs the README's one-line setup as written: createPetStore, then createRequestHandler over node:http", async () => {
+    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
+    const block = /\*\*One-line setup\*\*[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, 'the README has the one-line setup block').toBeDefined();
+    await write({
+      'readme-setup.mjs': `${block}
+await new Promise((resolve) => server.once('listening', resolve));
+const base = \`http://127.0.0.1:\${server.address().port}/v1\`;
+const headers = { authorization: 'Bearer my-shop-key-1', 'content-type': 'application/json' };
+const created = await fetch(\`\${base}/pets\`, { method: 'POST', headers, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) });
+const listed = await fetch(\`\${base}/pets\`, { headers });
+console.log(JSON.stringify({ created: created.status, limit: listed.headers.get('x-ratelimit-limit'), pets: await listed.json() }));
+server.close();
+await petStore.close();
+`,
+    });
+    const output = await run(process.execPath, ['readme-setup.mjs'], { cwd: project, timeoutMs: 15_000, env: { ...process.env, PORT: '0' } });
+    expect(JSON.parse(output)).toEqual({ created: 201, limit: '300', pets: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] });
+  });
+
   it('requires every entry point from CommonJS on the Node versions engines names (require of ES modules)', async () => {
     await write({
       'use-entry-points.cjs': `
