@@ -1,13 +1,13 @@
 import type { Static } from 'typebox';
 import type { HttpErrorCode } from '../adapters/http/wire/http-errors.js';
-import type { createPet } from '../adapters/http/operations/create-pet.js';
-import type { getInventory } from '../adapters/http/operations/get-inventory.js';
-import type { getOrder } from '../adapters/http/operations/get-order.js';
-import type { getPet } from '../adapters/http/operations/get-pet.js';
-import type { listOrders } from '../adapters/http/operations/list-orders.js';
-import type { listPets } from '../adapters/http/operations/list-pets.js';
-import type { placeOrder } from '../adapters/http/operations/place-order.js';
-import type { updateOrder } from '../adapters/http/operations/update-order.js';
+import type { createPetDeclaration as createPet } from '../adapters/http/contract/declarations/create-pet.js';
+import type { getInventoryDeclaration as getInventory } from '../adapters/http/contract/declarations/get-inventory.js';
+import type { getOrderDeclaration as getOrder } from '../adapters/http/contract/declarations/get-order.js';
+import type { getPetDeclaration as getPet } from '../adapters/http/contract/declarations/get-pet.js';
+import type { listOrdersDeclaration as listOrders } from '../adapters/http/contract/declarations/list-orders.js';
+import type { listPetsDeclaration as listPets } from '../adapters/http/contract/declarations/list-pets.js';
+import type { placeOrderDeclaration as placeOrder } from '../adapters/http/contract/declarations/place-order.js';
+import type { updateOrderDeclaration as updateOrder } from '../adapters/http/contract/declarations/update-order.js';
 import type { PageLimitSchema } from '../adapters/http/contract/schemas.js';
 
 /*

@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -86,7 +86,10 @@ register('./resolve-hooks.mjs', import.meta.url, { data: { log: process.env.RESO
 
 /** Writes `files` into the consumer project. */
 async function write(files: Record<string, string>): Promise<void> {
-  for (const [name, text] of Object.entries(files)) await writeFile(join(project, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(dirname(join(project, name)), { recursive: true });
+    await writeFile(join(project, name), text);
+  }
 }
 
 describe('the packed package, installed by a consumer', () => {
@@ -165,6 +168,21 @@ await petStore.close();
     });
     const output = await run(process.execPath, ['readme-setup.mjs'], { cwd: project, timeoutMs: 15_000, env: { ...process.env, PORT: '0' } });
     expect(JSON.parse(output)).toEqual({ created: 201, limit: '300', pets: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] });
+  });
+
+  it('type-checks the client alone in a browser project: no @types/node ("types": []), lib dom and es2022', async () => {
+    await write({
+      'browser/tsconfig.json': JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', strict: true, noEmit: true, types: [], lib: ['dom', 'es2022'] },
+        files: ['use-client.ts'],
+      }),
+      'browser/use-client.ts': `
+import { PetStoreClient, type Pet } from 'petstore-service/client';
+const client = new PetStoreClient({ baseUrl: 'https://api.example/v1', apiKey: 'k' });
+export const first: Promise<Pet | undefined> = client.listPets({ limit: 5, status: 'available' }).then((page) => page.items[0]);
+`,
+    });
+    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'browser/tsconfig.json')], { cwd: project, timeoutMs: 30_000 });
   });
 
   it('requires every entry point from CommonJS on the Node versions engines names (require of ES modules)', async () => {

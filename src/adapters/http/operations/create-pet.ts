@@ -5,9 +5,8 @@ import { readJsonRequest } from '../wire/json-request.js';
 import type { Operation, OperationServices } from '../contract/operation.js';
 import { petJson } from '../../../domain/pets/pet-json.js';
 import { sendJson } from '../wire/request-context.js';
-import { MAX_BODY_BYTES } from '../wire/request-limits.js';
-import { NewPetSchema, PetSchema } from '../contract/schemas.js';
 import { getPet } from './get-pet.js';
+import { createPetDeclaration } from '../contract/declarations/create-pet.js';
 
 // `/pets/` from getPet's declared path, built once; the Location is this under the base path.
 const ITEM_PATH = getPet.path.slice(0, getPet.path.indexOf('{'));
@@ -21,20 +20,7 @@ const creation = (services: OperationServices): IdempotentCreation<Pet, NewPet> 
 });
 
 export const createPet = {
-  operationId: 'createPet',
-  method: 'POST',
-  path: '/pets',
-  auth: 'apiKey',
-  tags: ['Pets'],
-  summary: 'Add an animal',
-  body: {
-    description: `A JSON object of at most ${MAX_BODY_BYTES} bytes of UTF-8; \`Content-Type: application/json\` (a charset parameter is fine).`,
-    schema: NewPetSchema,
-  },
-  idempotent: true,
-  responses: {
-    201: { description: 'Animal added; the body carries its assigned `id`.', body: PetSchema, headers: { Location: 'Location' } },
-  },
+  ...createPetDeclaration,
   handler: async (ctx, services) => {
     const body = await readJsonRequest(ctx);
     if (body !== undefined) await createIdempotently(ctx, services, body, creation(services));

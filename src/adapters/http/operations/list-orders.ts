@@ -1,25 +1,14 @@
 import { sendDomainError } from '../wire/failures.js';
 import type { Operation } from '../contract/operation.js';
-import { listingQuery, nextPageLink } from './listing.js';
-import { orderCursors } from '../../../domain/orders/order-cursor.js';
+import { nextPageLink } from './listing.js';
 import { ordersJson } from '../../../domain/orders/order-json.js';
 import { authenticatedCaller, sendJson } from '../wire/request-context.js';
-import { OrderStatusSchema, OrdersSchema } from '../contract/schemas.js';
+import { listOrdersDeclaration } from '../contract/declarations/list-orders.js';
 
-const PATH = '/store/orders';
+const PATH = listOrdersDeclaration.path;
 
 export const listOrders = {
-  operationId: 'listOrders',
-  method: 'GET',
-  path: PATH,
-  auth: 'apiKey',
-  tags: ['Store'],
-  summary: 'List orders',
-  description: "The caller's orders (a staff key sees all) in ascending `id` order, paged like the pets: the next page in the `Link` header.",
-  query: listingQuery('orders', OrderStatusSchema, orderCursors.shape),
-  responses: {
-    200: { description: 'A page of orders.', body: OrdersSchema, headers: { Link: 'NextLink' } },
-  },
+  ...listOrdersDeclaration,
   handler: async (ctx, { orders, basePath }) => {
     const { limit, status, cursor } = ctx.query;
     const page = await orders.list(authenticatedCaller(ctx), { limit, status, cursor });

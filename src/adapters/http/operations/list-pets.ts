@@ -1,11 +1,10 @@
 import { sendDomainError } from '../wire/failures.js';
 import type { Operation, OperationServices, ReadAnswer } from '../contract/operation.js';
-import { listingQuery, nextPageLink } from './listing.js';
-import { petCursors } from '../../../domain/pets/pet-cursor.js';
+import { nextPageLink } from './listing.js';
 import { sendJson } from '../wire/request-context.js';
-import { PetStatusSchema, PetsSchema } from '../contract/schemas.js';
+import { listPetsDeclaration } from '../contract/declarations/list-pets.js';
 
-const PATH = '/pets';
+const PATH = listPetsDeclaration.path;
 
 async function readPage({ limit, status, cursor }: Readonly<Record<string, unknown>>, { catalog, basePath }: OperationServices): Promise<ReadAnswer> {
   const page = await catalog.listJson({ limit, status, cursor });
@@ -15,17 +14,7 @@ async function readPage({ limit, status, cursor }: Readonly<Record<string, unkno
 }
 
 export const listPets = {
-  operationId: 'listPets',
-  method: 'GET',
-  path: PATH,
-  auth: 'apiKey',
-  tags: ['Pets'],
-  summary: 'List animals',
-  description: 'Animals in ascending `id` order. The body is a bare array; the next page, if any, is announced in the `Link` header.',
-  query: listingQuery('animals', PetStatusSchema, petCursors.shape),
-  responses: {
-    200: { description: 'A page of animals.', body: PetsSchema, headers: { Link: 'NextLink' } },
-  },
+  ...listPetsDeclaration,
   readAhead: readPage,
   handler: async (ctx, services) => (await readPage(ctx.query, services))(ctx),
 } as const satisfies Operation;

@@ -5,8 +5,8 @@ import { readJsonRequest } from '../wire/json-request.js';
 import type { Operation, OperationServices } from '../contract/operation.js';
 import { orderJson } from '../../../domain/orders/order-json.js';
 import { authenticatedCaller, type RequestContext, sendJson } from '../wire/request-context.js';
-import { NewOrderSchema, OrderSchema } from '../contract/schemas.js';
 import { getOrder } from './get-order.js';
+import { placeOrderDeclaration } from '../contract/declarations/place-order.js';
 
 // `/store/orders/` from getOrder's declared path, built once; the Location is this under the base path.
 const ITEM_PATH = getOrder.path.slice(0, getOrder.path.indexOf('{'));
@@ -21,20 +21,7 @@ const creation = (services: OperationServices, ctx: RequestContext): IdempotentC
 });
 
 export const placeOrder = {
-  operationId: 'placeOrder',
-  method: 'POST',
-  path: '/store/orders',
-  auth: 'apiKey',
-  tags: ['Store'],
-  summary: 'Order a pet',
-  description: 'The pet must be `available`; it becomes `pending` in the same step that stores the order. Of concurrent orders for one pet, exactly one succeeds.',
-  body: { description: '`{"petId": n}`; any other field is a 400.', schema: NewOrderSchema },
-  idempotent: true,
-  responses: {
-    201: { description: 'The order, `placed`.', body: OrderSchema, headers: { Location: 'Location' } },
-    404: { description: 'No pet has this identifier.', errors: ['not_found'] },
-    409: { description: 'The pet is not available.', errors: ['pet_unavailable'] },
-  },
+  ...placeOrderDeclaration,
   handler: async (ctx, services) => {
     const body = await readJsonRequest(ctx);
     if (body !== undefined) await createIdempotently(ctx, services, body, creation(services, ctx));

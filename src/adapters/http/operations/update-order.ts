@@ -4,25 +4,10 @@ import type { Operation } from '../contract/operation.js';
 import { validateOrderUpdate } from '../../../domain/orders/order-input.js';
 import { orderJson } from '../../../domain/orders/order-json.js';
 import { authenticatedCaller, pathParameter, sendError, sendJson } from '../wire/request-context.js';
-import { OrderSchema, OrderUpdateSchema } from '../contract/schemas.js';
-import { orderIdParameter } from './get-order.js';
+import { updateOrderDeclaration } from '../contract/declarations/update-order.js';
 
 export const updateOrder = {
-  operationId: 'updateOrder',
-  method: 'PATCH',
-  path: '/store/orders/{orderId}',
-  auth: 'apiKey',
-  tags: ['Store'],
-  summary: 'Approve or deliver an order (staff)',
-  description: '`placed -> approved -> delivered` only; delivery makes the pet `sold`. A customer key gets 403 before anything is looked up.',
-  params: orderIdParameter,
-  body: { description: '`{"status": "approved"}` or `{"status": "delivered"}`.', schema: OrderUpdateSchema },
-  responses: {
-    200: { description: 'The order in its new status.', body: OrderSchema },
-    403: { description: 'Only staff keys may change an order.', errors: ['forbidden'] },
-    404: { description: 'No such order.', errors: ['not_found'] },
-    409: { description: 'The order cannot move to this status from its current one.', errors: ['invalid_transition'] },
-  },
+  ...updateOrderDeclaration,
   handler: async (ctx, { orders }) => {
     const caller = authenticatedCaller(ctx);
     // Refused before the body is read: it closes the connection, and nothing is looked up.

@@ -1,0 +1,20 @@
+import type { OperationDeclaration } from '../operation-declaration.js';
+import { MAX_BODY_BYTES } from '../../wire/request-limits.js';
+import { NewPetSchema, PetSchema } from '../schemas.js';
+
+export const createPetDeclaration = {
+  operationId: 'createPet',
+  method: 'POST',
+  path: '/pets',
+  auth: 'apiKey',
+  tags: ['Pets'],
+  summary: 'Add an animal',
+  body: {
+    description: `A JSON object of at most ${MAX_BODY_BYTES} bytes of UTF-8; \`Content-Type: application/json\` (a charset parameter is fine).`,
+    schema: NewPetSchema,
+  },
+  idempotent: true,
+  responses: {
+    201: { description: 'Animal added; the body carries its assigned `id`.', body: PetSchema, headers: { Location: 'Location' } },
+  },
+} as const satisfies OperationDeclaration;

@@ -1,0 +1,19 @@
+import type { OperationDeclaration } from '../operation-declaration.js';
+import { idSchema, PetSchema } from '../schemas.js';
+
+export const getPetDeclaration = {
+  operationId: 'getPet',
+  method: 'GET',
+  path: '/pets/{petId}',
+  auth: 'apiKey',
+  tags: ['Pets'],
+  summary: 'Get an animal',
+  deprecation: { sunsetAt: new Date('2030-12-05T00:00:00Z'), successor: '/pets' },
+  params: {
+    petId: { description: 'Identifier of the animal: plain decimal digits.', schema: idSchema('Identifier of the animal.') },
+  },
+  responses: {
+    200: { description: 'The animal.', body: PetSchema },
+    404: { description: 'No animal has this identifier.', errors: ['not_found'] },
+  },
+} as const satisfies OperationDeclaration;

@@ -1,0 +1,20 @@
+import type { OperationDeclaration } from '../operation-declaration.js';
+import type { Order } from '../../../../domain/orders/order.js';
+import { NewOrderSchema, OrderSchema } from '../schemas.js';
+
+export const placeOrderDeclaration = {
+  operationId: 'placeOrder',
+  method: 'POST',
+  path: '/store/orders',
+  auth: 'apiKey',
+  tags: ['Store'],
+  summary: 'Order a pet',
+  description: 'The pet must be `available`; it becomes `pending` in the same step that stores the order. Of concurrent orders for one pet, exactly one succeeds.',
+  body: { description: '`{"petId": n}`; any other field is a 400.', schema: NewOrderSchema },
+  idempotent: true,
+  responses: {
+    201: { description: 'The order, `placed`.', body: OrderSchema, headers: { Location: 'Location' } },
+    404: { description: 'No pet has this identifier.', errors: ['not_found'] },
+    409: { description: 'The pet is not available.', errors: ['pet_unavailable'] },
+  },
+} as const satisfies OperationDeclaration;

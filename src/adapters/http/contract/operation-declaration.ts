@@ -1,0 +1,55 @@
+import type { TSchema } from 'typebox';
+import type { HttpErrorCode } from '../wire/http-errors.js';
+import type { HeaderComponentName } from './openapi-components.js';
+
+export const OPERATION_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type OperationMethod = (typeof OPERATION_METHODS)[number];
+
+export interface ParameterDeclaration {
+  readonly description: string;
+  readonly schema: TSchema;
+}
+
+/** A success answer: its body schema and the headers it adds to the rate-limit fields. */
+export interface SuccessResponse {
+  readonly description: string;
+  /** Absent: the answer has no body (a 304). */
+  readonly body?: TSchema;
+  /** The body's media types; `application/json` unless given. */
+  readonly mediaTypes?: readonly [string, ...string[]];
+  /** Name in the answer to the shared header component describing it. */
+  readonly headers?: Readonly<Record<string, HeaderComponentName>>;
+}
+
+/** An error answer of this operation beyond the ones every operation shares (401, 429, 500, 503...). */
+export interface ErrorResponse {
+  readonly description: string;
+  readonly errors: readonly [HttpErrorCode, ...HttpErrorCode[]];
+}
+
+/**
+ * What the contract states of an operation, without its behaviour: the router, the allowed
+ * query names, the 405 Allow lists, the OpenAPI document's `paths` and the client's types are
+ * derived from these. Loads no node:http, so the client's types stand alone.
+ */
+export interface OperationDeclaration {
+  readonly operationId: string;
+  readonly method: OperationMethod;
+  /** OpenAPI template under the base path: `/pets/{petId}`. */
+  readonly path: string;
+  /** `apiKey`: a valid key is required (401 otherwise); `public`: limited per client address. */
+  readonly auth: 'apiKey' | 'public';
+  readonly tags?: readonly string[];
+  readonly summary: string;
+  readonly description?: string;
+  /** Every answer of a deprecated operation carries Deprecation, Sunset and its successor's link. */
+  readonly deprecation?: { readonly sunsetAt: Date; readonly successor: string };
+  readonly params?: Readonly<Record<string, ParameterDeclaration>>;
+  readonly query?: Readonly<Record<string, ParameterDeclaration>>;
+  readonly body?: { readonly description: string; readonly schema: TSchema };
+  /** Takes an optional Idempotency-Key: a repeat replays the first 201 instead of creating twice. */
+  readonly idempotent?: true;
+  readonly responses: Readonly<Record<number, SuccessResponse | ErrorResponse>>;
+}
+
+export const isErrorResponse = (response: SuccessResponse | ErrorResponse): response is ErrorResponse => 'errors' in response;
