@@ -11,3 +11,4 @@ export type { OnRequestFinished, RequestFinishedEvent } from './adapters/http/wi
 export { PET_STORE_OPERATIONS } from './adapters/http/operations/index.js';
 export { buildOpenApiDocument, PET_STORE_ORIGINS, SAME_ORIGIN, STANDALONE_ORIGINS, type OpenApiDocument, type ServerOrigin } from './adapters/http/contract/openapi-document.js';
 export type { Operation, OperationServices } from './adapters/http/contract/operation.js';
+export { rateLimitHook, rateLimitMiddleware, type RateLimitMiddlewareOptions, type Refusal } from './adapters/http/limiter/rate-limit-middleware.js';

@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StoreUnavailableError } from '../../../domain/errors.js';
+import type { RateLimitCheck, RateLimiter } from '../../../domain/quota/rate-limiter.js';
+import { RATE_LIMIT_FIELD_NAMES } from '../../../domain/quota/rate-limit-fields.js';
+import { HTTP_ERRORS } from '../wire/http-errors.js';
+
+/** What a refused request is answered: by default the service's own 429 in the Error format. */
+export interface Refusal {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export interface RateLimitMiddlewareOptions {
+  /** The exact sliding windows, bans and store: `createRateLimiter({ rules, store, ban })`. */
+  readonly limiter: RateLimiter;
+  /** Whom a request counts against; default its client address (the socket's peer: set `key` behind a proxy). */
+  readonly key?: (req: IncomingMessage) => string;
+  /** Requests the limiter leaves alone: not counted, no fields written. */
+  readonly skip?: (req: IncomingMessage) => boolean;
+  /** The answer to a refused request (the rate-limit fields and Retry-After are written whatever it is). */
+  readonly refusal?: (check: RateLimitCheck, req: IncomingMessage) => Refusal;
+}
+
+const defaultKey = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
+
+const errorBody = (code: 'rate_limited' | 'api_key_banned' | 'service_unavailable'): Refusal => ({
+  status: HTTP_ERRORS[code].status,
+  body: { code, message: HTTP_ERRORS[code].message, status: HTTP_ERRORS[code].status },
+});
+
+const defaultRefusal = (check: RateLimitCheck): Refusal => errorBody(check.decision.verdict === 'banned' ? 'api_key_banned' : 'rate_limited');
+
+/** What to write for one request: undefined to pass it on, else the answer. */
+type LimitOutcome =
+  | { readonly pass: true; readonly headers: Readonly<Record<string, string>> }
+  | { readonly pass: false; readonly headers: Readonly<Record<string, string>>; readonly refusal: Refusal };
+
+/** The limiter's verdict on one request, as headers and an answer; a store that cannot answer is a 503 with Retry-After. */
+async function decide(options: RateLimitMiddlewareOptions, req: IncomingMessage): Promise<LimitOutcome | undefined> {
+  if (options.skip?.(req) === true) return undefined;
+  let check: RateLimitCheck;
+  try {
+    check = await options.limiter.check((options.key ?? defaultKey)(req));
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    return { pass: false, headers: { [RATE_LIMIT_FIELD_NAMES.retryAfter]: '1' }, refusal: errorBody('service_unavailable') };
+  }
+  const headers = check.headers as Readonly<Record<string, string>>;
+  return check.allowed ? { pass: true, headers } : { pass: false, headers, refusal: (options.refusal ?? defaultRefusal)(check, req) };
+}
+
+/**
+ * The quota engine as an express (or connect, or node:http) middleware: `app.use(limit)` for
+ * every route, `app.get('/search', limit, handler)` for one. Admitted requests get the
+ * rate-limit fields and go on; refused ones are answered here.
+ */
+export function rateLimitMiddleware(options: RateLimitMiddlewareOptions): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void {
+  return (req, res, next) => {
+    decide(options, req).then((outcome) => {
+      if (outcome === undefined) return next();
+      for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
+      if (outcome.pass) return next();
+      res.statusCode = outcome.refusal.status;
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify(outcome.refusal.body));
+    }, next);
+  };
+}
+
+/** The parts of a fastify request and reply the hook uses (fastify itself is not loaded). */
+export interface HookRequest {
+  readonly raw: IncomingMessage;
+}
+export interface HookReply {
+  header(name: string, value: string): unknown;
+  code(status: number): HookReply;
+  send(payload: unknown): unknown;
+}
+
+/**
+ * The same as an `onRequest` hook for fastify: `fastify.addHook('onRequest', hook)` for every
+ * route, or `{ onRequest: hook }` in one route's options.
+ */
+export function rateLimitHook(options: RateLimitMiddlewareOptions): (request: HookRequest, reply: HookReply) => Promise<void> {
+  return async (request, reply) => {
+    const outcome = await decide(options, request.raw);
+    if (outcome === undefined) return;
+    for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+    if (!outcome.pass) await reply.code(outcome.refusal.status).send(outcome.refusal.body);
+  };
+}

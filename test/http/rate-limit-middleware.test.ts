@@ -1,0 +1,111 @@
+import express from 'express';
+import Fastify from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rateLimitHook, rateLimitMiddleware } from '../../src/adapters/http/limiter/rate-limit-middleware.js';
+import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
+import { SystemClock } from '../../src/adapters/system/system-clock.js';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
+import { createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
+import type { QuotaStore } from '../../src/ports/quota-store.js';
+import { listening, type Host } from '../support/handler-hosts.js';
+
+const limiterOf = (limit: number, store: QuotaStore = new MemoryQuotaStore(new SystemClock())) =>
+  createRateLimiter({ rules: [{ name: 'minute', limit, windowMs: 60_000 }], store });
+
+const get = async (url: string, headers: Record<string, string> = {}) => {
+  const response = await fetch(url, { headers });
+  return {
+    status: response.status,
+    body: (await response.json()) as unknown,
+    remaining: response.headers.get('x-ratelimit-remaining'),
+    policy: response.headers.get('ratelimit-policy'),
+    retryAfter: response.headers.get('retry-after'),
+  };
+};
+
+describe('rateLimitMiddleware in express 5: the exact quota engine on chosen routes', () => {
+  let host: Host;
+  beforeAll(async () => {
+    const app = express();
+    const perTenant = rateLimitMiddleware({
+      limiter: limiterOf(2),
+      key: (req) => `tenant:${String(req.headers['x-tenant'])}`,
+      skip: (req) => req.headers['x-internal'] === 'yes',
+      refusal: (check) => ({ status: 429, body: { slowDown: true, verdict: check.decision.verdict } }),
+    });
+    app.get('/search', perTenant, (_req, res) => {
+      res.json({ results: [] });
+    });
+    app.get('/open', (_req, res) => {
+      res.json({ open: true });
+    });
+    const exact = rateLimitMiddleware({ limiter: limiterOf(100) });
+    app.get('/exact', exact, (_req, res) => {
+      res.json({ ok: true });
+    });
+    const down = rateLimitMiddleware({ limiter: limiterOf(5, { decide: () => Promise.reject(new StoreUnavailableError('Redis')) }) });
+    app.get('/down', down, (_req, res) => {
+      res.json({ ok: true });
+    });
+    host = await listening(app.listen(0, '127.0.0.1'));
+  });
+  afterAll(async () => {
+    await host.close();
+  });
+
+  it('counts per key, writes the rate-limit fields, and answers the refusal it is given', async () => {
+    const a = [await get(`${host.origin}/search`, { 'x-tenant': 'a' }), await get(`${host.origin}/search`, { 'x-tenant': 'a' })];
+    expect(a.map((answer) => [answer.status, answer.remaining, answer.policy])).toEqual([
+      [200, '1', '"minute";q=2;w=60'],
+      [200, '0', '"minute";q=2;w=60'],
+    ]);
+    const refused = await get(`${host.origin}/search`, { 'x-tenant': 'a' });
+    expect([refused.status, refused.body, refused.retryAfter !== null]).toEqual([429, { slowDown: true, verdict: 'rate_limited' }, true]);
+    expect((await get(`${host.origin}/search`, { 'x-tenant': 'b' })).status).toBe(200);
+  });
+
+  it('leaves skipped requests and other routes alone: not counted, no fields', async () => {
+    const skipped = await get(`${host.origin}/search`, { 'x-tenant': 'c', 'x-internal': 'yes' });
+    expect([skipped.status, skipped.policy]).toEqual([200, null]);
+    const open = await get(`${host.origin}/open`);
+    expect([open.status, open.policy]).toEqual([200, null]);
+    expect((await get(`${host.origin}/search`, { 'x-tenant': 'c' })).remaining).toBe('1');
+  });
+
+  it('admits exactly 100 of 150 concurrent requests on a limit of 100, and refuses the rest in the Error format', async () => {
+    const answers = await Promise.all(Array.from({ length: 150 }, () => get(`${host.origin}/exact`)));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(100);
+    const refusals = answers.filter((answer) => answer.status === 429);
+    expect(refusals).toHaveLength(50);
+    expect(refusals[0]?.body).toMatchObject({ code: 'rate_limited', status: 429 });
+  });
+
+  it('answers 503 with Retry-After when its store cannot decide', async () => {
+    const answer = await get(`${host.origin}/down`);
+    expect([answer.status, answer.retryAfter, (answer.body as { code: string }).code]).toEqual([503, '1', 'service_unavailable']);
+  });
+});
+
+describe('rateLimitHook in fastify 5, on one route', () => {
+  const app = Fastify();
+  let origin: string;
+  beforeAll(async () => {
+    app.get('/limited', { onRequest: rateLimitHook({ limiter: limiterOf(1) }) }, async () => ({ ok: true }));
+    app.get('/free', async () => ({ ok: true }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('admits, then refuses with the service 429 and Retry-After; the other route is untouched', async () => {
+    const first = await get(`${origin}/limited`);
+    const second = await get(`${origin}/limited`);
+    expect([first.status, first.remaining, second.status, second.retryAfter !== null]).toEqual([200, '0', 429, true]);
+    expect(second.body).toMatchObject({ code: 'rate_limited', status: 429 });
+    const free = await get(`${origin}/free`);
+    expect([free.status, free.policy]).toEqual([200, null]);
+  });
+});
