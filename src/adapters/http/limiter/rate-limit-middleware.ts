@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import type { RateLimitCheck, RateLimiter } from '../../../domain/quota/rate-limiter.js';
 import { RATE_LIMIT_FIELD_NAMES } from '../../../domain/quota/rate-limit-fields.js';
-import { HTTP_ERRORS } from '../wire/http-errors.js';
+import { errorBody, HTTP_ERRORS } from '../wire/http-errors.js';
 
 /** What a refused request is answered: by default the service's own 429 in the Error format. */
 export interface Refusal {
@@ -23,12 +23,16 @@ export interface RateLimitMiddlewareOptions {
 
 const defaultKey = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
 
-const errorBody = (code: 'rate_limited' | 'api_key_banned' | 'service_unavailable'): Refusal => ({
+/** The service's own answers, in its Error format as the wire writes it, built once. */
+const serviceRefusal = (code: 'rate_limited' | 'api_key_banned' | 'service_unavailable'): Refusal => ({
   status: HTTP_ERRORS[code].status,
-  body: { code, message: HTTP_ERRORS[code].message, status: HTTP_ERRORS[code].status },
+  body: JSON.parse(errorBody(code)) as unknown,
 });
+const RATE_LIMITED = serviceRefusal('rate_limited');
+const BANNED = serviceRefusal('api_key_banned');
+const UNAVAILABLE = serviceRefusal('service_unavailable');
 
-const defaultRefusal = (check: RateLimitCheck): Refusal => errorBody(check.decision.verdict === 'banned' ? 'api_key_banned' : 'rate_limited');
+const defaultRefusal = (check: RateLimitCheck): Refusal => (check.decision.verdict === 'banned' ? BANNED : RATE_LIMITED);
 
 /** What to write for one request: undefined to pass it on, else the answer. */
 type LimitOutcome =
@@ -43,7 +47,7 @@ async function decide(options: RateLimitMiddlewareOptions, req: IncomingMessage)
     check = await options.limiter.check((options.key ?? defaultKey)(req));
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
-    return { pass: false, headers: { [RATE_LIMIT_FIELD_NAMES.retryAfter]: '1' }, refusal: errorBody('service_unavailable') };
+    return { pass: false, headers: { [RATE_LIMIT_FIELD_NAMES.retryAfter]: '1' }, refusal: UNAVAILABLE };
   }
   const headers = check.headers as Readonly<Record<string, string>>;
   return check.allowed ? { pass: true, headers } : { pass: false, headers, refusal: (options.refusal ?? defaultRefusal)(check, req) };
