@@ -9,6 +9,7 @@ import { err, ok, type Result } from '../../domain/result.js';
 import { isExpired, type KeyAdmin, type ManagedApiKey } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
+import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { loadConfig, type Environ, type PetStoreConfig } from '../config/config.js';
 import { buildContainer } from '../container/build-container.js';
 import { TOKENS } from '../container/tokens.js';
@@ -164,11 +165,6 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
   }
 }
 
-export interface KeysOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
-
 export interface OpenedKeyAdmin {
   readonly admin: KeyAdmin;
   /** The time keys are created and revoked at. */
@@ -200,7 +196,7 @@ const DEFAULT_DEPENDENCIES: KeysDependencies = { openAdmin: openConfiguredAdmin,
 export async function runKeysCommand(
   argv: readonly string[],
   environ: Environ,
-  output: KeysOutput = { out: (line) => console.log(line), err: (line) => console.error(line) },
+  output: CommandOutput = CONSOLE_OUTPUT,
   dependencies: Partial<KeysDependencies> = {},
 ): Promise<number> {
   const deps = { ...DEFAULT_DEPENDENCIES, ...dependencies };
@@ -277,7 +273,7 @@ const describePlan = ({ name, rules }: Plan): string => {
 export const stateOf = (key: ManagedApiKey, now: number): 'active' | 'expired' | 'revoked' =>
   key.revokedAt !== undefined ? 'revoked' : isExpired(key, now) ? 'expired' : 'active';
 
-async function create({ admin, clock }: OpenedKeyAdmin, request: NewKeyRequest, random: KeysDependencies['randomBytes'], output: KeysOutput): Promise<number> {
+async function create({ admin, clock }: OpenedKeyAdmin, request: NewKeyRequest, random: KeysDependencies['randomBytes'], output: CommandOutput): Promise<number> {
   const key = `ps_${random(32).toString('base64url')}`;
   const id = `key_${random(8).toString('hex')}`;
   const createdAt = clock.now();
@@ -299,7 +295,7 @@ async function create({ admin, clock }: OpenedKeyAdmin, request: NewKeyRequest, 
   return 0;
 }
 
-async function list({ admin, clock }: OpenedKeyAdmin, prefix: string, output: KeysOutput): Promise<number> {
+async function list({ admin, clock }: OpenedKeyAdmin, prefix: string, output: CommandOutput): Promise<number> {
   const keys = await admin.listKeys();
   if (keys.length === 0) {
     output.out(`No keys created with petstore keys create under the prefix ${JSON.stringify(prefix)}.`);
@@ -324,7 +320,7 @@ async function list({ admin, clock }: OpenedKeyAdmin, prefix: string, output: Ke
   return 0;
 }
 
-async function revoke({ admin, clock }: OpenedKeyAdmin, id: string, output: KeysOutput): Promise<number> {
+async function revoke({ admin, clock }: OpenedKeyAdmin, id: string, output: CommandOutput): Promise<number> {
   const outcome = await admin.revokeKey(id, clock.now());
   if (outcome === 'not_found') {
     output.err(`petstore keys: no key has the id ${JSON.stringify(id)} (petstore keys list shows them)`);

@@ -5,7 +5,7 @@ import { buildContainer } from '../container/build-container.js';
 import { TOKENS } from '../container/tokens.js';
 import { createLogger } from '../logging/logger.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
-import type { KeysOutput } from './keys-command.js';
+import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { unavailabilityReason } from './store-failure.js';
 
 export const MIGRATE_USAGE = `Usage: petstore migrate [--dry-run] [--database-url URL]
@@ -43,7 +43,7 @@ function parseMigrateArgs(argv: readonly string[], environ: Environ): Result<Mig
 export async function runMigrateCommand(
   argv: readonly string[],
   environ: Environ,
-  output: KeysOutput = { out: (line) => console.log(line), err: (line) => console.error(line) },
+  output: CommandOutput = CONSOLE_OUTPUT,
 ): Promise<number> {
   const parsed = parseMigrateArgs(argv, environ);
   if (!parsed.ok) {
