@@ -30,6 +30,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import postgres from 'postgres';
+import { createPostgresDatabase } from '../src/adapters/postgres/postgres-database.js';
 import { PostgresPetRepository } from '../src/adapters/postgres/postgres-pet-repository.js';
 import { SystemClock } from '../src/adapters/system/system-clock.js';
 import { petJson, petsOfJson } from '../src/domain/pets/pet-json.js';
@@ -463,9 +464,8 @@ try {
   );
 
   await vacuum(database);
-  const repositoryPool = new pg.Pool({ host: settings.host, port: settings.port, user: settings.user, database, max: settings.pool, idleTimeoutMillis: 0 });
-  repositoryPool.on('error', () => {});
-  const repository = new PostgresPetRepository(repositoryPool, new SystemClock());
+  const repositoryDatabase = createPostgresDatabase({ url: `postgres://${settings.user}@${settings.host}:${settings.port}/${database}`, max: settings.pool });
+  const repository = new PostgresPetRepository(repositoryDatabase, new SystemClock());
   const json = await alternate(`page read, ${better.label}: JSON in JS vs JSON by PostgreSQL`, [
     { label: 'rows → JSON in JS', operation: () => pageInJs(better) },
     { label: 'json_agg → parse → JSON', operation: () => pageInPostgres(better) },
@@ -486,7 +486,7 @@ try {
     `\nPostgreSQL-built / JS-built: ops/s ${pairedRatio(inPg, inJs, (m) => m.opsPerSecond).toFixed(2)}, CPU µs/op ${pairedRatio(inPg, inJs, (m) => m.cpuMicrosPerOp).toFixed(2)}` +
       ` (ceiling, text not parsed: ops/s ${pairedRatio(ceiling, inJs, (m) => m.opsPerSecond).toFixed(2)}, CPU µs/op ${pairedRatio(ceiling, inJs, (m) => m.cpuMicrosPerOp).toFixed(2)})`,
   );
-  await repositoryPool.end();
+  await repositoryDatabase.end();
 } finally {
   await cleanup();
 }

@@ -8,13 +8,13 @@ const schemas = usePostgresSchemas();
 describeApiKeyRegistryContract(
   'PostgresApiKeyRegistry',
   async () => {
-    const { pool, drop } = await schemas.fresh();
-    return { registry: new PostgresApiKeyRegistry(pool, new SystemClock()), cleanup: drop };
+    const { db, drop } = await schemas.fresh();
+    return { registry: new PostgresApiKeyRegistry(db, new SystemClock()), cleanup: drop };
   },
   { numRuns: 20 },
 );
 
 describeKeyAdminContract('PostgresApiKeyRegistry', async (clock) => {
-  const { pool, drop } = await schemas.fresh();
-  return { registry: new PostgresApiKeyRegistry(pool, clock), cleanup: drop };
+  const { db, drop } = await schemas.fresh();
+  return { registry: new PostgresApiKeyRegistry(db, clock), cleanup: drop };
 });

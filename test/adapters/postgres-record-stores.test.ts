@@ -15,10 +15,10 @@ describeIdempotencyStoreContract('PostgresIdempotencyStore', postgresStores(sche
 
 describe('PostgresPetRepository at the top of the id range', () => {
   it('keeps ids exact up to 2^53-1 through create, get and a page, and refuses to go past it', async () => {
-    const { pool, drop } = await schemas.fresh();
+    const { db, drop } = await schemas.fresh();
     try {
-      const pets = new PostgresPetRepository(pool, new SystemClock());
-      await pool.query(`ALTER TABLE pets ALTER COLUMN id RESTART WITH ${MAX_ID - 1}`);
+      const pets = new PostgresPetRepository(db, new SystemClock());
+      await db.query(`ALTER TABLE pets ALTER COLUMN id RESTART WITH ${MAX_ID - 1}`);
       const below = await pets.create({ name: 'Rex', categoryId: MAX_ID, status: 'available' });
       const top = await pets.create({ name: 'Tom', categoryId: 1, status: 'sold' });
       expect([below.id, top.id]).toEqual([MAX_ID - 1, MAX_ID]);

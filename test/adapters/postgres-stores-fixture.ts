@@ -5,23 +5,23 @@ import { readMigrations } from '../../src/adapters/postgres/migration-files.js';
 import { PostgresIdempotencyStore } from '../../src/adapters/postgres/postgres-idempotency-store.js';
 import { PostgresOrderRepository } from '../../src/adapters/postgres/postgres-order-repository.js';
 import { PostgresPetRepository } from '../../src/adapters/postgres/postgres-pet-repository.js';
-import { createPostgresPool, type PostgresPool } from '../../src/adapters/postgres/postgres-pool.js';
+import { createPostgresDatabase, type PostgresDatabase } from '../../src/adapters/postgres/postgres-database.js';
 import { SystemClock } from '../../src/adapters/system/system-clock.js';
 import type { CreateStores } from '../contracts/stores-fixture.js';
 import { useTestDatabase } from '../support/test-postgres.js';
 
 export interface PostgresSchemas {
-  /** A fresh schema of the file's test database, migrated, and a pool whose search_path is it; `drop` removes both. */
-  fresh(): Promise<{ readonly pool: PostgresPool; readonly schema: string; drop(): Promise<void> }>;
+  /** A fresh schema of the file's test database, migrated, and a database whose search_path is it; `drop` removes both. */
+  fresh(): Promise<{ readonly db: PostgresDatabase; readonly schema: string; drop(): Promise<void> }>;
   readonly url: string;
 }
 
 /** A test database for the file (dropped after it), and in it a schema per fixture, so every test starts empty. */
 export function usePostgresSchemas(): PostgresSchemas {
   const database = useTestDatabase();
-  let admin: PostgresPool | undefined;
+  let admin: PostgresDatabase | undefined;
   beforeAll(() => {
-    admin = createPostgresPool({ url: database.url, max: 2, timeoutMs: 10_000 });
+    admin = createPostgresDatabase({ url: database.url, max: 2, timeoutMs: 10_000 });
   });
   afterAll(async () => {
     await admin?.end();
@@ -34,14 +34,14 @@ export function usePostgresSchemas(): PostgresSchemas {
       if (admin === undefined) throw new Error('usePostgresSchemas: fresh() is for tests, after beforeAll');
       const schema = `t_${randomBytes(6).toString('hex')}`;
       await admin.query(`CREATE SCHEMA ${schema}`);
-      const pool = createPostgresPool({ url: database.url, max: 10, timeoutMs: 10_000, searchPath: schema });
-      await migrate(pool, readMigrations());
+      const db = createPostgresDatabase({ url: database.url, max: 10, timeoutMs: 10_000, searchPath: schema });
+      await migrate(db, readMigrations());
       const owner = admin;
       return {
-        pool,
+        db,
         schema,
         drop: async () => {
-          await pool.end();
+          await db.end();
           await owner.query(`DROP SCHEMA ${schema} CASCADE`);
         },
       };
@@ -53,12 +53,12 @@ export function usePostgresSchemas(): PostgresSchemas {
 export const postgresStores =
   (schemas: PostgresSchemas): CreateStores =>
   async () => {
-    const { pool, drop } = await schemas.fresh();
+    const { db, drop } = await schemas.fresh();
     const clock = new SystemClock();
     return {
-      pets: new PostgresPetRepository(pool, clock),
-      orders: new PostgresOrderRepository(pool, clock),
-      idempotency: new PostgresIdempotencyStore(pool, clock),
+      pets: new PostgresPetRepository(db, clock),
+      orders: new PostgresOrderRepository(db, clock),
+      idempotency: new PostgresIdempotencyStore(db, clock),
       cleanup: drop,
     };
   };

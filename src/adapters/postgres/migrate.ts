@@ -1,13 +1,8 @@
-import type { QueryConfig } from 'pg';
 import type { Migration } from './migration-files.js';
-import { inTransaction, type PostgresPool } from './postgres-pool.js';
+import type { PostgresDatabase } from './postgres-database.js';
 
-/**
- * A migration, or the wait for another instance's, may take far longer than a request may:
- * pg reads `query_timeout` per query too, though its types do not declare it.
- */
+/** A migration, or the wait for another instance's, may take far longer than a request may. */
 const MIGRATION_TIMEOUT_MS = 300_000;
-const patient = (text: string, values: readonly unknown[] = []): QueryConfig => ({ text, values: [...values], query_timeout: MIGRATION_TIMEOUT_MS }) as QueryConfig;
 
 /** Held for the whole migration by every instance that migrates: the first applies, the others then find nothing to do. */
 export const MIGRATION_LOCK = 0x7065_7473_746f_7265n; // "petstore"
@@ -37,23 +32,26 @@ export class SchemaTooNewError extends Error {
  * Applies the pending migrations in one transaction under an advisory lock, so instances
  * starting together apply each exactly once and a failed migration leaves nothing half done.
  */
-export async function migrate(pool: PostgresPool, migrations: readonly Migration[], options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
+export async function migrate(db: PostgresDatabase, migrations: readonly Migration[], options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
   const codeVersion = migrations.length === 0 ? 0 : (migrations[migrations.length - 1]?.version ?? 0);
-  return inTransaction(pool, async (client) => {
-    await client.query(patient('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]));
-    await client.query(`CREATE TABLE IF NOT EXISTS petstore_schema_migrations (
+  return db.transaction(
+    async (session) => {
+    await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
+    await session.script(`CREATE TABLE IF NOT EXISTS petstore_schema_migrations (
                           version    integer     PRIMARY KEY,
                           name       text        NOT NULL,
                           applied_at timestamptz NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM petstore_schema_migrations');
+    const { rows } = await session.query<{ version: number | null }>('SELECT max(version) AS version FROM petstore_schema_migrations');
     const from = rows[0]?.version ?? 0;
     if (from > codeVersion) throw new SchemaTooNewError(from, codeVersion);
     const pending = migrations.filter((migration) => migration.version > from);
     if (options.dryRun === true) return { from, pending };
     for (const migration of pending) {
-      await client.query(patient(migration.sql));
-      await client.query('INSERT INTO petstore_schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await session.script(migration.sql);
+      await session.query('INSERT INTO petstore_schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     }
     return { from, pending };
-  });
+    },
+    { timeoutMs: MIGRATION_TIMEOUT_MS },
+  );
 }

@@ -3,7 +3,7 @@ import { planOfRecord, planRecord } from '../../domain/quota/plan-record.js';
 import type { Plan } from '../../domain/quota/plan.js';
 import { isExpired, type ApiKeyGrant, type ApiKeyRegistry, type KeyAdmin, type ManagedApiKey, type RevokeOutcome } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
-import { fromPostgres, type PostgresPool } from './postgres-pool.js';
+import type { PostgresDatabase } from './postgres-database.js';
 
 interface KeyRow {
   readonly id: string | null;
@@ -31,14 +31,12 @@ const KEY_COLUMNS = 'id, label, plan, role, created_at, expires_at, revoked_at';
 /** API keys in PostgreSQL, by SHA-256 digest; keys made by `petstore keys` also by id. */
 export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   constructor(
-    private readonly pool: PostgresPool,
+    private readonly db: PostgresDatabase,
     private readonly clock: Clock,
   ) {}
 
   async grantOf(keyDigest: string): Promise<ApiKeyGrant | undefined> {
-    const { rows } = await fromPostgres(() =>
-      this.pool.query<KeyRow>({ name: 'petstore-key-grant', text: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE digest = $1`, values: [keyDigest] }),
-    );
+    const { rows } = await this.db.read<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE digest = $1`, [keyDigest]);
     const row = rows[0];
     if (row === undefined || row.revoked_at !== null) return undefined;
     const grant: ApiKeyGrant = { ...planAndRole(row), ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }) };
@@ -46,31 +44,28 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   }
 
   async register(keyDigest: string, { plan, role, expiresAt }: ApiKeyGrant): Promise<void> {
-    await fromPostgres(() =>
-      this.pool.query({
-        name: 'petstore-register-key',
-        text: `INSERT INTO api_keys (digest, plan, role, expires_at) VALUES ($1, $2, $3, $4)
-               ON CONFLICT (digest) DO UPDATE SET plan = EXCLUDED.plan, role = EXCLUDED.role, expires_at = EXCLUDED.expires_at`,
-        values: [keyDigest, JSON.stringify(planRecord(plan)), role, expiresAt ?? null],
-      }),
+    await this.db.query(
+      `INSERT INTO api_keys (digest, plan, role, expires_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (digest) DO UPDATE SET plan = EXCLUDED.plan, role = EXCLUDED.role, expires_at = EXCLUDED.expires_at`,
+      [keyDigest, planRecord(plan), role, expiresAt ?? null],
     );
   }
 
   async createKey(keyDigest: string, { id, label, plan, role, createdAt, expiresAt }: ManagedApiKey): Promise<void> {
     // The primary key and the unique id refuse a second key under either: never two keys under one id, or one under two.
-    await fromPostgres(() =>
-      this.pool.query({
-        name: 'petstore-create-key',
-        text: 'INSERT INTO api_keys (digest, id, label, plan, role, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        values: [keyDigest, id, label, JSON.stringify(planRecord(plan)), role, createdAt, expiresAt ?? null],
-      }),
-    );
+    await this.db.query('INSERT INTO api_keys (digest, id, label, plan, role, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+      keyDigest,
+      id,
+      label,
+      planRecord(plan),
+      role,
+      createdAt,
+      expiresAt ?? null,
+    ]);
   }
 
   async listKeys(): Promise<readonly ManagedApiKey[]> {
-    const { rows } = await fromPostgres(() =>
-      this.pool.query<KeyRow>({ name: 'petstore-list-keys', text: `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id IS NOT NULL ORDER BY created_at, id` }),
-    );
+    const { rows } = await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id IS NOT NULL ORDER BY created_at, id`);
     return rows.map((row) => {
       if (row.id === null || row.created_at === null) throw malformed();
       return {
@@ -85,16 +80,13 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   }
 
   async revokeKey(id: string, at: number): Promise<RevokeOutcome> {
-    const { rows } = await fromPostgres(() =>
-      this.pool.query<{ revoked: boolean }>({
-        name: 'petstore-revoke-key',
-        // The row lock makes one of concurrent revocations the one that revokes.
-        text: `WITH revoked AS (UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1)
-               SELECT EXISTS (SELECT 1 FROM revoked) AS revoked, EXISTS (SELECT 1 FROM api_keys WHERE id = $1) AS known`,
-        values: [id, at],
-      }),
+    // The row lock makes one of concurrent revocations the one that revokes.
+    const { rows } = await this.db.query<{ revoked: boolean; known: boolean }>(
+      `WITH revoked AS (UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM revoked) AS revoked, EXISTS (SELECT 1 FROM api_keys WHERE id = $1) AS known`,
+      [id, at],
     );
-    const outcome = rows[0] as { revoked: boolean; known: boolean } | undefined;
+    const outcome = rows[0];
     if (outcome?.revoked === true) return 'revoked';
     return outcome?.known === true ? 'already_revoked' : 'not_found';
   }

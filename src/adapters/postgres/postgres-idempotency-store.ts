@@ -6,7 +6,7 @@ import {
   type IdempotentResult,
 } from '../../ports/idempotency-store.js';
 import type { Clock } from '../../ports/clock.js';
-import { fromPostgres, type PostgresPool } from './postgres-pool.js';
+import type { PostgresDatabase } from './postgres-database.js';
 
 const STARTED: IdempotencyStart = { kind: 'started' };
 const IN_FLIGHT: IdempotencyStart = { kind: 'in_flight' };
@@ -25,58 +25,51 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   #begins = 0;
 
   constructor(
-    private readonly pool: PostgresPool,
+    private readonly db: PostgresDatabase,
     private readonly clock: Clock,
   ) {}
 
   async begin(claim: IdempotencyClaim): Promise<IdempotencyStart> {
     if (++this.#begins % PURGE_EVERY === 0) void this.#purge();
     const now = this.clock.now();
-    return fromPostgres(async () => {
-      // A record that vanishes between the two statements (released, expired) is begun again.
-      for (;;) {
-        const started = await this.pool.query({
-          name: 'petstore-begin-claim',
-          text: `INSERT INTO idempotency_records (scope, key, fingerprint, expires_at)
+    // A record that vanishes between the two statements (released, expired) is begun again.
+    for (;;) {
+      const started = await this.db.query(
+        `INSERT INTO idempotency_records (scope, key, fingerprint, expires_at)
                  VALUES ($1, $2, $3, $4)
                  ON CONFLICT (scope, key) DO UPDATE
                    SET fingerprint = EXCLUDED.fingerprint, expires_at = EXCLUDED.expires_at, result = NULL
                    WHERE idempotency_records.expires_at <= $5
-                 RETURNING 1`,
-          values: [claim.scope, claim.key, claim.fingerprint, now + IDEMPOTENCY_IN_FLIGHT_MS, now],
-        });
-        if (started.rowCount === 1) return STARTED;
-        const { rows } = await this.pool.query<{ fingerprint: string; result: IdempotentResult | null }>({
-          name: 'petstore-read-claim',
-          text: 'SELECT fingerprint, result FROM idempotency_records WHERE scope = $1 AND key = $2 AND expires_at > $3',
-          values: [claim.scope, claim.key, now],
-        });
-        const record = rows[0];
-        if (record === undefined) continue;
-        if (record.fingerprint !== claim.fingerprint) return REUSED;
-        return record.result === null ? IN_FLIGHT : { kind: 'replay', result: record.result };
-      }
-    });
+         RETURNING 1`,
+        [claim.scope, claim.key, claim.fingerprint, now + IDEMPOTENCY_IN_FLIGHT_MS, now],
+      );
+      if (started.rowCount === 1) return STARTED;
+      const { rows } = await this.db.read<{ fingerprint: string; result: IdempotentResult | null }>(
+        'SELECT fingerprint, result FROM idempotency_records WHERE scope = $1 AND key = $2 AND expires_at > $3',
+        [claim.scope, claim.key, now],
+      );
+      const record = rows[0];
+      if (record === undefined) continue;
+      if (record.fingerprint !== claim.fingerprint) return REUSED;
+      return record.result === null ? IN_FLIGHT : { kind: 'replay', result: record.result };
+    }
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
-    await fromPostgres(() =>
-      this.pool.query({
-        name: 'petstore-release-claim',
-        text: 'DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND fingerprint = $3 AND result IS NULL',
-        values: [claim.scope, claim.key, claim.fingerprint],
-      }),
-    );
+    await this.db.query('DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND fingerprint = $3 AND result IS NULL', [
+      claim.scope,
+      claim.key,
+      claim.fingerprint,
+    ]);
   }
 
   async #purge(): Promise<void> {
-    await this.pool
-      .query({
-        name: 'petstore-purge-claims',
-        text: `DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(
-                 SELECT ctid FROM idempotency_records WHERE expires_at <= $1 LIMIT $2))`,
-        values: [this.clock.now(), PURGE_BATCH],
-      })
+    await this.db
+      .query(
+        `DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(
+           SELECT ctid FROM idempotency_records WHERE expires_at <= $1 LIMIT $2))`,
+        [this.clock.now(), PURGE_BATCH],
+      )
       // Housekeeping only: the next purge tries again.
       .catch(() => undefined);
   }

@@ -4,7 +4,7 @@ import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { OrderPageQuery, OrderRepository, PlaceOutcome, TransitionOutcome } from '../../ports/order-repository.js';
 import type { Clock } from '../../ports/clock.js';
 import { completeClaim, lockClaim } from './claim-records.js';
-import { fromPostgres, inTransaction, type PostgresClient, type PostgresPool } from './postgres-pool.js';
+import type { PostgresDatabase, SqlSession } from './postgres-database.js';
 
 interface OrderRow {
   readonly id: string;
@@ -28,52 +28,44 @@ const ORDER_COLUMNS = 'id, pet_id, owner_id, status, placed_at';
  * Placing as one statement: the pet turns `pending` only when it is `available` (a concurrent
  * placement waits for the row lock, then finds it pending), and the order is inserted only when it did.
  */
-const PLACE = {
-  name: 'petstore-place-order',
-  text: `WITH held AS (UPDATE pets SET status = 'pending' WHERE id = $1 AND status = 'available' RETURNING id)
+const PLACE = `WITH held AS (UPDATE pets SET status = 'pending' WHERE id = $1 AND status = 'available' RETURNING id)
          INSERT INTO orders (pet_id, owner_id, status, placed_at) SELECT id, $2, 'placed', $3 FROM held
-         RETURNING ${ORDER_COLUMNS}`,
-};
+         RETURNING ${ORDER_COLUMNS}`;
 
 /** The order and its pet move in one statement, or neither does. */
-const TRANSITION = {
-  name: 'petstore-transition-order',
-  text: `WITH moved AS (UPDATE orders SET status = $3 WHERE id = $1 AND status = ANY ($2::text[]) RETURNING ${ORDER_COLUMNS}),
+const TRANSITION = `WITH moved AS (UPDATE orders SET status = $3 WHERE id = $1 AND status = ANY ($2::text[]) RETURNING ${ORDER_COLUMNS}),
               pet AS (UPDATE pets SET status = $4 FROM moved WHERE pets.id = moved.pet_id)
-         SELECT * FROM moved`,
-};
+         SELECT * FROM moved`;
 
 /** Orders and the pets they hold, in the same database: every step that touches both is one transaction. */
 export class PostgresOrderRepository implements OrderRepository {
   constructor(
-    private readonly pool: PostgresPool,
+    private readonly db: PostgresDatabase,
     private readonly clock: Clock,
   ) {}
 
   async place(order: NewOrder, claim?: IdempotencyClaim): Promise<PlaceOutcome> {
-    if (claim === undefined) return fromPostgres(() => this.#place(this.pool, order));
-    return inTransaction(this.pool, async (client) => {
+    if (claim === undefined) return this.#place(this.db, order);
+    return this.db.transaction(async (session) => {
       const now = this.clock.now();
-      const stored = await lockClaim(client, claim, now);
+      const stored = await lockClaim(session, claim, now);
       if (stored?.kind === 'order') return { kind: 'placed', order: stored.order };
-      const outcome = await this.#place(client, order);
-      if (outcome.kind === 'placed') await completeClaim(client, claim, { kind: 'order', order: outcome.order }, now);
+      const outcome = await this.#place(session, order);
+      if (outcome.kind === 'placed') await completeClaim(session, claim, { kind: 'order', order: outcome.order }, now);
       return outcome;
     });
   }
 
-  async #place(client: PostgresPool | PostgresClient, order: NewOrder): Promise<PlaceOutcome> {
-    const { rows } = await client.query<OrderRow>({ ...PLACE, values: [order.petId, order.ownerId, order.placedAt] });
+  async #place(session: SqlSession, order: NewOrder): Promise<PlaceOutcome> {
+    const { rows } = await session.query<OrderRow>(PLACE, [order.petId, order.ownerId, order.placedAt]);
     const placed = rows[0];
     if (placed !== undefined) return { kind: 'placed', order: orderOf(placed) };
-    const pet = await client.query({ name: 'petstore-pet-exists', text: 'SELECT 1 FROM pets WHERE id = $1', values: [order.petId] });
+    const pet = await session.query('SELECT 1 FROM pets WHERE id = $1', [order.petId]);
     return pet.rowCount === 0 ? { kind: 'pet_not_found' } : { kind: 'pet_unavailable' };
   }
 
   async get(id: number): Promise<Order | undefined> {
-    const { rows } = await fromPostgres(() =>
-      this.pool.query<OrderRow>({ name: 'petstore-get-order', text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, values: [id] }),
-    );
+    const { rows } = await this.db.read<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
     const row = rows[0];
     return row === undefined ? undefined : orderOf(row);
   }
@@ -82,23 +74,20 @@ export class PostgresOrderRepository implements OrderRepository {
     // Four fixed statements, one per filter, each a range scan of its index.
     const filters = [...(status === undefined ? [] : ['status']), ...(ownerId === undefined ? [] : ['owner_id'])];
     const where = filters.map((column, index) => ` AND ${column} = $${index + 3}`).join('');
-    const { rows } = await fromPostgres(() =>
-      this.pool.query<OrderRow>({
-        name: `petstore-page-orders${filters.map((column) => `-${column}`).join('')}`,
-        text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id > $1${where} ORDER BY id LIMIT $2`,
-        values: [afterId, limit, ...(status === undefined ? [] : [status]), ...(ownerId === undefined ? [] : [ownerId])],
-      }),
-    );
+    const { rows } = await this.db.read<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id > $1${where} ORDER BY id LIMIT $2`, [
+      afterId,
+      limit,
+      ...(status === undefined ? [] : [status]),
+      ...(ownerId === undefined ? [] : [ownerId]),
+    ]);
     return rows.map(orderOf);
   }
 
   async transition(id: number, from: readonly OrderStatus[], to: OrderStatus, petStatus: PetStatus): Promise<TransitionOutcome> {
-    return fromPostgres(async () => {
-      const { rows } = await this.pool.query<OrderRow>({ ...TRANSITION, values: [id, from, to, petStatus] });
-      const moved = rows[0];
-      if (moved !== undefined) return { kind: 'changed', order: orderOf(moved) };
-      const order = await this.get(id);
-      return order === undefined ? { kind: 'not_found' } : { kind: 'refused', order };
-    });
+    const { rows } = await this.db.query<OrderRow>(TRANSITION, [id, from, to, petStatus]);
+    const moved = rows[0];
+    if (moved !== undefined) return { kind: 'changed', order: orderOf(moved) };
+    const order = await this.get(id);
+    return order === undefined ? { kind: 'not_found' } : { kind: 'refused', order };
   }
 }

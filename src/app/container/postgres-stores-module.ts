@@ -5,7 +5,7 @@ import { PostgresApiKeyRegistry } from '../../adapters/postgres/postgres-api-key
 import { PostgresIdempotencyStore } from '../../adapters/postgres/postgres-idempotency-store.js';
 import { PostgresOrderRepository } from '../../adapters/postgres/postgres-order-repository.js';
 import { PostgresPetRepository } from '../../adapters/postgres/postgres-pet-repository.js';
-import { openPostgres, type PostgresPool } from '../../adapters/postgres/postgres-pool.js';
+import { openPostgres, type PostgresDatabase } from '../../adapters/postgres/postgres-database.js';
 import type { RedisClient } from '../../adapters/redis/redis-client.js';
 import type { Clock } from '../../ports/clock.js';
 import { withoutPassword, type PetStoreConfig } from '../config/config.js';
@@ -13,7 +13,7 @@ import { bindIssuedKeys } from './issued-keys.js';
 import { bindRedisQuotas, REDIS, redisProbe, type RedisQuotasOptions } from './redis-quotas.js';
 import { TOKENS } from './tokens.js';
 
-export const POSTGRES: ServiceIdentifier<PostgresPool> = Symbol('PostgresPool');
+export const POSTGRES: ServiceIdentifier<PostgresDatabase> = Symbol('PostgresDatabase');
 const ISSUED_KEYS: ServiceIdentifier<PostgresApiKeyRegistry> = Symbol('IssuedKeys');
 
 export interface PostgresStoresOptions extends RedisQuotasOptions {
@@ -31,44 +31,41 @@ export const describeDatabase = (config: PetStoreConfig): string => `${withoutPa
 export const postgresStoresModule = ({ migrateOnOpen, ...quotas }: PostgresStoresOptions): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bindRedisQuotas(bind, quotas);
-    bind<PostgresPool>(POSTGRES)
+    bind<PostgresDatabase>(POSTGRES)
       .toResolvedValue(
-        async (config: PetStoreConfig, logError: (message: string, error: unknown) => void) => {
-          const pool = await openPostgres(
-            { url: config.databaseUrl, max: config.pgPoolSize, onError: (error) => logError('postgresql connection error', error) },
-            describeDatabase(config),
-          );
+        async (config: PetStoreConfig) => {
+          const db = await openPostgres({ url: config.databaseUrl, max: config.pgPoolSize }, describeDatabase(config));
           try {
-            if (migrateOnOpen) await migrate(pool, readMigrations());
-            return pool;
+            if (migrateOnOpen) await migrate(db, readMigrations());
+            return db;
           } catch (error) {
-            await pool.end();
+            await db.end();
             throw error;
           }
         },
-        [TOKENS.config, TOKENS.logError],
+        [TOKENS.config],
       )
       .inSingletonScope()
-      .onDeactivation((pool: PostgresPool) => pool.end());
+      .onDeactivation((db: PostgresDatabase) => db.end());
     bind(TOKENS.migrateSchema).toResolvedValue(
-      (pool: PostgresPool) => (options: { readonly dryRun: boolean }) => migrate(pool, readMigrations(), options),
+      (db: PostgresDatabase) => (options: { readonly dryRun: boolean }) => migrate(db, readMigrations(), options),
       [POSTGRES],
     );
     bind(TOKENS.petRepository)
-      .toResolvedValue((pool: PostgresPool, clock: Clock) => new PostgresPetRepository(pool, clock), [POSTGRES, TOKENS.clock])
+      .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresPetRepository(db, clock), [POSTGRES, TOKENS.clock])
       .inSingletonScope();
     bind(TOKENS.orderRepository)
-      .toResolvedValue((pool: PostgresPool, clock: Clock) => new PostgresOrderRepository(pool, clock), [POSTGRES, TOKENS.clock])
+      .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresOrderRepository(db, clock), [POSTGRES, TOKENS.clock])
       .inSingletonScope();
     bind(TOKENS.idempotencyStore)
-      .toResolvedValue((pool: PostgresPool, clock: Clock) => new PostgresIdempotencyStore(pool, clock), [POSTGRES, TOKENS.clock])
+      .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresIdempotencyStore(db, clock), [POSTGRES, TOKENS.clock])
       .inSingletonScope();
     bind(ISSUED_KEYS)
-      .toResolvedValue((pool: PostgresPool, clock: Clock) => new PostgresApiKeyRegistry(pool, clock), [POSTGRES, TOKENS.clock])
+      .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresApiKeyRegistry(db, clock), [POSTGRES, TOKENS.clock])
       .inSingletonScope();
     bindIssuedKeys(bind, ISSUED_KEYS);
     bind(TOKENS.storeProbes).toResolvedValue(
-      (pool: PostgresPool, redis: RedisClient) => [{ store: 'postgres', ping: () => pool.query('SELECT 1') }, redisProbe(redis)],
+      (db: PostgresDatabase, redis: RedisClient) => [{ store: 'postgres', ping: () => db.read('SELECT 1') }, redisProbe(redis)],
       [POSTGRES, REDIS],
     );
   });

@@ -1,0 +1,150 @@
+import postgres from 'postgres';
+import { StoreUnavailableError } from '../../domain/errors.js';
+
+/** A statement's parameter: text, a number, an array of text, or an object for a `jsonb` column (serialised by the client). */
+export type SqlValue = string | number | boolean | null | object;
+
+export interface SqlRows<Row> {
+  readonly rows: Row[];
+  /** Rows returned or, for a statement without RETURNING, rows affected. */
+  readonly rowCount: number;
+}
+
+/** Runs statements with `$1`-style parameters, each prepared once per connection. */
+export interface SqlSession {
+  query<Row = Record<string, unknown>>(text: string, values?: readonly SqlValue[]): Promise<SqlRows<Row>>;
+  /** Statements without parameters, `;`-separated, by the simple protocol: a migration file. */
+  script(text: string): Promise<void>;
+}
+
+/**
+ * The shop's records in PostgreSQL, reached two ways:
+ *
+ * - `read`: a short read (an index lookup, a keyset page), pipelined with every other request's
+ *   on one connection, so concurrent requests share socket writes and reads and one backend
+ *   serves them all; the HTTP bench measured this against a pool (docs/decisions.md).
+ * - `query` and `transaction`: on a pool of `max` connections, for writes (each waits for its
+ *   commit's disk flush, which a pipeline would serialise; concurrent commits on a pool share
+ *   flushes), for statements that read a whole table and for multi-statement transactions.
+ *
+ * Every call fails with StoreUnavailableError after `timeoutMs`, so a PostgreSQL that stops
+ * answering is a 503 rather than a wait.
+ */
+export interface PostgresDatabase extends SqlSession {
+  read<Row = Record<string, unknown>>(text: string, values?: readonly SqlValue[]): Promise<SqlRows<Row>>;
+  /** One transaction: committed when `work` resolves, rolled back when it throws. */
+  transaction<T>(work: (session: SqlSession) => Promise<T>, options?: { readonly timeoutMs?: number }): Promise<T>;
+  end(): Promise<void>;
+}
+
+export interface PostgresDatabaseOptions {
+  readonly url: string;
+  /** Pool connections for scans and transactions (PETSTORE_PG_POOL), beside the one pipelined connection. */
+  readonly max: number;
+  /** A connection or a call that takes longer is an unavailable store: a 503 rather than a wait. */
+  readonly timeoutMs?: number;
+  /** Tests: each fixture in a schema of its own. */
+  readonly searchPath?: string;
+}
+
+/** Fails a request within 1 s when PostgreSQL stops answering, as the interface's 503 promises. */
+export const POSTGRES_TIMEOUT_MS = 900;
+
+/**
+ * SQLSTATE classes and codes by which a reachable PostgreSQL says it cannot serve now: connection
+ * exceptions (08), insufficient resources (53), shutdown or restart (57P01..57P03), a cancelled
+ * or timed-out statement (57014), a failover's read-only standby (25006).
+ */
+const UNAVAILABLE_STATE = /^(08|53|57P0[1-3]|57014|25006)/;
+
+/** A connection that failed: refused, reset, unreachable, or the client's own timeouts and closes. */
+const CONNECTION_FAILURE =
+  /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|PETSTORE_POSTGRES_TIMEOUT)$/;
+
+const isUnavailability = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return false;
+  return CONNECTION_FAILURE.test(code) || (error instanceof postgres.PostgresError && UNAVAILABLE_STATE.test(code));
+};
+
+class PostgresTimeoutError extends Error {
+  readonly code = 'PETSTORE_POSTGRES_TIMEOUT';
+  constructor(timeoutMs: number) {
+    super(`PostgreSQL did not answer within ${timeoutMs} ms`);
+  }
+}
+
+/** Rejects after `timeoutMs`; the statement may still finish (a retried write is made safe by its Idempotency-Key). */
+function within<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expiry = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PostgresTimeoutError(timeoutMs)), timeoutMs);
+  });
+  return Promise.race([call, expiry]).finally(() => clearTimeout(timer));
+}
+
+/** Turns unavailability into the domain's StoreUnavailableError; any other error (a bug) stays as it is. */
+async function fromPostgres<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
+  try {
+    return await within(call, timeoutMs);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError || !isUnavailability(error)) throw error;
+    throw new StoreUnavailableError('PostgreSQL', { cause: error });
+  }
+}
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+
+const sessionOf = (sql: Sql): SqlSession => ({
+  async query<Row>(text: string, values: readonly SqlValue[] = []) {
+    const rows = await sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true });
+    return { rows: rows as unknown as Row[], rowCount: rows.count };
+  },
+  async script(text: string) {
+    await sql.unsafe(text).simple();
+  },
+});
+
+/** A database whose connections open on first use and reconnect after PostgreSQL restarts. */
+export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_MS, searchPath }: PostgresDatabaseOptions): PostgresDatabase {
+  const options = {
+    connect_timeout: timeoutMs / 1000,
+    // Reconnect at the next statement, as soon as PostgreSQL is back: the client's default waits
+    // up to 20 s after repeated failures, and meanwhile every statement would wait out its timeout.
+    backoff: () => 0,
+    // NOTICEs (a migration's "already exists, skipping") are not the operator's concern.
+    onnotice: () => undefined,
+    connection: { application_name: 'petstore', ...(searchPath === undefined ? {} : { search_path: searchPath }) },
+  };
+  const pipeline = postgres(url, { ...options, max: 1 });
+  const pool = postgres(url, { ...options, max, idle_timeout: 30 });
+  const piped = sessionOf(pipeline);
+  const pooled = sessionOf(pool);
+  return {
+    read: (text, values) => fromPostgres(piped.query(text, values), timeoutMs),
+    query: (text, values) => fromPostgres(pooled.query(text, values), timeoutMs),
+    script: (text) => fromPostgres(pooled.script(text), timeoutMs),
+    transaction: <T>(work: (session: SqlSession) => Promise<T>, transactionOptions: { readonly timeoutMs?: number } = {}) =>
+      fromPostgres(pool.begin((sql) => work(sessionOf(sql))) as Promise<T>, transactionOptions.timeoutMs ?? timeoutMs),
+    end: async () => {
+      await Promise.all([pipeline.end({ timeout: 1 }), pool.end({ timeout: 1 })]);
+    },
+  };
+}
+
+/**
+ * A database that has answered once: rejects with StoreUnavailableError naming `described` (the
+ * URL without its password, and where it was configured) when PostgreSQL cannot be reached.
+ */
+export async function openPostgres(options: PostgresDatabaseOptions, described: string): Promise<PostgresDatabase> {
+  const database = createPostgresDatabase(options);
+  try {
+    await database.query('SELECT 1');
+    return database;
+  } catch (error) {
+    await database.end().catch(() => undefined);
+    // The client's own error is the cause, so the start-up line can say why (refused, no such database).
+    throw new StoreUnavailableError(`PostgreSQL at ${described}`, { cause: error instanceof StoreUnavailableError ? error.cause : error });
+  }
+}
