@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { validateNewPet } from '../../src/domain/pets/new-pet-validation.js';
 import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
 import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
@@ -52,6 +53,22 @@ export const describePetRepositoryContract = (
     });
     afterEach(async () => {
       await fixture.cleanup();
+    });
+
+    it('any name the domain accepts comes back in a JSON page byte for byte as JSON.stringify writes it', async () => {
+      const accepted = fc
+        .string({ unit: fc.oneof(fc.constantFrom('"', '\\', '/', '\u2028', '\u2029', '\u007f', '\u00a0', '\ufeff', '🐈', 'é'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), minLength: 1, maxLength: 40 })
+        .filter((name) => validateNewPet({ name, categoryId: 1 }).ok);
+      await fc.assert(
+        fc.asyncProperty(fc.array(accepted, { minLength: 1, maxLength: 5 }), async (names) => {
+          const afterId = (await pageAll(repository, 100)).at(-1)?.id ?? 0;
+          const created: Pet[] = [];
+          for (const name of names) created.push(await repository.create(newPet(name)));
+          const page = await repository.pageJson({ afterId, limit: names.length });
+          expect(page.json).toBe(JSON.stringify(created));
+        }),
+        { numRuns: options.numRuns ?? 100 },
+      );
     });
 
     it('a fresh repository assigns ids increasing from 1 and keeps the fields as given', async () => {
