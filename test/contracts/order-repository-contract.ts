@@ -186,6 +186,19 @@ export const describeOrderRepositoryContract = (
       expect(await statusOfPet(pets, rex)).toBe('pending');
     });
 
+    it('placements and transitions made together are each answered as if made alone, in the order they were made', async () => {
+      const [rex, tom, sold, kit] = [await addPet(pets), await addPet(pets), await addPet(pets, 'sold'), await addPet(pets)];
+      const placed = await Promise.all([rex, 999, sold, tom, rex, kit].map((petId, i) => orders.place(newOrder(petId, `owner ${i}`))));
+      expect(placed.map((outcome) => outcome.kind)).toEqual(['placed', 'pet_not_found', 'pet_unavailable', 'placed', 'pet_unavailable', 'placed']);
+      const ids = placed.flatMap((outcome) => (outcome.kind === 'placed' ? [outcome.order.id] : []));
+      expect(placed.flatMap((outcome) => (outcome.kind === 'placed' ? [outcome.order.petId] : []))).toEqual([rex, tom, kit]);
+      const [rexOrder = 0, tomOrder = 0, kitOrder = 0] = ids;
+      const moved = await Promise.all([move(orders, rexOrder, 'cancel'), move(orders, 999, 'cancel'), move(orders, tomOrder, 'cancel'), move(orders, rexOrder, 'cancel'), move(orders, kitOrder, 'approve')]);
+      expect(moved.map((outcome) => outcome.kind)).toEqual(['changed', 'not_found', 'changed', 'refused', 'changed']);
+      expect(moved[3]).toEqual({ kind: 'refused', order: await orders.get(rexOrder) });
+      expect([await statusOfPet(pets, rex), await statusOfPet(pets, tom), await statusOfPet(pets, kit)]).toEqual(['available', 'available', 'pending']);
+    });
+
     it('of concurrent cancellations and deliveries of one order exactly one applies', async () => {
       const rex = await addPet(pets);
       await orders.place(newOrder(rex));

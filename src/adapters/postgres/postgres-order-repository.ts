@@ -5,6 +5,7 @@ import type { OrderPageQuery, OrderRepository, PlaceOutcome, TransitionOutcome }
 import type { Clock } from '../../ports/clock.js';
 import { completeClaim, lockClaim } from './claim-records.js';
 import type { PostgresDatabase, SqlSession } from './postgres-database.js';
+import { TurnBatch } from './turn-batch.js';
 
 interface OrderRow {
   readonly id: string;
@@ -24,6 +25,9 @@ const orderOf = (row: OrderRow): Order => ({
 
 const ORDER_COLUMNS = 'id, pet_id, owner_id, status, placed_at';
 
+/** A row of a batch's answer holds an order when its request placed or moved one. */
+const isOrderRow = (row: Nullable<OrderRow>): row is OrderRow => row.id !== null;
+
 /**
  * Placing as one statement: the pet turns `pending` only when it is `available` (a concurrent
  * placement waits for the row lock, then finds it pending), and the order is inserted only when it did.
@@ -32,10 +36,41 @@ const PLACE = `WITH held AS (UPDATE pets SET status = 'pending' WHERE id = $1 AN
          INSERT INTO orders (pet_id, owner_id, status, placed_at) SELECT id, $2, 'placed', $3 FROM held
          RETURNING ${ORDER_COLUMNS}`;
 
-/** The order and its pet move in one statement, or neither does. */
-const TRANSITION = `WITH moved AS (UPDATE orders SET status = $3 WHERE id = $1 AND status = ANY ($2::text[]) RETURNING ${ORDER_COLUMNS}),
-              pet AS (UPDATE pets SET status = $4 FROM moved WHERE pets.id = moved.pet_id)
-         SELECT * FROM moved`;
+/**
+ * The placements of one turn as one statement, each as PLACE would: the first request for a pet
+ * in the batch may take it, later ones find it taken. Pets are locked in id order, so two
+ * instances' batches never wait on each other in a cycle. Rows are found by `= ANY` of an array,
+ * which plans as primary-key lookups (a join with the unnested batch planned as a scan of the table); a pet that is not `available` is never
+ * locked, so a batch of transitions (which moves only pets held by an order) never meets one.
+ */
+const PLACE_BATCH = `WITH batch AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS b (pet_id, owner_id, placed_at, position)),
+     first AS (SELECT DISTINCT ON (pet_id) * FROM batch ORDER BY pet_id, position),
+     locked AS (SELECT id FROM pets WHERE id = ANY ($1::bigint[]) AND status = 'available' ORDER BY id FOR UPDATE),
+     held AS (UPDATE pets SET status = 'pending' WHERE id = ANY (ARRAY(SELECT id FROM locked)) RETURNING id),
+     placed AS (INSERT INTO orders (pet_id, owner_id, status, placed_at)
+                SELECT first.pet_id, first.owner_id, 'placed', first.placed_at FROM first JOIN held ON held.id = first.pet_id ORDER BY first.position
+                RETURNING ${ORDER_COLUMNS}),
+     known AS (SELECT id FROM pets WHERE id = ANY ($1::bigint[]))
+SELECT placed.id, placed.pet_id, placed.owner_id, placed.status, placed.placed_at, batch.pet_id IN (SELECT id FROM known) AS pet_exists
+FROM batch LEFT JOIN first ON first.position = batch.position LEFT JOIN placed ON placed.pet_id = first.pet_id
+ORDER BY batch.position`;
+
+/**
+ * The transitions of one turn from the same statuses to the same status, as one statement, each
+ * as TRANSITION would: orders locked in id order; of requests for one order the first moves it.
+ */
+const TRANSITION_BATCH = `WITH batch AS (SELECT * FROM unnest($1::bigint[]) WITH ORDINALITY AS b (id, position)),
+     first AS (SELECT DISTINCT ON (id) * FROM batch ORDER BY id, position),
+     locked AS (SELECT id FROM orders WHERE id = ANY ($1::bigint[]) AND status = ANY ($2::text[]) ORDER BY id FOR UPDATE),
+     moved AS (UPDATE orders SET status = $3 WHERE id = ANY (ARRAY(SELECT id FROM locked)) RETURNING ${ORDER_COLUMNS}),
+     pet AS (UPDATE pets SET status = $4 WHERE id = ANY (ARRAY(SELECT pet_id FROM moved)))
+SELECT moved.* FROM batch LEFT JOIN first ON first.position = batch.position LEFT JOIN moved ON moved.id = first.id
+ORDER BY batch.position`;
+
+/** Per statement: bounds its parameters and how long it holds its locks. */
+const MAX_BATCH = 500;
+
+type Nullable<T> = { readonly [K in keyof T]: T[K] | null };
 
 /** Orders and the pets they hold, in the same database: every step that touches both is one transaction. */
 export class PostgresOrderRepository implements OrderRepository {
@@ -44,8 +79,23 @@ export class PostgresOrderRepository implements OrderRepository {
     private readonly clock: Clock,
   ) {}
 
+  readonly #placements = new TurnBatch<NewOrder, PlaceOutcome>(async (orders) => {
+    const { rows } = await this.db.query<Nullable<OrderRow> & { pet_exists: boolean }>(PLACE_BATCH, [
+      orders.map((order) => String(order.petId)),
+      orders.map((order) => order.ownerId),
+      orders.map((order) => order.placedAt),
+    ]);
+    return rows.map((row): PlaceOutcome => {
+      if (isOrderRow(row)) return { kind: 'placed', order: orderOf(row) };
+      return row.pet_exists ? { kind: 'pet_unavailable' } : { kind: 'pet_not_found' };
+    });
+  }, MAX_BATCH);
+
+  /** One batch per kind of transition (its from statuses, its to status, its pet's status). */
+  readonly #transitions = new Map<string, TurnBatch<number, Order | null>>();
+
   async place(order: NewOrder, claim?: IdempotencyClaim): Promise<PlaceOutcome> {
-    if (claim === undefined) return this.#place(this.db, order);
+    if (claim === undefined) return this.#placements.add(order);
     return this.db.transaction(async (session) => {
       const now = this.clock.now();
       const stored = await lockClaim(session, claim, now);
@@ -84,10 +134,22 @@ export class PostgresOrderRepository implements OrderRepository {
   }
 
   async transition(id: number, from: readonly OrderStatus[], to: OrderStatus, petStatus: PetStatus): Promise<TransitionOutcome> {
-    const { rows } = await this.db.query<OrderRow>(TRANSITION, [id, from, to, petStatus]);
-    const moved = rows[0];
-    if (moved !== undefined) return { kind: 'changed', order: orderOf(moved) };
+    const moved = await this.#transitionBatch(from, to, petStatus).add(id);
+    if (moved !== null) return { kind: 'changed', order: moved };
     const order = await this.get(id);
     return order === undefined ? { kind: 'not_found' } : { kind: 'refused', order };
+  }
+
+  #transitionBatch(from: readonly OrderStatus[], to: OrderStatus, petStatus: PetStatus): TurnBatch<number, Order | null> {
+    const kind = `${from.join(',')}>${to}>${petStatus}`;
+    let batch = this.#transitions.get(kind);
+    if (batch === undefined) {
+      batch = new TurnBatch(async (ids) => {
+        const { rows } = await this.db.query<Nullable<OrderRow>>(TRANSITION_BATCH, [ids.map(String), from, to, petStatus]);
+        return rows.map((row) => (isOrderRow(row) ? orderOf(row) : null));
+      }, MAX_BATCH);
+      this.#transitions.set(kind, batch);
+    }
+    return batch;
   }
 }
