@@ -29,16 +29,27 @@ const INSERT_PETS = `INSERT INTO pets (name, category_id, status)
 const MAX_BATCH = 500;
 
 /**
- * A page's JSON joined by PostgreSQL in the bytes of the domain's petJson (json_build_object
- * would add spaces); one row past the page tells whether another page follows.
+ * The page reads of one turn as one statement, each page's JSON joined by PostgreSQL in the bytes
+ * of the domain's petJson (json_build_object would add spaces), and whether a pet follows the
+ * page. Each request's page is its own keyset scan, on the primary key or on (status, id).
  */
-const pageOf = (where: string): string =>
-  `SELECT string_agg('{"id":' || id || ',"name":' || to_json(name) || ',"categoryId":' || category_id || ',"status":"' || status || '"}', ',' ORDER BY id)
-            FILTER (WHERE n <= $2) AS page,
-          max(id) FILTER (WHERE n <= $2) AS last_id, count(*) AS rows
-   FROM (SELECT id, name, category_id, status, row_number() OVER (ORDER BY id) AS n FROM pets WHERE ${where} ORDER BY id LIMIT $2 + 1) p`;
-const PAGE = pageOf('id > $1');
-const PAGE_BY_STATUS = pageOf('status = $3 AND id > $1');
+const pagesOf = (where: (afterId: string) => string): string =>
+  `SELECT page.page, page.last_id, EXISTS (SELECT 1 FROM pets WHERE ${where('page.last_id')}) AS more
+   FROM unnest($1::bigint[], $2::integer[], $3::text[]) WITH ORDINALITY AS q (after_id, page_size, status, position)
+   CROSS JOIN LATERAL (
+     SELECT string_agg('{"id":' || id || ',"name":' || to_json(name) || ',"categoryId":' || category_id || ',"status":"' || status || '"}', ',' ORDER BY id) AS page,
+            max(id) AS last_id
+     FROM (SELECT id, name, category_id, status FROM pets WHERE ${where('q.after_id')} ORDER BY id LIMIT q.page_size) p
+   ) page
+   ORDER BY q.position`;
+const PAGES = pagesOf((afterId) => `id > ${afterId}`);
+const PAGES_BY_STATUS = pagesOf((afterId) => `pets.status = q.status AND id > ${afterId}`);
+
+interface PageRow {
+  readonly page: string | null;
+  readonly last_id: string | null;
+  readonly more: boolean | null;
+}
 
 /**
  * Pets in PostgreSQL: ids from an identity column (unique across instances), pages by keyset on
@@ -79,15 +90,24 @@ export class PostgresPetRepository implements PetRepository {
     return row === undefined ? undefined : petOf(row);
   }
 
-  async pageJson({ afterId, limit, status }: PetPageQuery): Promise<StoredPetPage> {
-    const { rows } = await this.db.read<{ page: string | null; last_id: string | null; rows: string }>(status === undefined ? PAGE : PAGE_BY_STATUS, [
-      afterId,
-      limit,
-      ...(status === undefined ? [] : [status]),
-    ]);
-    const row = rows[0];
-    const more = row !== undefined && Number(row.rows) > limit && row.last_id !== null;
-    return { json: `[${row?.page ?? ''}]`, moreAfter: more ? Number(row.last_id) : undefined };
+  readonly #pages = this.#pageBatch(PAGES);
+  readonly #pagesByStatus = this.#pageBatch(PAGES_BY_STATUS);
+
+  #pageBatch(sql: string): TurnBatch<PetPageQuery, StoredPetPage> {
+    return new TurnBatch(async (queries) => {
+      const { rows } = await this.db.read<PageRow>(sql, [
+        queries.map(({ afterId }) => String(afterId)),
+        queries.map(({ limit }) => limit),
+        queries.map(({ status }) => status ?? null),
+      ]);
+      return rows.map(
+        (row): StoredPetPage => ({ json: `[${row.page ?? ''}]`, moreAfter: row.more === true && row.last_id !== null ? Number(row.last_id) : undefined }),
+      );
+    }, MAX_BATCH);
+  }
+
+  async pageJson(query: PetPageQuery): Promise<StoredPetPage> {
+    return (query.status === undefined ? this.#pages : this.#pagesByStatus).add(query);
   }
 
   async countByStatus(): Promise<Inventory> {
