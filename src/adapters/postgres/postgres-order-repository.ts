@@ -38,14 +38,16 @@ const PLACE = `WITH held AS (UPDATE pets SET status = 'pending' WHERE id = $1 AN
 
 /**
  * The placements of one turn as one statement, each as PLACE would: the first request for a pet
- * in the batch may take it, later ones find it taken. Pets are locked in id order, so two
- * instances' batches never wait on each other in a cycle. Rows are found by `= ANY` of an array,
- * which plans as primary-key lookups (a join with the unnested batch planned as a scan of the table); a pet that is not `available` is never
+ * in the batch may take it, later ones find it taken. Pets are locked one by one in id order (a
+ * lateral lookup per distinct pet, in `first`'s order), so two instances' batches never wait on
+ * each other in a cycle. Every row is found by its primary key: by equality in the lateral lookup,
+ * by `= ANY` of an array elsewhere (a join with the unnested batch planned as a scan of the table,
+ * and `status` beside `= ANY` let the planner pick the status index, which grows with dead entries); a pet that is not `available` is never
  * locked, so a batch of transitions (which moves only pets held by an order) never meets one.
  */
 const PLACE_BATCH = `WITH batch AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS b (pet_id, owner_id, placed_at, position)),
      first AS (SELECT DISTINCT ON (pet_id) * FROM batch ORDER BY pet_id, position),
-     locked AS (SELECT id FROM pets WHERE id = ANY ($1::bigint[]) AND status = 'available' ORDER BY id FOR UPDATE),
+     locked AS (SELECT pet.id FROM first CROSS JOIN LATERAL (SELECT id FROM pets WHERE pets.id = first.pet_id AND status = 'available' FOR UPDATE) pet),
      held AS (UPDATE pets SET status = 'pending' WHERE id = ANY (ARRAY(SELECT id FROM locked)) RETURNING id),
      placed AS (INSERT INTO orders (pet_id, owner_id, status, placed_at)
                 SELECT first.pet_id, first.owner_id, 'placed', first.placed_at FROM first JOIN held ON held.id = first.pet_id ORDER BY first.position
@@ -57,11 +59,11 @@ ORDER BY batch.position`;
 
 /**
  * The transitions of one turn from the same statuses to the same status, as one statement, each
- * as TRANSITION would: orders locked in id order; of requests for one order the first moves it.
+ * as TRANSITION would: orders locked one by one in id order; of requests for one order the first moves it.
  */
 const TRANSITION_BATCH = `WITH batch AS (SELECT * FROM unnest($1::bigint[]) WITH ORDINALITY AS b (id, position)),
      first AS (SELECT DISTINCT ON (id) * FROM batch ORDER BY id, position),
-     locked AS (SELECT id FROM orders WHERE id = ANY ($1::bigint[]) AND status = ANY ($2::text[]) ORDER BY id FOR UPDATE),
+     locked AS (SELECT movable.id FROM first CROSS JOIN LATERAL (SELECT id FROM orders WHERE orders.id = first.id AND status = ANY ($2::text[]) FOR UPDATE) movable),
      moved AS (UPDATE orders SET status = $3 WHERE id = ANY (ARRAY(SELECT id FROM locked)) RETURNING ${ORDER_COLUMNS}),
      pet AS (UPDATE pets SET status = $4 WHERE id = ANY (ARRAY(SELECT pet_id FROM moved)))
 SELECT moved.* FROM batch LEFT JOIN first ON first.position = batch.position LEFT JOIN moved ON moved.id = first.id
