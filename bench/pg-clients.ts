@@ -17,6 +17,10 @@
  * for the better client, the page read with its JSON built by PostgreSQL (json_agg) against
  * the rows joined in JS.
  *
+ * Each caller here waits for its own operation, so this bench does not see what pipelining saves
+ * the server process and PostgreSQL; the service's client was chosen by the HTTP bench
+ * (docs/decisions.md, "PostgreSQL").
+ *
  * The bench creates its own database, pgbench_<random>, through the `postgres` database, and
  * drops it at the end, also on error or SIGINT/SIGTERM; it touches no other database.
  *
@@ -470,7 +474,7 @@ try {
     { label: 'rows → JSON in JS', operation: () => pageInJs(better) },
     { label: 'json_agg → parse → JSON', operation: () => pageInPostgres(better) },
     { label: 'json_agg text as is (ceiling)', operation: () => better.pageJson(randomAfter(), READ_LIMIT) },
-    // What the service runs: PostgresPetRepository.pageJson, its page joined by string_agg, sliced and marked by PostgreSQL.
+    // What the service runs: PostgresPetRepository.pageJson, its page joined by string_agg in PostgreSQL, the next page found by a probe.
     { label: 'repository (string_agg)', operation: async () => (await repository.pageJson({ afterId: randomAfter(), limit: PAGE_LIMIT })).json },
   ]);
   console.log(`\n## Page JSON, ${better.label} (medians of the rounds)`);
