@@ -40,14 +40,15 @@ const PLACE = `WITH held AS (UPDATE pets SET status = 'pending' WHERE id = $1 AN
  * The placements of one turn as one statement, each as PLACE would: the first request for a pet
  * in the batch may take it, later ones find it taken. Pets are locked one by one in id order (a
  * lateral lookup per distinct pet, in `first`'s order), so two instances' batches never wait on
- * each other in a cycle. Every row is found by its primary key: by equality in the lateral lookup,
- * by `= ANY` of an array elsewhere (a join with the unnested batch planned as a scan of the table,
- * and `status` beside `= ANY` let the planner pick the status index, which grows with dead entries); a pet that is not `available` is never
+ * each other in a cycle. Every row is found by its primary key alone, its status checked on the
+ * locked row: by equality in the lateral lookup, by `= ANY` of an array elsewhere. A join with the
+ * unnested batch was planned as a scan of the table, and a status beside the id let the planner
+ * use a status index, where every change of a row's status leaves a dead entry for it to walk; a pet that is not `available` is never
  * locked, so a batch of transitions (which moves only pets held by an order) never meets one.
  */
 const PLACE_BATCH = `WITH batch AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS b (pet_id, owner_id, placed_at, position)),
      first AS (SELECT DISTINCT ON (pet_id) * FROM batch ORDER BY pet_id, position),
-     locked AS (SELECT pet.id FROM first CROSS JOIN LATERAL (SELECT id FROM pets WHERE pets.id = first.pet_id AND status = 'available' FOR UPDATE) pet),
+     locked AS (SELECT pet.id FROM first CROSS JOIN LATERAL (SELECT id, status FROM pets WHERE pets.id = first.pet_id FOR UPDATE) pet WHERE pet.status = 'available'),
      held AS (UPDATE pets SET status = 'pending' WHERE id = ANY (ARRAY(SELECT id FROM locked)) RETURNING id),
      placed AS (INSERT INTO orders (pet_id, owner_id, status, placed_at)
                 SELECT first.pet_id, first.owner_id, 'placed', first.placed_at FROM first JOIN held ON held.id = first.pet_id ORDER BY first.position
@@ -63,7 +64,7 @@ ORDER BY batch.position`;
  */
 const TRANSITION_BATCH = `WITH batch AS (SELECT * FROM unnest($1::bigint[]) WITH ORDINALITY AS b (id, position)),
      first AS (SELECT DISTINCT ON (id) * FROM batch ORDER BY id, position),
-     locked AS (SELECT movable.id FROM first CROSS JOIN LATERAL (SELECT id FROM orders WHERE orders.id = first.id AND status = ANY ($2::text[]) FOR UPDATE) movable),
+     locked AS (SELECT movable.id FROM first CROSS JOIN LATERAL (SELECT id, status FROM orders WHERE orders.id = first.id FOR UPDATE) movable WHERE movable.status = ANY ($2::text[])),
      moved AS (UPDATE orders SET status = $3 WHERE id = ANY (ARRAY(SELECT id FROM locked)) RETURNING ${ORDER_COLUMNS}),
      pet AS (UPDATE pets SET status = $4 WHERE id = ANY (ARRAY(SELECT pet_id FROM moved)))
 SELECT moved.* FROM batch LEFT JOIN first ON first.position = batch.position LEFT JOIN moved ON moved.id = first.id
