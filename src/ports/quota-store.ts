@@ -8,5 +8,13 @@ import type { QuotaPolicy } from '../domain/quota/quota-rule.js';
  * promise, rejecting with StoreUnavailableError when the store cannot answer.
  */
 export interface QuotaStore {
-  decide(subject: string, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision>;
+  /** A request of `cost` units (default 1; an integer from 1 to the policy's smallest limit). */
+  decide(subject: string, policy: QuotaPolicy, cost?: number): QuotaDecision | Promise<QuotaDecision>;
+  /**
+   * What a request of `cost` would be answered now, counting and striking nothing: `remaining`
+   * is each rule's room before it. A subject never seen has its whole quota.
+   */
+  peek(subject: string, policy: QuotaPolicy, cost?: number): QuotaDecision | Promise<QuotaDecision>;
+  /** Forgets the subject: its counters, its strikes and any ban. */
+  reset(subject: string): void | Promise<void>;
 }

@@ -38,6 +38,14 @@ class ScriptedStore implements QuotaStore, StrikeRecorder {
     return Promise.resolve(next);
   }
 
+  peek(): Promise<QuotaDecision> {
+    throw new Error('LocalRefusals passes a peek to its store: not scripted here');
+  }
+
+  reset(): Promise<void> {
+    return Promise.resolve();
+  }
+
   recordStrikes(subject: string, _policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined> {
     this.recorded.push({ subject, strikes: [...strikes] });
     const answer = this.strikesAnswer;

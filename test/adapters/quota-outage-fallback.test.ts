@@ -5,11 +5,12 @@ import { QuotaOutageFallback, type QuotaOutagePolicy } from '../../src/adapters/
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { failingStore } from '../support/quota-store-doubles.js';
 
 const POLICY: QuotaPolicy = { rules: [{ name: 'minute', limit: 2, windowMs: 60_000 }] };
 
 /** A remote store that is down, or that fails for another reason. */
-const failing = (error: Error): QuotaStore => ({ decide: () => Promise.reject(error) });
+const failing = failingStore;
 
 function fallbackFor(policy: QuotaOutagePolicy, primary: QuotaStore): QuotaOutageFallback {
   const clock = new ManualClock(1_800_000_000_000);

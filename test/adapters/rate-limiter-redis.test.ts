@@ -9,6 +9,7 @@ import { ManualClock } from '../support/manual-clock.js';
 import { scheduleArb } from '../support/quota-schedules.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 import { onTheWire, serverHeaders } from '../domain/rate-limiter-support.js';
+import { decidingStore } from '../support/quota-store-doubles.js';
 
 // Every key goes under this file's own prefix (petstore-test:<random>:), deleted after the file: never FLUSHDB.
 const shared = useTestRedis();
@@ -123,7 +124,7 @@ describe('createRateLimiter over RedisQuotaStore', () => {
   it('refuses a rule at creation, before any command reaches Redis', () => {
     const store = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix() });
     let sent = 0;
-    const counting = { decide: (...args: Parameters<RedisQuotaStore['decide']>) => (sent++, store.decide(...args)) };
+    const counting = decidingStore((...args: Parameters<RedisQuotaStore['decide']>) => (sent++, store.decide(...args)));
     expect(() => createRateLimiter({ rules: [{ name: 'minute', limit: 0, windowMs: 60_000 }], store: counting })).toThrow(RangeError);
     expect(sent).toBe(0);
   });

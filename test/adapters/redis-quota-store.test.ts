@@ -29,8 +29,17 @@ describeQuotaStoreContract('redis', async (clock) => ({
  * carries over) or under other windows (the subject starts over), at times with bursts,
  * ties, granule and window edges, idle gaps, and clock steps back.
  */
+type Operation = 'decide' | 'peek' | 'reset';
+
 interface Schedule {
-  readonly requests: readonly { readonly at: number; readonly subject: number; readonly policy: QuotaPolicy }[];
+  readonly requests: readonly {
+    readonly at: number;
+    readonly subject: number;
+    readonly policy: QuotaPolicy;
+    readonly operation: Operation;
+    /** Units of the request: 1 to the smallest limit of the schedule's policies. */
+    readonly cost: number;
+  }[];
 }
 
 const MAX_REQUESTS = 60;
@@ -43,7 +52,19 @@ const scheduleOfArb: fc.Arbitrary<Schedule> = fc
     const otherWindows: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, windowMs: rule.windowMs * 2 })) };
     const otherStrikes: QuotaPolicy = ban === undefined ? main : { rules, ban: { ...ban, strikes: ban.strikes + 1 } };
     const shortest = Math.min(...rules.map((rule) => rule.windowMs));
+    const smallest = Math.min(...rules.map((rule) => rule.limit));
     return fc.record({
+      operations: fc.array(
+        fc.record({
+          operation: fc.oneof(
+            { arbitrary: fc.constant<Operation>('decide'), weight: 10 },
+            { arbitrary: fc.constant<Operation>('peek'), weight: 3 },
+            fc.constant<Operation>('reset'),
+          ),
+          cost: fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, fc.integer({ min: 1, max: smallest })),
+        }),
+        { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
+      ),
       times: scheduleArb(rules, { maxSteps: 25, maxBurst: 4 }),
       subjects: fc.array(fc.nat({ max: 2 }), { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS }),
       stepsBack: fc.array(fc.oneof({ arbitrary: fc.constant(0), weight: 8 }, fc.nat({ max: 2 * shortest })), {
@@ -61,16 +82,17 @@ const scheduleOfArb: fc.Arbitrary<Schedule> = fc
       ),
     });
   })
-  .map(({ times, subjects, stepsBack, policies }) => ({
+  .map(({ times, subjects, stepsBack, policies, operations }) => ({
     requests: times.slice(0, MAX_REQUESTS).map((at, i) => ({
       at: Math.max(0, at - stepsBack[i]!),
       subject: subjects[i]!,
       policy: policies[i]!,
+      ...operations[i]!,
     })),
   }));
 
 describe('RedisQuotaStore', () => {
-  it('decides every generated schedule exactly like the in-memory store: verdicts, remaining, resets, retry times, strikes and bans', async () => {
+  it('decides, peeks and resets every generated schedule of requests weighing 1 to the smallest limit exactly like the in-memory store: verdicts, remaining, resets, retry times, strikes and bans', async () => {
     const prefix = shared.freshPrefix();
     const clock = new ManualClock(0);
     const redisStore = new RedisQuotaStore(shared.redis, { prefix, time: clock });
@@ -81,13 +103,20 @@ describe('RedisQuotaStore', () => {
         // an idle subject may change a later decision, and no TTL fires within this test.
         const memoryStore = new MemoryQuotaStore(clock, { sweepEvery: Number.POSITIVE_INFINITY });
         run++;
-        const expected: QuotaDecision[] = [];
-        const actual: Promise<QuotaDecision>[] = [];
-        for (const { at, subject, policy } of requests) {
+        const expected: (QuotaDecision | undefined)[] = [];
+        const actual: Promise<QuotaDecision | undefined>[] = [];
+        for (const { at, subject, policy, operation, cost } of requests) {
           clock.set(at);
-          expected.push(memoryStore.decide(`${run}:${subject}`, policy));
+          const key = `${run}:${subject}`;
           // Sent in order on one connection, without waiting: one pipeline per schedule.
-          actual.push(redisStore.decide(`${run}:${subject}`, policy));
+          if (operation === 'reset') {
+            memoryStore.reset(key);
+            expected.push(undefined);
+            actual.push(redisStore.reset(key).then(() => undefined));
+          } else {
+            expected.push(memoryStore[operation](key, policy, cost));
+            actual.push(redisStore[operation](key, policy, cost));
+          }
         }
         expect(await Promise.all(actual)).toEqual(expected);
       }),

@@ -210,6 +210,54 @@ export const describeQuotaStoreContract = (
       }
     });
 
+    it('a request of cost c is admitted while every rule has c left, spends c of each, and is refused with the time c fit again', async () => {
+      const a = subject('weighed');
+      expect(await store.decide(a, twoRules, 2)).toMatchObject({ verdict: 'admitted', remaining: [1, 3] });
+      clock.advance(1_000);
+      expect(await store.decide(a, twoRules, 1)).toMatchObject({ verdict: 'admitted', remaining: [0, 2] });
+      clock.advance(1_000);
+      // 2 of the minute's 3 counted since START and 1 since START + 1 s: cost 2 fits once the first two drop.
+      expect(await store.decide(a, twoRules, 2)).toEqual({
+        verdict: 'rate_limited',
+        decidedAt: START + 2_000,
+        remaining: [0, 2],
+        resetAt: [START + 61_000, START + DAY + 1_440_000],
+        retryAt: START + 61_000,
+      });
+      clock.set(START + 61_000);
+      expect(await store.decide(a, twoRules, 2)).toMatchObject({ verdict: 'admitted', remaining: [0, 0] });
+    });
+
+    it('a peek answers what a request of its cost would get, with the room before it, and spends nothing', async () => {
+      const a = subject('peeked');
+      expect(await store.peek(a, twoRules)).toEqual({ verdict: 'admitted', decidedAt: START, remaining: [3, 5], resetAt: [START, START], retryAt: START });
+      await decideTimes('peeked', twoRules, 2);
+      expect(await store.peek(a, twoRules, 2)).toMatchObject({ verdict: 'rate_limited', remaining: [1, 3], retryAt: START + 61_000 });
+      expect(await store.peek(a, twoRules, 1)).toMatchObject({ verdict: 'admitted', remaining: [1, 3], retryAt: START });
+      for (let i = 0; i < 5; i++) await store.peek(a, twoRules);
+      expect(await store.decide(a, twoRules)).toMatchObject({ verdict: 'admitted', remaining: [0, 2] });
+    });
+
+    it('peeks strike nothing: a refused subject peeking before its Retry-After is never banned', async () => {
+      const a = subject('peeking');
+      await decideTimes('peeking', banning, 3);
+      for (let i = 0; i < 10; i++) expect((await store.peek(a, banning)).verdict).toBe('rate_limited');
+      expect((await store.decide(a, banning)).verdict).toBe('rate_limited');
+    });
+
+    it('reset forgets a subject at once: its counters, its strikes and its ban', async () => {
+      const a = subject('reset');
+      await decideTimes('reset', banning, 5);
+      expect((await store.decide(a, banning)).verdict).toBe('banned');
+      const other = subject('kept');
+      await store.decide(other, banning);
+      await store.reset(a);
+      expect(await store.peek(a, banning)).toMatchObject({ verdict: 'admitted', remaining: [2] });
+      expect((await decideTimes('reset', banning, 3)).map((d) => d.verdict)).toEqual(['admitted', 'admitted', 'rate_limited']);
+      expect(await store.peek(other, banning)).toMatchObject({ remaining: [1] });
+      await store.reset(subject('never-seen'));
+    });
+
     it('subjects are independent', async () => {
       await decideTimes('a', banning, 2);
       await decideTimes('a', banning, 5);

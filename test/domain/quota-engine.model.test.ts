@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { STANDARD_PLANS, enterprisePlan } from '../../src/domain/quota/plan.js';
-import { createQuotaState, decideQuota } from '../../src/domain/quota/quota-engine.js';
+import { createQuotaState, decideQuota, peekQuota } from '../../src/domain/quota/quota-engine.js';
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import { scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
 import { expectSameDecision } from '../support/fast-assertions.js';
@@ -44,6 +44,37 @@ describe('quota engine against a reference model of exact timestamps and the buc
         ({ policy, times }) => matchesReference(policy, times),
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('decides and peeks like the reference when requests weigh from 1 to the smallest limit and peeks come between them', () => {
+    fc.assert(
+      fc.property(
+        smallRulesArb.chain((rules) => {
+          const smallest = Math.min(...rules.map((rule) => rule.limit));
+          return fc.record({
+            rules: fc.constant(rules),
+            ban: fc.option(smallBanArb, { nil: undefined }),
+            requests: scheduleArb(rules, { maxSteps: 400 }).chain((times) =>
+              fc.tuple(
+                fc.constant(times),
+                fc.array(fc.record({ cost: fc.integer({ min: 1, max: smallest }), peek: fc.boolean() }), { minLength: times.length, maxLength: times.length }),
+              ),
+            ),
+          });
+        }),
+        ({ rules, ban, requests: [times, kinds] }) => {
+          const policy: QuotaPolicy = ban === undefined ? { rules } : { rules, ban };
+          const state = createQuotaState(policy);
+          const reference = new ReferenceQuota();
+          times.forEach((at, i) => {
+            const { cost, peek } = kinds[i]!;
+            if (peek) expectSameDecision(peekQuota(state, policy, at, cost), reference.peek(policy, at, cost));
+            else expectSameDecision(decideQuota(state, policy, at, cost), reference.decide(policy, at, cost));
+          });
+        },
+      ),
+      { numRuns: 1500 },
     );
   });
 });

@@ -8,6 +8,7 @@ import { type RateLimitCheck, type RateLimiter, createRateLimiter } from '../../
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { onTheWire, serverHeaders } from './rate-limiter-support.js';
+import { decidingStore } from '../support/quota-store-doubles.js';
 
 // Aligned on a second and on an hour, so every reset below is exact.
 const T0 = 1_800_000_000_000;
@@ -156,7 +157,7 @@ describe('createRateLimiter', () => {
   it('over a store that answers with promises, answers with a promise of the same check', async () => {
     const clock = new ManualClock(T0);
     const memory = new MemoryQuotaStore(clock);
-    const remote: QuotaStore = { decide: (subject, policy) => Promise.resolve(memory.decide(subject, policy)) };
+    const remote: QuotaStore = decidingStore((subject, policy) => Promise.resolve(memory.decide(subject, policy)));
     const limiter = createRateLimiter({ rules: RULES, store: remote });
     const pending = limiter.check('a');
     expect(pending).toBeInstanceOf(Promise);
@@ -203,12 +204,10 @@ describe('createRateLimiter', () => {
     ];
     it.each(cases)('%s', (_, rules, ban) => {
       let decisions = 0;
-      const store: QuotaStore = {
-        decide: (): QuotaDecision => {
-          decisions++;
-          throw new Error('not to be reached');
-        },
-      };
+      const store: QuotaStore = decidingStore((): QuotaDecision => {
+        decisions++;
+        throw new Error('not to be reached');
+      });
       expect(() => createRateLimiter(ban === undefined ? { rules, store } : { rules, store, ban })).toThrow(RangeError);
       expect(decisions).toBe(0);
     });

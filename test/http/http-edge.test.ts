@@ -17,6 +17,7 @@ import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { expectError, HttpClient, listAll, type HttpResult, type PetBody } from '../support/http-client.js';
 import { assertMatchesOpenApi } from '../support/openapi-validator.js';
 import { KEYS, startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
+import { decidingStore } from '../support/quota-store-doubles.js';
 
 // The HTTP edge (docs/decisions.md): nothing answers outside the Error format {code, message, status}.
 // Every test talks to a real server over real sockets; raw bytes through node:net wherever
@@ -590,7 +591,7 @@ describe('rule 6: an answer sent before the body is read closes the connection a
         // A connection that fails before pausing rejects this; the request on it then fails visibly.
         stoppedReading.catch(() => {});
       },
-      quotas: (inner) => ({ decide: (subject, policy) => stoppedReading.then(() => inner.decide(subject, policy)) }),
+      quotas: (inner) => decidingStore((subject, policy) => stoppedReading.then(() => inner.decide(subject, policy))),
     });
     try {
       const requestHead = head('POST /v1/pets', `Authorization: Bearer not-a-key\r\n${JSON_TYPE}`);
@@ -614,13 +615,12 @@ describe('rule 8: a 503 carries Retry-After, and the rate-limit fields whenever 
   beforeAll(async () => {
     edge = await startEdgeServer({ repository: downRepository });
     quotaDown = await startEdgeServer({
-      quotas: () => ({
-        decide: () => {
+      quotas: () =>
+        decidingStore(() => {
           const error = new StoreUnavailableError('quota store');
           if (quotaFailure === 'throws') throw error;
           return Promise.reject(error);
-        },
-      }),
+        }),
     });
   });
   afterAll(async () => {

@@ -9,6 +9,7 @@ import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { listening, type Host } from '../support/handler-hosts.js';
+import { failingStore } from '../support/quota-store-doubles.js';
 
 const limiterOf = (limit: number, store: QuotaStore = new MemoryQuotaStore(new SystemClock())) =>
   createRateLimiter({ rules: [{ name: 'minute', limit, windowMs: 60_000 }], store });
@@ -44,7 +45,7 @@ describe('rateLimitMiddleware in express 5: the exact quota engine on chosen rou
     app.get('/exact', exact, (_req, res) => {
       res.json({ ok: true });
     });
-    const down = rateLimitMiddleware({ limiter: limiterOf(5, { decide: () => Promise.reject(new StoreUnavailableError('Redis')) }) });
+    const down = rateLimitMiddleware({ limiter: limiterOf(5, failingStore(new StoreUnavailableError('Redis'))) });
     app.get('/down', down, (_req, res) => {
       res.json({ ok: true });
     });

@@ -26,6 +26,14 @@ class HeldQuotaStore implements QuotaStore {
   decide(subject: string, policy: QuotaPolicy): Promise<QuotaDecision> {
     return new Promise((resolve) => this.held.push(() => resolve(this.#local.decide(subject, policy))));
   }
+
+  peek(subject: string, policy: QuotaPolicy): QuotaDecision {
+    return this.#local.peek(subject, policy);
+  }
+
+  reset(subject: string): void {
+    this.#local.reset(subject);
+  }
 }
 
 /** Pets whose page reads are recorded with how many quota decisions were pending then. */

@@ -8,6 +8,7 @@ import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { banScenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
 import { useTestRedis } from '../support/use-test-redis.js';
+import { decidingStore } from '../support/quota-store-doubles.js';
 
 const shared = useTestRedis();
 const MAX_REQUESTS = 80;
@@ -63,12 +64,10 @@ describe('refusals answered by the instance (LocalRefusals over Redis) against t
     const states = new Map<number, QuotaState>();
     const redis = new RedisQuotaStore(shared.redis, { prefix, time: clock });
     let calls = 0;
-    const counted = {
-      decide: (subject: string, policy: QuotaPolicy): Promise<QuotaDecision> => {
-        calls++;
-        return redis.decide(subject, policy);
-      },
-    };
+    const counted = decidingStore((subject: string, policy: QuotaPolicy): Promise<QuotaDecision> => {
+      calls++;
+      return redis.decide(subject, policy);
+    });
     const flushes: number[] = [];
     const cached = new LocalRefusals(counted, redis, clock, {
       strikeLagMs,

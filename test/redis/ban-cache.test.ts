@@ -9,6 +9,7 @@ import { createQuotaState, decideQuota } from '../../src/domain/quota/quota-engi
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
+import { decidingStore } from '../support/quota-store-doubles.js';
 
 const START = 1_767_225_600_000;
 const STRIKE_LAG_MS = 100;
@@ -49,12 +50,10 @@ const instancesOn = async (count: number): Promise<Instance[]> => {
       flushesDue,
       quotaCalls: 0,
       cache: new LocalRefusals(
-        {
-          decide: (subject, policy) => {
-            instance.quotaCalls++;
-            return store.decide(subject, policy);
-          },
-        },
+        decidingStore((subject, policy) => {
+          instance.quotaCalls++;
+          return store.decide(subject, policy);
+        }),
         store,
         clock,
         {

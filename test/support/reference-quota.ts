@@ -2,46 +2,36 @@ import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
 
 /**
- * The quota algorithm written the plain way, for comparison: every admitted timestamp is
+ * The quota algorithm written the plain way, for comparison: every admitted unit's timestamp is
  * kept, a rule counts those whose bucket floor(a / g) is one of the 61 buckets ending at
  * floor(t / g), and strikes are a list. Times must not go back.
  */
 export class ReferenceQuota {
+  /** One timestamp per admitted unit: a request of cost c is c of them. */
   private admitted: number[] = [];
   private strikes: number[] = [];
   private refusedUntil = Number.NEGATIVE_INFINITY;
   private bannedUntil = Number.NEGATIVE_INFINITY;
 
-  decide(policy: QuotaPolicy, now: number): QuotaDecision {
+  decide(policy: QuotaPolicy, now: number, cost = 1): QuotaDecision {
     const { rules } = policy;
     if (this.bannedUntil > now) return banned(rules, this.admitted, now, this.bannedUntil);
     const counted = rules.map((rule) => countedBy(rule, this.admitted, now));
-    if (counted.every((list, i) => list.length < rules[i]!.limit)) {
-      this.admitted.push(now);
+    if (fitsAll(rules, counted, cost)) {
+      for (let unit = 0; unit < cost; unit++) this.admitted.push(now);
       return {
         verdict: 'admitted',
         decidedAt: now,
-        remaining: rules.map((rule, i) => rule.limit - counted[i]!.length - 1),
+        remaining: rules.map((rule, i) => rule.limit - counted[i]!.length - cost),
         resetAt: rules.map((rule, i) => dropTime(rule, counted[i]![0] ?? now)),
         retryAt: now,
       };
     }
-    let retryAt = now;
-    rules.forEach((rule, i) => {
-      const list = counted[i]!;
-      if (list.length >= rule.limit) retryAt = Math.max(retryAt, dropTime(rule, list[list.length - rule.limit]!));
-    });
-    const decision: QuotaDecision = {
-      verdict: 'rate_limited',
-      decidedAt: now,
-      remaining: rules.map((rule, i) => Math.max(0, rule.limit - counted[i]!.length)),
-      resetAt: rules.map((rule, i) => (counted[i]!.length === 0 ? now : dropTime(rule, counted[i]![0]!))),
-      retryAt,
-    };
+    const decision = standing(rules, counted, now, cost, 'rate_limited');
     const ban = policy.ban;
     if (ban === undefined) return decision;
     const isStrike = now < this.refusedUntil;
-    this.refusedUntil = Math.max(this.refusedUntil, now + 1000 * Math.ceil((retryAt - now) / 1000));
+    this.refusedUntil = Math.max(this.refusedUntil, now + 1000 * Math.ceil((decision.retryAt - now) / 1000));
     if (!isStrike) return decision;
     this.strikes = [...this.strikes, now].slice(-ban.strikes);
     if (this.strikes.length === ban.strikes && this.strikes[0]! > now - ban.strikeWindowMs) {
@@ -51,7 +41,34 @@ export class ReferenceQuota {
     }
     return decision;
   }
+
+  /** What `decide` would answer a request of `cost`, changing nothing: `remaining` is the room before it. */
+  peek(policy: QuotaPolicy, now: number, cost = 1): QuotaDecision {
+    const { rules } = policy;
+    if (this.bannedUntil > now) return banned(rules, this.admitted, now, this.bannedUntil);
+    const counted = rules.map((rule) => countedBy(rule, this.admitted, now));
+    return standing(rules, counted, now, cost, fitsAll(rules, counted, cost) ? 'admitted' : 'rate_limited');
+  }
 }
+
+const fitsAll = (rules: readonly QuotaRule[], counted: readonly number[][], cost: number): boolean =>
+  counted.every((list, i) => list.length + cost <= rules[i]!.limit);
+
+/** Each rule's room and reset, and when `cost` units fit every rule: when enough of the oldest units have dropped. */
+const standing = (rules: readonly QuotaRule[], counted: readonly number[][], now: number, cost: number, verdict: QuotaDecision['verdict']): QuotaDecision => {
+  let retryAt = now;
+  rules.forEach((rule, i) => {
+    const list = counted[i]!;
+    if (list.length + cost > rule.limit) retryAt = Math.max(retryAt, dropTime(rule, list[list.length - rule.limit + cost - 1]!));
+  });
+  return {
+    verdict,
+    decidedAt: now,
+    remaining: rules.map((rule, i) => Math.max(0, rule.limit - counted[i]!.length)),
+    resetAt: rules.map((rule, i) => (counted[i]!.length === 0 ? now : dropTime(rule, counted[i]![0]!))),
+    retryAt,
+  };
+};
 
 const granule = (rule: QuotaRule): number => rule.windowMs / 60;
 const bucket = (rule: QuotaRule, at: number): number => Math.floor(at / granule(rule));

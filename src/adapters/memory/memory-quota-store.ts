@@ -4,6 +4,7 @@ import {
   createQuotaState,
   decideQuota,
   isQuotaStateIdle,
+  peekQuota,
   stateFitsPolicy,
 } from '../../domain/quota/quota-engine.js';
 import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
@@ -48,19 +49,28 @@ export class MemoryQuotaStore implements QuotaStore {
     return this.#states.size;
   }
 
-  decide(subject: string, policy: QuotaPolicy): QuotaDecision {
+  decide(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision {
     const now = this.#clock.now();
     let state = this.#states.get(subject);
     if (state === undefined || !stateFitsPolicy(state, policy)) {
       state = createQuotaState(policy);
       this.#states.set(subject, state);
     }
-    const decision = decideQuota(state, policy, now);
+    const decision = decideQuota(state, policy, now, cost);
     if (--this.#untilSweep === 0) {
       this.#untilSweep = this.#sweepEvery;
       this.#sweep(now);
     }
     return decision;
+  }
+
+  peek(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision {
+    const state = this.#states.get(subject);
+    return peekQuota(state === undefined || !stateFitsPolicy(state, policy) ? createQuotaState(policy) : state, policy, this.#clock.now(), cost);
+  }
+
+  reset(subject: string): void {
+    this.#states.delete(subject);
   }
 
   #sweep(now: number): void {

@@ -16,7 +16,9 @@
  *
  * KEYS[1]  the subject's hash.
  * ARGV     now ('' to use the Redis server's TIME), rule count n, then limit and windowMs of
- *          each rule, then the ban policy: strikes, strikeWindowMs, banMs (strikes 0: none).
+ *          each rule, then the ban policy: strikes, strikeWindowMs, banMs (strikes 0: none);
+ *          QUOTA_LUA then takes the request's cost (units, 1 to the smallest limit) and '1' to
+ *          peek: answer what the request would get, counting, striking and writing nothing.
  * Hash     w    the windows the state was kept for; other windows start the subject over.
  *          la   lastAt: the latest time counted to. A clock stepping back keeps counting in
  *               the newest bucket rather than rewriting the past.
@@ -89,16 +91,16 @@ local function loadRule(i, raw, at)
   return rule
 end
 
--- When a rule counting at least its limit admits again if nothing else is counted: dropping
--- buckets oldest first, the drop time of the one that brings its count below the limit.
--- nil when the rule has room.
-local function ruleRetry(rule)
+-- When a request of cost fits a rule again if nothing else is counted: dropping buckets
+-- oldest first, the drop time of the one that brings its count to limit - cost. nil when it
+-- fits already.
+local function ruleRetry(rule, cost)
   local count = rule.count
-  if count < rule.limit then return nil end
+  if count + cost <= rule.limit then return nil end
   for j = rule.first, rule.pairs do
     local b, k = pairAt(rule.raw, j)
     count = count - k
-    if count <= rule.limit - 1 then return (b + 61) * rule.g end
+    if count <= rule.limit - cost then return (b + 61) * rule.g end
   end
 end
 
@@ -147,6 +149,8 @@ end
 
 export const QUOTA_LUA = `${QUOTA_LUA_HELPERS}
 local t = timeOf(ARGV[1])
+local cost = tonumber(ARGV[6 + 2 * n])
+local peek = ARGV[7 + 2 * n] == '1'
 
 -- A ban answers what was worked out when it started (bx: each rule's reset), so a banned
 -- subject costs one small read: nothing is counted during a ban.
@@ -164,12 +168,12 @@ for i = 1, n do fields[5 + i] = 'r' .. i end
 local stored = redis.call('HMGET', KEYS[1], unpack(fields))
 local writes = {}
 if stored[1] ~= signature then
-  if stored[1] then redis.call('DEL', KEYS[1]) end
+  if stored[1] and not peek then redis.call('DEL', KEYS[1]) end
   stored = {}
   writes = { 'w', signature }
 end
 
--- Each exhausted rule's retry time, for the refusal and for a ban starting with it.
+-- Each rule's retry time for this request's cost, for the refusal.
 local retries = {}
 
 local lastAt = tonumber(stored[2]) or -math.huge
@@ -181,7 +185,7 @@ local rules = {}
 local admitted = true
 for i = 1, n do
   local rule = loadRule(i, stored[5 + i] or '', at)
-  if rule.count >= rule.limit then admitted = false end
+  if rule.count + cost > rule.limit then admitted = false end
   rules[i] = rule
 end
 
@@ -195,15 +199,41 @@ local verdict = 'admitted'
 local retryAt = t
 local remaining = {}
 local resetAt = {}
+
+-- Each rule's room and reset, counting nothing, and when the request fits them all.
+local function standing()
+  for i = 1, n do
+    local rule = rules[i]
+    remaining[i] = math.max(0, rule.limit - rule.count)
+    resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
+    retries[i] = ruleRetry(rule, cost)
+    if retries[i] then retryAt = math.max(retryAt, retries[i]) end
+  end
+end
+local function reply()
+  local answer = { verdict, num(t), num(retryAt) }
+  for i = 1, n do
+    answer[2 + 2 * i] = num(remaining[i])
+    answer[3 + 2 * i] = num(resetAt[i])
+  end
+  return answer
+end
+
+if peek then
+  if not admitted then verdict = 'rate_limited' end
+  standing()
+  return reply()
+end
+
 if admitted then
   for i = 1, n do
     local rule = rules[i]
-    remaining[i] = rule.limit - rule.count - 1
+    remaining[i] = rule.limit - rule.count - cost
     local newest, k = nil, 0
     if rule.first <= rule.pairs then newest, k = pairAt(rule.raw, rule.pairs) end
-    rule.count = rule.count + 1
+    rule.count = rule.count + cost
     if newest == rule.c then rule.raw = string.sub(rule.raw, 1, #rule.raw - PAIR) end
-    local value = packed(rule, struct.pack('<dI4', rule.c, newest == rule.c and k + 1 or 1))
+    local value = packed(rule, struct.pack('<dI4', rule.c, newest == rule.c and k + cost or cost))
     rule.raw = value
     rule.first = 1
     resetAt[i] = oldestDropTime(rule)
@@ -212,12 +242,9 @@ if admitted then
   end
 else
   verdict = 'rate_limited'
+  standing()
   for i = 1, n do
     local rule = rules[i]
-    remaining[i] = math.max(0, rule.limit - rule.count)
-    resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
-    retries[i] = ruleRetry(rule)
-    if retries[i] then retryAt = math.max(retryAt, retries[i]) end
     -- Keep the forgetting, so later refusals do not redo it.
     if rule.first > 1 then
       writes[#writes + 1] = 'r' .. i
@@ -236,7 +263,10 @@ if verdict == 'rate_limited' and banStrikes > 0 then
   if strike then
     local strikes = readStrikes(stored[5])
     if addStrike(strikes, t) then
-      bannedUntil, banResets = writeBan(writes, t, retries)
+      -- The ban tells when one request fits again, whatever this one's cost (the engine's banDecision).
+      local banRetries = {}
+      for i = 1, n do banRetries[i] = ruleRetry(rules[i], 1) end
+      bannedUntil, banResets = writeBan(writes, t, banRetries)
       strikes = {}
     end
     writeStrikes(writes, strikes)
@@ -253,12 +283,7 @@ redis.call('HSET', KEYS[1], unpack(writes))
 redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(ttl) + 1000))
 
 if banResets then return bannedReply(t, bannedUntil, banResets) end
-local reply = { verdict, num(t), num(retryAt) }
-for i = 1, n do
-  reply[2 + 2 * i] = num(remaining[i])
-  reply[3 + 2 * i] = num(resetAt[i])
-end
-return reply
+return reply()
 `;
 
 /**
@@ -300,7 +325,8 @@ local resets
 if banStart then
   local retries = {}
   local at = math.max(t, tonumber(stored[2]) or -math.huge)
-  for i = 1, n do retries[i] = ruleRetry(loadRule(i, stored[6 + i] or '', at)) end
+  -- A ban tells when one request fits again, as QUOTA_LUA's.
+  for i = 1, n do retries[i] = ruleRetry(loadRule(i, stored[6 + i] or '', at), 1) end
   bannedUntil, resets = writeBan(writes, banStart, retries)
 end
 writeStrikes(writes, strikes)

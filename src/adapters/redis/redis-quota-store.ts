@@ -46,8 +46,21 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
     this.redis = redis as RedisClient & QuotaScripts;
   }
 
-  async decide(subject: string, policy: QuotaPolicy): Promise<QuotaDecision> {
+  decide(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
+    return this.#quota(subject, policy, cost, '');
+  }
+
+  peek(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
+    return this.#quota(subject, policy, cost, '1');
+  }
+
+  async reset(subject: string): Promise<void> {
+    await fromRedis(this.redis, () => this.redis.del(this.keyOf(subject)));
+  }
+
+  async #quota(subject: string, policy: QuotaPolicy, cost: number, peek: '' | '1'): Promise<QuotaDecision> {
     const args = this.policyArgs(policy);
+    args.push(String(cost), peek);
     const reply = await fromRedis(this.redis, () => this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
     return decisionOf(reply, policy.rules.length);
   }

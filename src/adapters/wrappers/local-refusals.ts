@@ -75,7 +75,9 @@ export class LocalRefusals implements QuotaStore {
     return this.#refusals.size;
   }
 
-  decide(subject: string, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
+  decide(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision | Promise<QuotaDecision> {
+    // Refusals are remembered for requests of one unit, the service's: a weighed request asks the store.
+    if (cost !== 1) return this.#store.decide(subject, policy, cost);
     const refusal = this.#refusals.get(subject);
     if (refusal !== undefined) {
       const now = this.#clock.now();
@@ -87,6 +89,17 @@ export class LocalRefusals implements QuotaStore {
     // The store counts this subject's strikes before it decides for it again.
     this.#pending.delete(subject);
     return this.#record(subject, pending).then(() => this.decide(subject, policy));
+  }
+
+  peek(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision | Promise<QuotaDecision> {
+    return this.#store.peek(subject, policy, cost);
+  }
+
+  /** Forgets the subject here (its remembered refusal, its strikes not yet sent) and in the store. */
+  reset(subject: string): void | Promise<void> {
+    this.#refusals.delete(subject);
+    this.#pending.delete(subject);
+    return this.#store.reset(subject);
   }
 
   /** Sends every strike counted so far; resolves once the store has them (or failed to take them). */

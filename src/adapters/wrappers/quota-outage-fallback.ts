@@ -21,19 +21,33 @@ export class QuotaOutageFallback implements QuotaStore {
     private readonly clock: Clock,
   ) {}
 
-  decide(subject: string, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
+  decide(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision | Promise<QuotaDecision> {
+    return this.withFallback((store) => store.decide(subject, policy, cost), policy);
+  }
+
+  peek(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision | Promise<QuotaDecision> {
+    return this.withFallback((store) => store.peek(subject, policy, cost), policy);
+  }
+
+  /** Both stores forget the subject: the local one may have decided for it during an outage. */
+  async reset(subject: string): Promise<void> {
+    await this.local.reset(subject);
+    await this.primary.reset(subject);
+  }
+
+  private withFallback(ask: (store: QuotaStore) => QuotaDecision | Promise<QuotaDecision>, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
     try {
-      const decision = this.primary.decide(subject, policy);
-      if (decision instanceof Promise) return decision.catch((error: unknown) => this.fallBack(error, subject, policy));
+      const decision = ask(this.primary);
+      if (decision instanceof Promise) return decision.catch((error: unknown) => this.fallBack(error, ask, policy));
       return decision;
     } catch (error) {
-      return this.fallBack(error, subject, policy);
+      return this.fallBack(error, ask, policy);
     }
   }
 
-  private fallBack(error: unknown, subject: string, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
+  private fallBack(error: unknown, ask: (store: QuotaStore) => QuotaDecision | Promise<QuotaDecision>, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
     if (!(error instanceof StoreUnavailableError) || this.policy === 'deny') throw error;
-    if (this.policy === 'local') return this.local.decide(subject, policy);
+    if (this.policy === 'local') return ask(this.local);
     const now = this.clock.now();
     // Nothing is counted while admitting blindly, so nothing is reported as spent.
     return {

@@ -85,7 +85,8 @@ const banDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number
     let reset = bannedUntil;
     if (countedRequests(cells, i) >= rule.limit) {
       const granule = granuleMs(rule.windowMs);
-      const ruleRetry = retryTime(cells, i, ruleCount, Math.floor(state.lastAt / granule), granule, rule.limit);
+      // A ban tells when one request fits again, whatever the cost of the one refused.
+      const ruleRetry = retryTime(cells, i, ruleCount, Math.floor(state.lastAt / granule), granule, rule.limit, 1);
       if (ruleRetry > reset) reset = ruleRetry;
     }
     resetAt[i] = reset;
@@ -99,45 +100,32 @@ const banDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number
 /** The ban's decision as of `now`; its arrays are shared by every answer of the ban, read only. */
 const duringBan = (ban: QuotaDecision, now: number): QuotaDecision => ({ ...ban, decidedAt: now });
 
-/**
- * Decides one request of the subject at `now` and records it in `state`: admitted only if
- * every rule has room, and then counted in every rule; a refusal counts in none. A banned
- * subject gets nothing and can get nothing before the ban ends: remaining 0, retry no earlier
- * than its end.
- */
-export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number): QuotaDecision => {
-  const rules = policy.rules;
-  const ruleCount = rules.length;
-  state.policy = policy;
-  if (isBanned(state, now) && state.ban !== null) return duringBan(state.ban, now);
-
+/** Advances every rule of `state` to `now` (never back) and tells whether a request of `cost` fits them all. */
+const advanceAll = (state: QuotaState, rules: readonly QuotaRule[], now: number, cost: number): { readonly at: number; readonly fits: boolean } => {
   const cells = state.cells;
   const last = state.lastAt;
   // A clock that steps back keeps counting in the newest bucket rather than rewriting the past.
   const at = now > last ? now : last;
   state.lastAt = at;
-  let admitted = true;
-  for (let i = 0; i < ruleCount; i++) {
+  let fits = true;
+  for (let i = 0; i < rules.length; i++) {
     const rule = rules[i]!;
     const granule = granuleMs(rule.windowMs);
-    advanceWindow(cells, i, ruleCount, Math.floor(last / granule), Math.floor(at / granule));
-    if (countedRequests(cells, i) >= rule.limit) admitted = false;
+    advanceWindow(cells, i, rules.length, Math.floor(last / granule), Math.floor(at / granule));
+    if (countedRequests(cells, i) + cost > rule.limit) fits = false;
   }
+  return { at, fits };
+};
 
+/**
+ * Each rule's room and reset at `at`, counting nothing, and when a request of `cost` fits
+ * every rule if nothing else is counted (`now` when it fits already).
+ */
+const standing = (state: QuotaState, rules: readonly QuotaRule[], now: number, at: number, cost: number): Omit<QuotaDecision, 'verdict' | 'decidedAt'> => {
+  const ruleCount = rules.length;
+  const cells = state.cells;
   const remaining = new Array<number>(ruleCount);
   const resetAt = new Array<number>(ruleCount);
-  if (admitted) {
-    for (let i = 0; i < ruleCount; i++) {
-      const rule = rules[i]!;
-      const granule = granuleMs(rule.windowMs);
-      const current = Math.floor(at / granule);
-      countRequest(cells, i, ruleCount, current);
-      remaining[i] = rule.limit - countedRequests(cells, i);
-      resetAt[i] = oldestDropTime(cells, i, current, granule);
-    }
-    return { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now };
-  }
-
   let retryAt = now;
   for (let i = 0; i < ruleCount; i++) {
     const rule = rules[i]!;
@@ -146,13 +134,58 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number)
     const counted = countedRequests(cells, i);
     remaining[i] = counted < rule.limit ? rule.limit - counted : 0;
     resetAt[i] = counted === 0 ? now : oldestDropTime(cells, i, current, granule);
-    if (counted >= rule.limit) {
-      const ruleRetry = retryTime(cells, i, ruleCount, current, granule, rule.limit);
+    if (counted + cost > rule.limit) {
+      const ruleRetry = retryTime(cells, i, ruleCount, current, granule, rule.limit, cost);
       if (ruleRetry > retryAt) retryAt = ruleRetry;
     }
   }
-  if (policy.ban !== undefined && registerRefusal(state, policy.ban, now, retryAt)) {
+  return { remaining, resetAt, retryAt };
+};
+
+/**
+ * Decides one request of the subject at `now`, of `cost` units (1 unless the caller weighs
+ * requests: an integer from 1 to the smallest limit), and records it in `state`: admitted only
+ * if every rule has room for all of it, and then counted in every rule; a refusal counts in
+ * none. A banned subject gets nothing and can get nothing before the ban ends: remaining 0,
+ * retry no earlier than its end.
+ */
+export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost = 1): QuotaDecision => {
+  const rules = policy.rules;
+  const ruleCount = rules.length;
+  state.policy = policy;
+  if (isBanned(state, now) && state.ban !== null) return duringBan(state.ban, now);
+
+  const { at, fits } = advanceAll(state, rules, now, cost);
+  if (fits) {
+    const cells = state.cells;
+    const remaining = new Array<number>(ruleCount);
+    const resetAt = new Array<number>(ruleCount);
+    for (let i = 0; i < ruleCount; i++) {
+      const rule = rules[i]!;
+      const granule = granuleMs(rule.windowMs);
+      const current = Math.floor(at / granule);
+      countRequest(cells, i, ruleCount, current, cost);
+      remaining[i] = rule.limit - countedRequests(cells, i);
+      resetAt[i] = oldestDropTime(cells, i, current, granule);
+    }
+    return { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now };
+  }
+
+  const refused = standing(state, rules, now, at, cost);
+  if (policy.ban !== undefined && registerRefusal(state, policy.ban, now, refused.retryAt)) {
     return banDecision(state, rules, now);
   }
-  return { verdict: 'rate_limited', decidedAt: now, remaining, resetAt, retryAt };
+  return { verdict: 'rate_limited', decidedAt: now, ...refused };
+};
+
+/**
+ * What a request of `cost` would be answered at `now`, counting nothing and striking nothing:
+ * the verdict, each rule's room before it (`remaining`), its reset, and when it would be
+ * admitted. `state` is left as it was, so a peek never changes a later decision.
+ */
+export const peekQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost = 1): QuotaDecision => {
+  if (isBanned(state, now) && state.ban !== null) return duringBan(state.ban, now);
+  const probe: QuotaState = { ...state, cells: state.cells.slice(), policy };
+  const { at, fits } = advanceAll(probe, policy.rules, now, cost);
+  return { verdict: fits ? 'admitted' : 'rate_limited', decidedAt: now, ...standing(probe, policy.rules, now, at, cost) };
 };

@@ -53,12 +53,13 @@ const firstNonEmptyCell = (cells: Uint32Array, ring: number, from: number): numb
   return cell;
 };
 
-/** Counts one request in the current bucket `current`. */
-export const countRequest = (cells: Uint32Array, rule: number, ruleCount: number, current: number): void => {
+/** Counts a request of `cost` units in the current bucket `current`. */
+export const countRequest = (cells: Uint32Array, rule: number, ruleCount: number, current: number, cost: number): void => {
   const cell = current % RING;
   if (cells[totalCell(rule)] === 0) cells[oldestCell(rule)] = cell;
-  cells[ringStart(rule, ruleCount) + cell]!++;
-  cells[totalCell(rule)]!++;
+  const slot = ringStart(rule, ruleCount) + cell;
+  cells[slot] = cells[slot]! + cost;
+  cells[totalCell(rule)] = cells[totalCell(rule)]! + cost;
 };
 
 /** The bucket index held by ring `cell`, among the counted buckets current-60 .. current. */
@@ -72,9 +73,9 @@ export const oldestDropTime = (cells: Uint32Array, rule: number, current: number
   (bucketOfCell(current, cells[oldestCell(rule)]!) + RING) * granule;
 
 /**
- * When the count first falls to `limit - 1` or less if nothing else is counted: dropping
- * buckets oldest first, the drop time of the bucket that takes it there. Only when the
- * rule counts at least `limit`.
+ * When the count first falls to `limit - cost` or less if nothing else is counted (a request
+ * of `cost` then fits): dropping buckets oldest first, the drop time of the bucket that takes
+ * it there. Only when the rule counts more than `limit - cost`, with `cost` at most `limit`.
  */
 export const retryTime = (
   cells: Uint32Array,
@@ -83,9 +84,10 @@ export const retryTime = (
   current: number,
   granule: number,
   limit: number,
+  cost: number,
 ): number => {
   const ring = ringStart(rule, ruleCount);
-  const excess = cells[totalCell(rule)]! - limit + 1;
+  const excess = cells[totalCell(rule)]! - limit + cost;
   let cell = cells[oldestCell(rule)]!;
   let dropped = 0;
   for (;;) {
