@@ -121,6 +121,20 @@ describe('createRateLimiter over RedisQuotaStore', () => {
     }
   });
 
+  it('weighs requests, reads a key without spending it, and resets it on every instance sharing the Redis', async () => {
+    const clock = new ManualClock(T0);
+    const prefix = shared.freshPrefix();
+    const [one, two] = [0, 1].map(() => createRateLimiter({ rules: RULES, store: new RedisQuotaStore(shared.redis, { prefix, time: clock }), ban: { strikes: 1, strikeWindowMs: 60_000, banMs: 600_000 } }));
+    expect((await one!.check('tenant', 2)).decision.remaining).toEqual([1, 3]);
+    expect(await two!.get('tenant', 2)).toMatchObject({ allowed: false, decision: { verdict: 'rate_limited', remaining: [1, 3] } });
+    expect((await two!.get('tenant')).allowed).toBe(true);
+    expect((await two!.check('tenant', 2)).allowed).toBe(false);
+    expect((await one!.check('tenant', 3)).decision.verdict).toBe('banned');
+    await two!.reset('tenant');
+    expect(await one!.get('tenant', 3)).toMatchObject({ allowed: true, decision: { remaining: [3, 5] } });
+    expect(() => one!.check('tenant', 4)).toThrow('rate limiter: cost must be a whole number from 1 to 3 (the smallest limit), not 4');
+  });
+
   it('refuses a rule at creation, before any command reaches Redis', () => {
     const store = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix() });
     let sent = 0;

@@ -27,6 +27,7 @@ const get = async (url: string, headers: Record<string, string> = {}) => {
 
 describe('rateLimitMiddleware in express 5: the exact quota engine on chosen routes', () => {
   let host: Host;
+  const weighed = limiterOf(20);
   beforeAll(async () => {
     const app = express();
     const perTenant = rateLimitMiddleware({
@@ -44,6 +45,15 @@ describe('rateLimitMiddleware in express 5: the exact quota engine on chosen rou
     const exact = rateLimitMiddleware({ limiter: limiterOf(100) });
     app.get('/exact', exact, (_req, res) => {
       res.json({ ok: true });
+    });
+    app.get('/export', rateLimitMiddleware({ limiter: weighed, key: () => 'exporter', cost: (req) => (req.url?.endsWith('rows=all') === true ? 10 : 1) }), (_req, res) => {
+      res.json({ exported: true });
+    });
+    app.get('/bad-cost', rateLimitMiddleware({ limiter: weighed, key: () => 'bad', cost: () => 0.5 }), (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(500).json({ hostSaw: error instanceof RangeError ? error.message : String(error) });
     });
     const down = rateLimitMiddleware({ limiter: limiterOf(5, failingStore(new StoreUnavailableError('Redis'))) });
     app.get('/down', down, (_req, res) => {
@@ -80,6 +90,25 @@ describe('rateLimitMiddleware in express 5: the exact quota engine on chosen rou
     const refusals = answers.filter((answer) => answer.status === 429);
     expect(refusals).toHaveLength(50);
     expect(refusals[0]?.body).toMatchObject({ code: 'rate_limited', status: 429 });
+  });
+
+  it('spends what a request costs, tells what is left without spending it (get), and forgets a key on reset', async () => {
+    expect((await get(`${host.origin}/export?rows=all`)).remaining).toBe('10');
+    expect((await get(`${host.origin}/export`)).remaining).toBe('9');
+    expect(weighed.get('exporter', 10)).toMatchObject({ allowed: false, decision: { remaining: [9] } });
+    expect(weighed.get('exporter')).toMatchObject({ allowed: true, decision: { remaining: [9] } });
+    const refused = await get(`${host.origin}/export?rows=all`);
+    expect([refused.status, refused.remaining, refused.retryAfter !== null]).toEqual([429, '9', true]);
+    expect((await get(`${host.origin}/export`)).remaining).toBe('8');
+    weighed.reset('exporter');
+    expect(weighed.get('exporter', 20)).toMatchObject({ allowed: true, decision: { remaining: [20] } });
+    expect((await get(`${host.origin}/export?rows=all`)).remaining).toBe('10');
+  });
+
+  it('hands a cost it cannot weigh to the host as a RangeError naming the range, counting nothing', async () => {
+    const answer = await get(`${host.origin}/bad-cost`);
+    expect([answer.status, answer.body]).toEqual([500, { hostSaw: 'rate limiter: cost must be a whole number from 1 to 20 (the smallest limit), not 0.5' }]);
+    expect(weighed.get('bad')).toMatchObject({ decision: { remaining: [20] } });
   });
 
   it('answers 503 with Retry-After when its store cannot decide', async () => {

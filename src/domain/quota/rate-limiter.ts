@@ -42,11 +42,19 @@ export interface RateLimiter<S extends QuotaStore = QuotaStore> {
   readonly policy: QuotaPolicy;
   /**
    * Decides and counts one request of `subject` (a client address, an API key...) in one
-   * atomic step of the store. Limiters sharing a store share subjects: give each limiter's
-   * subjects a prefix of its own (`search:${ip}`). Rejects with StoreUnavailableError when a
-   * remote store cannot answer.
+   * atomic step of the store, weighing `cost` units (default 1; a whole number up to the
+   * smallest limit, else a RangeError). Limiters sharing a store share subjects: give each
+   * limiter's subjects a prefix of its own (`search:${ip}`). Rejects with StoreUnavailableError
+   * when a remote store cannot answer.
    */
-  check(subject: string): RateLimitCheckOf<S>;
+  check(subject: string, cost?: number): RateLimitCheckOf<S>;
+  /**
+   * What `check(subject, cost)` would answer now, counting nothing and striking nothing:
+   * `decision.remaining` is each rule's room before the request, and `allowed` whether it fits.
+   */
+  get(subject: string, cost?: number): RateLimitCheckOf<S>;
+  /** Forgets `subject`: its counters, strikes and any ban (in tests, or after a mistake). */
+  reset(subject: string): ReturnType<S['reset']>;
 }
 
 /** An sf-string's characters (RFC 9651), without the two that would need escaping. */
@@ -100,11 +108,19 @@ export const createRateLimiter = <S extends QuotaStore>({ rules, store, ban }: R
     decision,
     headers: rateLimitHeaders(rateLimitFields(policy, decision)),
   });
+  const smallestLimit = Math.min(...policy.rules.map((rule) => rule.limit));
+  const checkedCost = (cost: number): number => {
+    if (!Number.isSafeInteger(cost) || cost < 1 || cost > smallestLimit) {
+      throw new RangeError(`rate limiter: cost must be a whole number from 1 to ${smallestLimit} (the smallest limit), not ${String(cost)}`);
+    }
+    return cost;
+  };
+  const answer = (decided: QuotaDecision | Promise<QuotaDecision>): RateLimitCheckOf<S> =>
+    (decided instanceof Promise ? decided.then(settle) : settle(decided)) as RateLimitCheckOf<S>;
   return {
     policy,
-    check(subject: string): RateLimitCheckOf<S> {
-      const decided = store.decide(subject, policy);
-      return (decided instanceof Promise ? decided.then(settle) : settle(decided)) as RateLimitCheckOf<S>;
-    },
+    check: (subject, cost = 1) => answer(store.decide(subject, policy, checkedCost(cost))),
+    get: (subject, cost = 1) => answer(store.peek(subject, policy, checkedCost(cost))),
+    reset: (subject) => store.reset(subject) as ReturnType<S['reset']>,
   };
 };

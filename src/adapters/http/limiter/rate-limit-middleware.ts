@@ -17,6 +17,8 @@ export interface RateLimitMiddlewareOptions {
   readonly key?: (req: IncomingMessage) => string;
   /** Requests the limiter leaves alone: not counted, no fields written. */
   readonly skip?: (req: IncomingMessage) => boolean;
+  /** How many units a request spends (default 1): a whole number up to the smallest limit, else the request fails with a RangeError. */
+  readonly cost?: (req: IncomingMessage) => number;
   /** The answer to a refused request (the rate-limit fields and Retry-After are written whatever it is). */
   readonly refusal?: (check: RateLimitCheck, req: IncomingMessage) => Refusal;
 }
@@ -44,7 +46,7 @@ async function decide(options: RateLimitMiddlewareOptions, req: IncomingMessage)
   if (options.skip?.(req) === true) return undefined;
   let check: RateLimitCheck;
   try {
-    check = await options.limiter.check((options.key ?? defaultKey)(req));
+    check = await options.limiter.check((options.key ?? defaultKey)(req), options.cost?.(req) ?? 1);
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
     return { pass: false, headers: { [RATE_LIMIT_FIELD_NAMES.retryAfter]: '1' }, refusal: UNAVAILABLE };
