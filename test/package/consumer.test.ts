@@ -41,6 +41,8 @@ interface PackedFile {
 
 let work: string;
 let project: string;
+/** The package alone, without the optional peers the server loads: what a client or limiter user installs. */
+let light: string;
 let packed: readonly string[];
 let tarball: string;
 /** Servers started by a test, killed at the end should one outlive its test. */
@@ -53,13 +55,22 @@ beforeAll(async () => {
   ];
   packed = pack.files.map((file) => file.path);
   tarball = join(work, pack.filename);
-  project = join(work, 'consumer');
-  await mkdir(project);
-  await run('npm', ['init', '-y'], { cwd: project, timeoutMs: 15_000 });
-  const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as Record<string, unknown>;
-  await writeFile(join(project, 'package.json'), JSON.stringify({ ...manifest, type: 'module' }, null, 2));
-  await run('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: project, timeoutMs: 45_000 });
-}, 90_000);
+  const { peerDependencies } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+  const consumer = async (name: string, packages: readonly string[]): Promise<string> => {
+    const folder = join(work, name);
+    await mkdir(folder);
+    await run('npm', ['init', '-y'], { cwd: folder, timeoutMs: 15_000 });
+    const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8')) as Record<string, unknown>;
+    await writeFile(join(folder, 'package.json'), JSON.stringify({ ...manifest, type: 'module' }, null, 2));
+    await run('npm', ['install', ...packages, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: folder, timeoutMs: 45_000 });
+    return folder;
+  };
+  // The server's entries need the optional peers: its users install them beside it (README, "Embedding").
+  [project, light] = await Promise.all([
+    consumer('consumer', [tarball, ...Object.entries(peerDependencies).map(([name, range]) => `${name}@${range}`)]),
+    consumer('light', [tarball]),
+  ]);
+}, 120_000);
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -366,5 +377,45 @@ console.log(JSON.stringify({ pets: typeof client.pets, code: new PetStoreError(4
     const [code, signal] = await exited;
     clearTimeout(timeout);
     expect({ code, signal }, output).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe("the package installed alone: the core, the limiter and the client without the server's packages", () => {
+  it('installs the package, typebox and find-my-way (with its own few), none of the packages the server loads', async () => {
+    const installed = (await run('npm', ['ls', '--all', '--parseable', '--omit=dev'], { cwd: light, timeoutMs: 15_000 }))
+      .split('\n')
+      .filter((path) => path.includes('/node_modules/'))
+      .map((path) => path.slice(path.lastIndexOf('/node_modules/') + '/node_modules/'.length));
+    expect(installed).toEqual(expect.arrayContaining(['petstore-service', 'typebox', 'find-my-way']));
+    for (const server of ['inversify', 'ioredis', 'pino', 'postgres', 'prom-client', 'reflect-metadata', 'swagger-ui-dist']) expect(installed, server).not.toContain(server);
+    expect(installed.length, installed.join(', ')).toBeLessThanOrEqual(10);
+  });
+
+  it('runs an exact limiter and the client from a light install', async () => {
+    await writeFile(
+      join(light, 'light.mjs'),
+      `
+import { createRateLimiter, MemoryQuotaStore, SystemClock } from 'petstore-service';
+import { PetStoreClient } from 'petstore-service/client';
+const limiter = createRateLimiter({ rules: [{ name: 'minute', limit: 2, windowMs: 60_000 }], store: new MemoryQuotaStore(new SystemClock()) });
+const verdicts = [limiter.check('a', 2).allowed, limiter.get('a').allowed, limiter.check('a').allowed];
+limiter.reset('a');
+const client = new PetStoreClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'some-key-123' });
+console.log(JSON.stringify({ verdicts, afterReset: limiter.get('a').decision.remaining, client: typeof client.pets }));
+`,
+    );
+    const output = await run(process.execPath, ['light.mjs'], { cwd: light, timeoutMs: 15_000 });
+    expect(JSON.parse(output)).toEqual({ verdicts: [true, false, false], afterReset: [2], client: 'function' });
+  });
+
+  it('the petstore bin of a light install names the packages the server needs and how to install them, exit 1', async () => {
+    const failure = await run(join(light, 'node_modules/.bin/petstore'), ['--help'], { cwd: light, timeoutMs: 15_000 }).then(
+      () => undefined,
+      (error: unknown) => String(error),
+    );
+    expect(failure).toMatch(
+      /petstore: the server needs inversify, ioredis, pino, postgres, prom-client, reflect-metadata, swagger-ui-dist, which are not installed: npm install inversify ioredis pino postgres prom-client reflect-metadata swagger-ui-dist/,
+    );
+    expect(failure).toMatch(/exit code 1|code: 1|failed/);
   });
 });
