@@ -8,6 +8,8 @@ const PROCESS_TESTS = [
   'test/postgres/**/*.test.ts',
   'test/adapters/redis-outage.test.ts',
   'test/app/cli.test.ts',
+  // SIGTERM to a real process under a burst of requests.
+  'test/app/shutdown.test.ts',
   'test/http/slow-clients.test.ts',
   // The CLI with its admin listener: metrics, access log and shutdown of a real process.
   'test/app/operations.test.ts',

@@ -8,6 +8,7 @@ import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } fro
 import { createDemoKeys } from './config/demo-keys.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { createLogger, type Logger, type PetStoreLogger } from './logging/logger.js';
+import { trackConnections } from './server-shutdown.js';
 
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
@@ -31,10 +32,12 @@ export interface RunningPetStore {
   /** Resolves once buffered log lines are written (the logger then writes no more): await it before process.exit. */
   flushLogs(): Promise<void>;
   /**
-   * The shutdown: /readyz answers 503, the server stops accepting, requests in flight finish
-   * (up to `graceMs`, default PETSTORE_SHUTDOWN_GRACE_MS), the stores are closed, then the admin listener.
+   * The shutdown: /readyz answers 503 while the server still serves for `drainMs` (default
+   * PETSTORE_DRAIN_SECONDS), then it stops accepting and answers every request on the
+   * connections it accepted (up to `graceMs`, default PETSTORE_SHUTDOWN_GRACE_MS), the stores
+   * are closed, then the admin listener.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number, drainMs?: number): Promise<void>;
 }
 
 /** Starts the standalone server from environment variables (README, "Configuration"), or throws ConfigurationError. */
@@ -50,7 +53,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
   let server: PetStoreHttpServer | undefined;
   try {
     server = await container.getAsync(TOKENS.httpServer);
-    const api = server;
+    const shutDown = trackConnections(server);
     await listen(server, config.port, config.host);
     const metrics = await container.getAsync(TOKENS.metrics);
     if (config.adminPort !== undefined && metrics !== null) {
@@ -72,11 +75,11 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
       adminUrl: admin?.url,
       logger,
       flushLogs: () => log.close(),
-      close: (graceMs = config.shutdownGraceMs) => {
+      close: (graceMs = config.shutdownGraceMs, drainMs = config.drainSeconds * 1000) => {
         closing ??= (async () => {
           admin?.beginShutdown();
-          logger.info({ graceMs }, 'shutdown: readiness answers 503; no new connections; finishing requests in flight');
-          const cut = await shutDown(api, graceMs);
+          logger.info({ drainMs, graceMs }, 'shutdown: readiness answers 503; serving on while load balancers notice');
+          const cut = await shutDown(drainMs, graceMs, () => logger.info('shutdown: no new connections; finishing requests in flight'));
           logger.info({ cutConnections: cut }, cut ? 'shutdown: grace period over, remaining requests cut' : 'shutdown: every request in flight finished');
           await container.unbindAllAsync();
           logger.info('shutdown: stores closed');
@@ -87,7 +90,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
     };
   } catch (error) {
     // E.g. the admin port taken: the API's listener must not outlive the failed start.
-    if (server?.listening === true) await shutDown(server, 0);
+    if (server?.listening === true) await new Promise<void>((resolve) => server?.close(() => resolve()));
     await admin?.close();
     await container.unbindAllAsync();
     throw error;
@@ -100,25 +103,6 @@ function listen(server: PetStoreHttpServer, port: number, host: string): Promise
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
-    });
-  });
-}
-
-/** Resolves once every connection is closed; true when the grace period ran out and requests were cut. */
-function shutDown(server: PetStoreHttpServer, graceMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    let cut = false;
-    // Requests still running after the grace period are cut rather than holding the exit forever.
-    const deadline = setTimeout(() => {
-      cut = true;
-      server.closeAllConnections();
-    }, graceMs);
-    // A keep-alive connection whose request just finished would otherwise idle until its timeout.
-    const reaper = setInterval(() => server.closeIdleConnections(), 50);
-    server.close(() => {
-      clearTimeout(deadline);
-      clearInterval(reaper);
-      resolve(cut);
     });
   });
 }

@@ -191,7 +191,8 @@ describe('operating the server: admin listener, metrics, access log, request ids
     const lines = jsonLines(cli.output());
     const from = lines.findIndex((line) => typeof line['msg'] === 'string' && line['msg'].startsWith('shutdown'));
     expect(lines.slice(from).map((line) => (line['msg'] === 'request' ? `request ${String(line['requestId'])} ${String(line['status'])}` : line['msg']))).toEqual([
-      'shutdown: readiness answers 503; no new connections; finishing requests in flight',
+      'shutdown: readiness answers 503; serving on while load balancers notice',
+      'shutdown: no new connections; finishing requests in flight',
       'request in-flight 201',
       'shutdown: every request in flight finished',
       'shutdown: stores closed',

@@ -25,6 +25,7 @@ const FLAGS = {
   'admin-port': 'PETSTORE_ADMIN_PORT',
   'admin-host': 'PETSTORE_ADMIN_HOST',
   'shutdown-grace-ms': 'PETSTORE_SHUTDOWN_GRACE_MS',
+  'drain-seconds': 'PETSTORE_DRAIN_SECONDS',
 } as const;
 
 const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
@@ -33,7 +34,7 @@ const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|sta
                 [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny]
                 [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
                 [--log-level fatal|error|warn|info|debug|trace|silent] [--access-log on|off]
-                [--admin-port N] [--admin-host H] [--shutdown-grace-ms MS]
+                [--admin-port N] [--admin-host H] [--drain-seconds S] [--shutdown-grace-ms MS]
        petstore keys create|list|revoke ...   (see petstore keys --help)
        petstore migrate [--dry-run] [--database-url URL]   (see petstore migrate --help)
 Every flag can be given as its environment variable instead (see README).`;

@@ -57,6 +57,8 @@ export interface PetStoreConfig {
   readonly adminHost: string;
   /** How long a shutdown lets requests in flight finish before cutting them. */
   readonly shutdownGraceMs: number;
+  /** After SIGTERM, how long readiness answers 503 while the server still accepts and answers, so a load balancer stops sending. */
+  readonly drainSeconds: number;
 }
 
 export interface RedisClusterConfig {
@@ -129,6 +131,8 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     adminPort: read<number | undefined>('PETSTORE_ADMIN_PORT', undefined, integerIn(0, 65_535)),
     adminHost: read('PETSTORE_ADMIN_HOST', '127.0.0.1', (raw) => ok(raw)),
     shutdownGraceMs: read('PETSTORE_SHUTDOWN_GRACE_MS', 10_000, integerIn(0, 600_000)),
+    // Deployed behind a load balancer, it needs a few of its readiness probes to see the 503; locally nothing does.
+    drainSeconds: read('PETSTORE_DRAIN_SECONDS', deployed ? 10 : 0, integerIn(0, 600)),
   };
   if (deployed && config.apiKeys.length === 0) {
     problems.push(`PETSTORE_API_KEYS is required in ${environment}: comma-separated KEY:PLAN entries`);
