@@ -13,4 +13,16 @@ export interface StrikeRecorder {
    * when the subject is banned once they are counted, else undefined.
    */
   recordStrikes(subject: string, policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined>;
+  /**
+   * Decides one request as the store's `decide` does, and with a refusal under a ban rule also
+   * the subject's strikes after it: the times of the last ones (at most the ban's count), oldest
+   * first, on the store's clock.
+   */
+  decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported>;
+}
+
+export interface StrikesReported {
+  readonly decision: QuotaDecision;
+  /** Empty unless the decision is a refusal under a ban rule. */
+  readonly strikes: readonly number[];
 }

@@ -38,6 +38,14 @@ class ScriptedStore implements QuotaStore, StrikeRecorder {
     return Promise.resolve(next);
   }
 
+  /** The strikes a refusal reports, as the Redis script returns them. */
+  reportedStrikes: number[] = [];
+
+  async decideReportingStrikes(): Promise<{ decision: QuotaDecision; strikes: readonly number[] }> {
+    const decision = await this.decide();
+    return { decision, strikes: decision.verdict === 'rate_limited' ? this.reportedStrikes : [] };
+  }
+
   peek(): Promise<QuotaDecision> {
     throw new Error('LocalRefusals passes a peek to its store: not scripted here');
   }

@@ -54,7 +54,14 @@ const instancesOn = async (count: number): Promise<Instance[]> => {
           instance.quotaCalls++;
           return store.decide(subject, policy);
         }),
-        store,
+        {
+          recordStrikes: (subject, policy, strikes) => store.recordStrikes(subject, policy, strikes),
+          // Under a ban rule the cache decides here, with the strikes reported: a quota call too.
+          decideReportingStrikes: (subject, policy) => {
+            instance.quotaCalls++;
+            return store.decideReportingStrikes(subject, policy);
+          },
+        },
         clock,
         {
           strikeLagMs: STRIKE_LAG_MS,

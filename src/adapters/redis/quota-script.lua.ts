@@ -17,8 +17,10 @@
  * KEYS[1]  the subject's hash.
  * ARGV     now ('' to use the Redis server's TIME), rule count n, then limit and windowMs of
  *          each rule, then the ban policy: strikes, strikeWindowMs, banMs (strikes 0: none);
- *          QUOTA_LUA then takes the request's cost (units, 1 to the smallest limit) and '1' to
- *          peek: answer what the request would get, counting, striking and writing nothing.
+ *          QUOTA_LUA then takes the request's cost (units, 1 to the smallest limit), '1' to
+ *          peek: answer what the request would get, counting, striking and writing nothing, and
+ *          '1' to report a refusal's strikes: the times of the last ones, oldest first, after
+ *          the reply's fields.
  * Hash     w    the windows the state was kept for; other windows start the subject over.
  *          la   lastAt: the latest time counted to. A clock stepping back keeps counting in
  *               the newest bucket rather than rewriting the past.
@@ -151,6 +153,9 @@ export const QUOTA_LUA = `${QUOTA_LUA_HELPERS}
 local t = timeOf(ARGV[1])
 local cost = tonumber(ARGV[6 + 2 * n])
 local peek = ARGV[7 + 2 * n] == '1'
+-- A refusal's reply then ends with the subject's strikes, oldest first: a cache answering its
+-- next refusals counts them on, and tells the strike that starts the ban without asking.
+local reportStrikes = ARGV[8 + 2 * n] == '1'
 
 -- A ban answers what was worked out when it started (bx: each rule's reset), so a banned
 -- subject costs one small read: nothing is counted during a ban.
@@ -255,13 +260,14 @@ end
 
 local refusedUntil = tonumber(stored[4]) or -math.huge
 local banResets
+local strikes = {}
 if verdict == 'rate_limited' and banStrikes > 0 then
   local strike = t < refusedUntil
   refusedUntil = toldUntil(refusedUntil, t, retryAt)
   writes[#writes + 1] = 'ru'
   writes[#writes + 1] = num(refusedUntil)
+  strikes = readStrikes(stored[5])
   if strike then
-    local strikes = readStrikes(stored[5])
     if addStrike(strikes, t) then
       -- The ban tells when one request fits again, whatever this one's cost (the engine's banDecision).
       local banRetries = {}
@@ -283,7 +289,11 @@ redis.call('HSET', KEYS[1], unpack(writes))
 redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(ttl) + 1000))
 
 if banResets then return bannedReply(t, bannedUntil, banResets) end
-return reply()
+local answer = reply()
+if reportStrikes and verdict == 'rate_limited' then
+  for _, at in ipairs(strikes) do answer[#answer + 1] = at end
+end
+return answer
 `;
 
 /**

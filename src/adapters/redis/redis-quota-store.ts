@@ -4,7 +4,7 @@ import { assertDecidablePolicy } from '../../domain/quota/decidable-policy.js';
 import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
-import type { StrikeRecorder } from '../../ports/strike-recorder.js';
+import type { StrikeRecorder, StrikesReported } from '../../ports/strike-recorder.js';
 import { QUOTA_LUA, STRIKES_LUA } from './quota-script.lua.js';
 import { fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
@@ -56,6 +56,14 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
 
   async reset(subject: string): Promise<void> {
     await fromRedis(this.redis, () => this.redis.del(this.keyOf(subject)));
+  }
+
+  async decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported> {
+    const args = this.policyArgs(policy);
+    args.push('1', '', '1');
+    const reply = await fromRedis(this.redis, () => this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
+    const fields = 3 + 2 * policy.rules.length;
+    return { decision: decisionOf(reply.slice(0, fields), policy.rules.length), strikes: reply.slice(fields).map(Number) };
   }
 
   async #quota(subject: string, policy: QuotaPolicy, cost: number, peek: '' | '1'): Promise<QuotaDecision> {

@@ -29,6 +29,8 @@ interface Refusal {
   /** When the question was sent: a clock now earlier has stepped back, and the entry is dropped. */
   readonly from: number;
   readonly until: number;
+  /** The subject's last strikes, oldest first, on the store's clock: the store's when it answered, then this instance's. */
+  readonly strikes: number[];
 }
 
 interface PendingStrikes {
@@ -46,8 +48,11 @@ interface PendingStrikes {
  * - a rate_limited refusal until its retryAt (less `strikeLagMs` under a ban rule): other
  *   instances can only spend quota, never give it back, so the store refuses until then too,
  *   with the same retryAt. Each such refusal is a strike (it comes before the Retry-After the
- *   first gave); they reach the store within `strikeLagMs` through the StrikeRecorder, which
- *   may start a ban the store then answers: only the ban's verdict may lag, never an admission.
+ *   first gave), counted here on the strikes the store reported with that refusal: the one
+ *   that completes the ban is sent at once and answered with the ban the store starts. The
+ *   others reach the store within `strikeLagMs` through the StrikeRecorder; what another
+ *   instance answered reaches this one's count only through the store, so only a ban another
+ *   instance completed may lag here, never an admission.
  * A different policy object for the subject asks the store again.
  */
 export class LocalRefusals implements QuotaStore {
@@ -109,15 +114,31 @@ export class LocalRefusals implements QuotaStore {
     if (pending.size === 0) return Promise.resolve();
     this.#pending = new Map();
     const sent: Promise<void>[] = [];
-    for (const [subject, strikes] of pending) sent.push(this.#record(subject, strikes));
+    for (const [subject, strikes] of pending) sent.push(this.#record(subject, strikes).then(() => undefined));
     return Promise.all(sent).then(() => undefined);
   }
 
-  #answer(subject: string, refusal: Refusal, now: number): QuotaDecision {
+  /**
+   * The remembered answer. A refusal under a ban rule is a strike: counted on the store's strikes
+   * as it last told them, so the strike that completes the ban is seen here, and only it waits for
+   * the store, which counts the pending strikes and answers the ban.
+   */
+  #answer(subject: string, refusal: Refusal, now: number): QuotaDecision | Promise<QuotaDecision> {
     const { verdict, remaining, resetAt, retryAt } = refusal.decision;
     const decidedAt = now + refusal.offset;
-    if (verdict === 'rate_limited' && refusal.policy.ban !== undefined) this.#countStrike(subject, refusal.policy, decidedAt, retryAt);
-    return { verdict, decidedAt, remaining, resetAt, retryAt };
+    const answer: QuotaDecision = { verdict, decidedAt, remaining, resetAt, retryAt };
+    const ban = refusal.policy.ban;
+    if (verdict !== 'rate_limited' || ban === undefined) return answer;
+    this.#countStrike(subject, refusal.policy, decidedAt, retryAt);
+    const strikes = refusal.strikes;
+    strikes.push(decidedAt);
+    if (strikes.length > ban.strikes) strikes.shift();
+    if (strikes.length < ban.strikes || strikes[0]! <= decidedAt - ban.strikeWindowMs) return answer;
+    const pending = this.#pending.get(subject);
+    this.#pending.delete(subject);
+    this.#refusals.delete(subject);
+    if (pending === undefined) return answer;
+    return this.#record(subject, pending).then((banned) => banned ?? answer);
   }
 
   #countStrike(subject: string, policy: QuotaPolicy, at: number, retryAt: number): void {
@@ -135,12 +156,19 @@ export class LocalRefusals implements QuotaStore {
 
   #ask(subject: string, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
     const sentAt = this.#clock.now();
+    if (policy.ban !== undefined) {
+      // The strikes come with a refusal, so the strikes answered here count on from them.
+      return this.#recorder
+        .decideReportingStrikes(subject, policy)
+        .then(({ decision, strikes }) => this.#remember(subject, policy, decision, sentAt, [...strikes]));
+    }
     const decided = this.#store.decide(subject, policy);
     if (decided instanceof Promise) return decided.then((decision) => this.#remember(subject, policy, decision, sentAt));
     return this.#remember(subject, policy, decided, sentAt);
   }
 
-  #record(subject: string, { policy, strikes }: PendingStrikes): Promise<void> {
+  /** Sends a subject's strikes; resolves with the ban when the subject is banned once the store has them. */
+  #record(subject: string, { policy, strikes }: PendingStrikes): Promise<QuotaDecision | undefined> {
     const sentAt = this.#clock.now();
     return this.#recorder.recordStrikes(subject, policy, strikes).then(
       (ban) => {
@@ -149,14 +177,17 @@ export class LocalRefusals implements QuotaStore {
           this.#refusals.delete(subject);
           this.#remember(subject, policy, ban, sentAt);
         }
+        return ban;
       },
       (error: unknown) => {
+        // Strikes lost to an outage only delay a ban.
         if (!(error instanceof StoreUnavailableError)) this.#options.onFlushError(error);
+        return undefined;
       },
     );
   }
 
-  #remember(subject: string, policy: QuotaPolicy, decision: QuotaDecision, sentAt: number): QuotaDecision {
+  #remember(subject: string, policy: QuotaPolicy, decision: QuotaDecision, sentAt: number, strikes: number[] = []): QuotaDecision {
     const storeUntil = this.#answerableUntil(policy, decision);
     if (storeUntil === undefined) return decision;
     const offset = decision.decidedAt - sentAt;
@@ -167,7 +198,7 @@ export class LocalRefusals implements QuotaStore {
       const oldest = refusals.keys().next();
       if (oldest.done !== true) refusals.delete(oldest.value);
     }
-    refusals.set(subject, { policy, decision, offset, from: sentAt, until });
+    refusals.set(subject, { policy, decision, offset, from: sentAt, until, strikes });
     return decision;
   }
 
