@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startTestCluster } from '../../test/support/test-cluster.js';
 import { createBenchDatabase } from './postgres.js';
+import { cpuSecondsOf, stopChild } from './child-process.js';
 
 export type ServerName = 'ceiling' | 'peer' | 'router' | 'memory' | 'operated' | 'redis' | 'cluster' | 'postgres';
 
@@ -171,32 +171,7 @@ const startProcess = (spec: ServerSpec): Promise<RunningServer> => {
       child.removeAllListeners('exit');
       lines.close();
       child.stderr.resume();
-      resolve({ spec, baseUrl: url, cpuSeconds: () => cpuSeconds(child.pid), stop: () => stop(child) });
+      resolve({ spec, baseUrl: url, cpuSeconds: () => cpuSecondsOf(child.pid), stop: () => stopChild(child, STOP_TIMEOUT_MS) });
     });
   });
-};
-
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-
-/** Linux's USER_HZ: /proc reports CPU time in these ticks. */
-const TICKS_PER_SECOND = 100;
-
-const cpuSeconds = (pid: number | undefined): number | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
 };

@@ -5,6 +5,7 @@
  * named by BENCH_STORE.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
 
@@ -73,4 +74,17 @@ export const stopOnSigterm = (closeServer: () => Promise<void>, redis: Redis | u
 export const portOf = (address: ReturnType<import('node:net').Server['address']>): number => {
   if (address === null || typeof address === 'string') throw new Error('the server listens on no TCP port');
   return address.port;
+};
+
+/** Serves an express app on PORT (0: any) at 127.0.0.1, announces it, and on SIGTERM closes it, then Redis. */
+export const serveExpress = (app: Express, redis: Redis | undefined): void => {
+  const server = app.listen(Number(process.env['PORT'] ?? 0), '127.0.0.1', () => announce(portOf(server.address())));
+  stopOnSigterm(
+    () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+    redis,
+  );
 };

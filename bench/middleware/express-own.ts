@@ -6,7 +6,7 @@
 import express from 'express';
 import { rateLimitMiddleware } from '../../src/adapters/http/limiter/rate-limit-middleware.js';
 import { createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
-import { HELLO, announce, portOf, redisOf, serverSettings, stopOnSigterm, subjectOf } from './common.js';
+import { HELLO, redisOf, serveExpress, serverSettings, subjectOf } from './common.js';
 import { ownStore } from './own-store.js';
 
 const settings = serverSettings();
@@ -18,12 +18,4 @@ app.get('/hello', rateLimitMiddleware({ limiter, key: (req) => subjectOf(req.hea
   res.json(HELLO);
 });
 
-const server = app.listen(Number(process.env['PORT'] ?? 0), '127.0.0.1', () => announce(portOf(server.address())));
-stopOnSigterm(
-  () =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
-  redis,
-);
+serveExpress(app, redis);

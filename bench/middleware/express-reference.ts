@@ -8,7 +8,7 @@
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { HELLO, announce, portOf, redisOf, serverSettings, stopOnSigterm, subjectOf } from './common.js';
+import { HELLO, redisOf, serveExpress, serverSettings, subjectOf } from './common.js';
 
 const settings = serverSettings();
 const redis = await redisOf(settings);
@@ -34,12 +34,4 @@ app.get('/hello', limit, (_req, res) => {
   res.json(HELLO);
 });
 
-const server = app.listen(Number(process.env['PORT'] ?? 0), '127.0.0.1', () => announce(portOf(server.address())));
-stopOnSigterm(
-  () =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
-  redis,
-);
+serveExpress(app, redis);

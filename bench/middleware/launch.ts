@@ -3,10 +3,10 @@
  * (the same way as bench/http/servers.ts: no V8 memory reducer, stdout discarded, the URL read
  * from stderr), and reads its CPU time from /proc.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { cpuSecondsOf, stopChild } from '../http/child-process.js';
 
 export interface RunningServer {
   /** `http://127.0.0.1:<port>`. */
@@ -51,32 +51,7 @@ export const startServer = (script: string, env: Readonly<Record<string, string>
       child.stderr.resume();
       const pid = child.pid;
       if (pid === undefined) return fail('has no pid');
-      resolve({ url, pid, cpuSeconds: () => cpuSeconds(pid), stop: () => stop(child) });
+      resolve({ url, pid, cpuSeconds: () => cpuSecondsOf(pid), stop: () => stopChild(child, STOP_TIMEOUT_MS) });
     });
   });
-};
-
-const stop = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-
-/** Linux's USER_HZ: /proc reports CPU time in these ticks. */
-const TICKS_PER_SECOND = 100;
-
-const cpuSeconds = (pid: number): number | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // After the command name (in parentheses, may hold spaces): utime and stime are the 12th and 13th fields.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
 };
