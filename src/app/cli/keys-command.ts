@@ -14,6 +14,7 @@ import { loadConfig, type Environ, type PetStoreConfig } from '../config/config.
 import { buildContainer } from '../container/build-container.js';
 import { TOKENS } from '../container/tokens.js';
 import { createLogger } from '../logging/logger.js';
+import { STORE_FLAGS } from './store-flags.js';
 
 export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business [--role customer|staff]
                             [--expires-in DURATION] [--label TEXT]
@@ -27,15 +28,6 @@ Each also takes the server's store flags, or their environment variables (see RE
 DURATION: a whole number and a unit: 90s, 30m, 12h, 7d, 90d (at most 3650d).
 The key is printed once, by create: the store keeps only its SHA-256 digest.`;
 
-/** The store flags, as the server's (cli.ts): each mirrors an environment variable. */
-const STORE_FLAGS = {
-  env: 'PETSTORE_ENV',
-  store: 'PETSTORE_STORE',
-  'redis-url': 'REDIS_URL',
-  'redis-cluster-nodes': 'REDIS_CLUSTER_NODES',
-  'redis-prefix': 'PETSTORE_REDIS_PREFIX',
-  'database-url': 'DATABASE_URL',
-} as const;
 const CREATE_FLAGS = ['plan', 'per-minute', 'per-day', 'role', 'expires-in', 'label'] as const;
 
 export interface NewKeyRequest {

@@ -4,17 +4,13 @@ import { runKeysCommand } from './keys-command.js';
 import { runMigrateCommand } from './migrate-command.js';
 import { ConfigurationError, startPetStore, type RunningPetStore } from '../start-pet-store.js';
 import { unavailabilityReason } from './store-failure.js';
+import { STORE_FLAGS } from './store-flags.js';
 
 // Each flag mirrors an environment variable (README, "Configuration"); a flag wins over the variable.
 const FLAGS = {
   port: 'PORT',
   host: 'HOST',
-  env: 'PETSTORE_ENV',
-  store: 'PETSTORE_STORE',
-  'redis-url': 'REDIS_URL',
-  'redis-cluster-nodes': 'REDIS_CLUSTER_NODES',
-  'redis-prefix': 'PETSTORE_REDIS_PREFIX',
-  'database-url': 'DATABASE_URL',
+  ...STORE_FLAGS,
   'pg-pool': 'PETSTORE_PG_POOL',
   'api-keys': 'PETSTORE_API_KEYS',
   'quota-fallback': 'PETSTORE_QUOTA_FALLBACK',
