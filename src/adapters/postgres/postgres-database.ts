@@ -30,8 +30,9 @@ export interface SqlSession {
  * Every call fails with StoreUnavailableError after `timeoutMs`, so a PostgreSQL that stops
  * answering is a 503 rather than a wait.
  */
-export interface PostgresDatabase extends SqlSession {
+export interface PostgresDatabase {
   read<Row = Record<string, unknown>>(text: string, values?: readonly SqlValue[]): Promise<SqlRows<Row>>;
+  query<Row = Record<string, unknown>>(text: string, values?: readonly SqlValue[]): Promise<SqlRows<Row>>;
   /** One transaction: committed when `work` resolves, rolled back when it throws. */
   transaction<T>(work: (session: SqlSession) => Promise<T>, options?: { readonly timeoutMs?: number }): Promise<T>;
   end(): Promise<void>;
@@ -124,7 +125,6 @@ export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_
   return {
     read: (text, values) => fromPostgres(piped.query(text, values), timeoutMs),
     query: (text, values) => fromPostgres(pooled.query(text, values), timeoutMs),
-    script: (text) => fromPostgres(pooled.script(text), timeoutMs),
     transaction: <T>(work: (session: SqlSession) => Promise<T>, transactionOptions: { readonly timeoutMs?: number } = {}) =>
       fromPostgres(pool.begin((sql) => work(sessionOf(sql))) as Promise<T>, transactionOptions.timeoutMs ?? timeoutMs),
     end: async () => {
