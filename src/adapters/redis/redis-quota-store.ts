@@ -59,18 +59,20 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   }
 
   async decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported> {
-    const args = this.policyArgs(policy);
-    args.push('1', '', '1');
-    const reply = await fromRedis(this.redis, () => this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
+    const reply = await this.#decideScript(subject, policy, ['1', '', '1']);
     const fields = 3 + 2 * policy.rules.length;
     return { decision: decisionOf(reply.slice(0, fields), policy.rules.length), strikes: reply.slice(fields).map(Number) };
   }
 
   async #quota(subject: string, policy: QuotaPolicy, cost: number, peek: '' | '1'): Promise<QuotaDecision> {
+    return decisionOf(await this.#decideScript(subject, policy, [String(cost), peek]), policy.rules.length);
+  }
+
+  /** QUOTA_LUA's reply, its ARGV the policy's then `tail` (cost, peek, report strikes). */
+  #decideScript(subject: string, policy: QuotaPolicy, tail: readonly string[]): Promise<string[]> {
     const args = this.policyArgs(policy);
-    args.push(String(cost), peek);
-    const reply = await fromRedis(this.redis, () => this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
-    return decisionOf(reply, policy.rules.length);
+    args.push(...tail);
+    return fromRedis(this.redis, () => this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
   }
 
   async recordStrikes(subject: string, policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined> {

@@ -100,8 +100,8 @@ const banDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number
 /** The ban's decision as of `now`; its arrays are shared by every answer of the ban, read only. */
 const duringBan = (ban: QuotaDecision, now: number): QuotaDecision => ({ ...ban, decidedAt: now });
 
-/** Advances every rule of `state` to `now` (never back) and tells whether a request of `cost` fits them all. */
-const advanceAll = (state: QuotaState, rules: readonly QuotaRule[], now: number, cost: number): { readonly at: number; readonly fits: boolean } => {
+/** Advances every rule of `state` to `now` (never back: `state.lastAt` is where it counts) and tells whether a request of `cost` fits them all. */
+const advanceAll = (state: QuotaState, rules: readonly QuotaRule[], now: number, cost: number): boolean => {
   const cells = state.cells;
   const last = state.lastAt;
   // A clock that steps back keeps counting in the newest bucket rather than rewriting the past.
@@ -114,7 +114,7 @@ const advanceAll = (state: QuotaState, rules: readonly QuotaRule[], now: number,
     advanceWindow(cells, i, rules.length, Math.floor(last / granule), Math.floor(at / granule));
     if (countedRequests(cells, i) + cost > rule.limit) fits = false;
   }
-  return { at, fits };
+  return fits;
 };
 
 /**
@@ -155,8 +155,8 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
   state.policy = policy;
   if (isBanned(state, now) && state.ban !== null) return duringBan(state.ban, now);
 
-  const { at, fits } = advanceAll(state, rules, now, cost);
-  if (fits) {
+  if (advanceAll(state, rules, now, cost)) {
+    const at = state.lastAt;
     const cells = state.cells;
     const remaining = new Array<number>(ruleCount);
     const resetAt = new Array<number>(ruleCount);
@@ -171,7 +171,7 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
     return { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now };
   }
 
-  const refused = standing(state, rules, now, at, cost);
+  const refused = standing(state, rules, now, state.lastAt, cost);
   if (policy.ban !== undefined && registerRefusal(state, policy.ban, now, refused.retryAt)) {
     return banDecision(state, rules, now);
   }
@@ -186,6 +186,6 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
 export const peekQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost = 1): QuotaDecision => {
   if (isBanned(state, now) && state.ban !== null) return duringBan(state.ban, now);
   const probe: QuotaState = { ...state, cells: state.cells.slice(), policy };
-  const { at, fits } = advanceAll(probe, policy.rules, now, cost);
-  return { verdict: fits ? 'admitted' : 'rate_limited', decidedAt: now, ...standing(probe, policy.rules, now, at, cost) };
+  const fits = advanceAll(probe, policy.rules, now, cost);
+  return { verdict: fits ? 'admitted' : 'rate_limited', decidedAt: now, ...standing(probe, policy.rules, now, probe.lastAt, cost) };
 };
