@@ -64,6 +64,13 @@ function parseResponse(bytes: Buffer, options: { bodyless?: boolean } = {}): Raw
   };
 }
 
+/** Every complete response in `bytes`, in order. */
+function parseResponses(bytes: Buffer): RawResponse[] {
+  const responses: RawResponse[] = [];
+  for (let response = parseResponse(bytes); response !== undefined; response = parseResponse(response.rest)) responses.push(response);
+  return responses;
+}
+
 const field = (response: RawResponse, name: string): string | undefined => response.fields.get(name)?.join(', ');
 
 /** The response as the OpenAPI validator takes it. */
@@ -520,6 +527,69 @@ describe('HTTP edge', () => {
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
       expectDeprecationFields(refused);
     });
+  });
+
+  describe('rule 10: requests pipelined before a malformed one are answered first, in order, then the error, then the connection closes', () => {
+    const get = (target: string): string => `GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.enterprise}\r\n\r\n`;
+    const post = (json: string): string =>
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.enterprise}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
+    const MALFORMED = 'G@T / HTTP/1.1\r\nHost: x\r\n\r\n';
+
+    it('answers GET /v1/pets?limit=1 and then the malformed request behind it, written together, with 200 then 400', async () => {
+      const { received, closedByServer } = await exchange(port, get('/v1/pets?limit=1') + MALFORMED);
+      const [listed, refused, ...more] = parseResponses(received);
+      expect(listed?.status).toBe(200);
+      expect(JSON.parse(listed!.body.toString('utf8'))).toHaveLength(1);
+      expectRawError(refused, 400, 'invalid_request');
+      expect(more).toEqual([]);
+      expect(refused!.rest.length, 'nothing follows the error').toBe(0);
+      expect(closedByServer).toBe(true);
+    });
+
+    it('answers three requests (a list, a create, a read) in order before the 431 of headers over the limit', async () => {
+      const oversized = `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`;
+      const request = get('/v1/pets?limit=2') + post('{"name":"Piped","categoryId":4}') + get(`/v1/pets/${rex.id}`) + oversized;
+      const { received, closedByServer } = await exchange(port, request);
+      const responses = parseResponses(received);
+      expect(responses.map((response) => response.status)).toEqual([200, 201, 200, 431]);
+      expect(JSON.parse(responses[1]!.body.toString('utf8'))).toMatchObject({ name: 'Piped', categoryId: 4 });
+      expect(JSON.parse(responses[2]!.body.toString('utf8'))).toEqual(rex);
+      expectRawError(responses[3], 431, 'headers_too_large');
+      expect(closedByServer).toBe(true);
+    });
+
+    it('answers a list, then the 413 of the chunked create behind it whose chunk extension is over 16 KiB', async () => {
+      const create =
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.enterprise}\r\nContent-Type: application/json\r\n` +
+        `Transfer-Encoding: chunked\r\n\r\n1e;ext=${'x'.repeat(20 * 1024)}\r\n{"name":"Ext","categoryId":1}\r\n0\r\n\r\n`;
+      const { received, closedByServer } = await exchange(port, get('/v1/pets?limit=1') + create);
+      const responses = parseResponses(received);
+      expect(responses.map((response) => response.status)).toEqual([200, 413]);
+      expectRawError(responses[1], 413, 'payload_too_large');
+      expect(closedByServer).toBe(true);
+    });
+  });
+});
+
+describe('rule 10 with a remote quota store: the error answer waits for every earlier answer still being decided', () => {
+  let edge: EdgeServer;
+  beforeAll(async () => {
+    // Decisions arrive 50 ms late, as from a slow store: the malformed request is parsed long before.
+    edge = await startEdgeServer({ quotas: (inner) => decidingStore(async (subject, policy) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return inner.decide(subject, policy);
+    }) });
+  });
+  afterAll(() => edge.close());
+
+  it('answers two GETs in order, then the 400, then closes', async () => {
+    const get = (target: string): string => `GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${EDGE_KEY}\r\n\r\n`;
+    const { received, closedByServer } = await exchange(edge.port, `${get('/v1/pets?limit=1')}${get('/v1/nowhere')}NOT A REQUEST\r\n\r\n`);
+    const responses = parseResponses(received);
+    expect(responses.map((response) => response.status)).toEqual([200, 404, 400]);
+    expectRawError(responses[2], 400, 'invalid_request');
+    expect(closedByServer).toBe(true);
   });
 });
 

@@ -33,17 +33,35 @@ const ANSWERS = new Map<HttpErrorCode, string>(
 /** The response Node assigns to a socket while one is in flight (the field its own default handler reads). */
 const inFlight = (socket: Duplex): ServerResponse | null | undefined => (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
 
+/** Sockets whose refused request waits for the answers of the requests before it; Node reports the error again on every later read. */
+const waiting = new WeakSet<Duplex>();
+
 /**
  * The server's `clientError` listener: a request Node's parser refused (malformed, headers too
- * large, too slow) is answered in the Error format with `Connection: close`, unless an answer
- * has already started on this connection, which raw bytes would corrupt.
+ * large, too slow) is answered in the Error format with `Connection: close`. Requests pipelined
+ * before it on the connection are answered first, in order (RFC 9112 §9.3.2): the error answer
+ * waits until the last of their responses has finished, as raw bytes would corrupt one in flight.
+ * A request whose own body was refused is answered at once, unless its answer has begun.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (waiting.has(socket)) return;
   const response = inFlight(socket);
-  if (error.code !== 'ECONNRESET' && socket.writable && (response == null || !response.headersSent)) {
+  if (response != null && response.req.complete) {
+    waiting.add(socket);
+    // By then Node has handed the socket to the next queued response, if any: wait for that one too.
+    response.once('finish', () => {
+      waiting.delete(socket);
+      answerClientError(error, socket);
+    });
+  } else if (response?.headersSent === true) {
+    // The refused bytes are this request's own body, and its answer has begun.
+    socket.destroy();
+  } else {
     // Destroyed once written: the rest of what the client sends is never read.
     socket.end(ANSWERS.get(CODES[error.code ?? ''] ?? 'invalid_request'), () => socket.destroy());
-  } else {
-    socket.destroy();
   }
 }
