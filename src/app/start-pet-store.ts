@@ -7,6 +7,7 @@ import { TOKENS } from './container/tokens.js';
 import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from './config/config.js';
 import { createDemoKeys } from './config/demo-keys.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
+import { processAdminSource } from './admin/admin-source.js';
 import { createLogger, type Logger, type PetStoreLogger } from './logging/logger.js';
 import { trackConnections } from './server-shutdown.js';
 
@@ -40,8 +41,13 @@ export interface RunningPetStore {
   close(graceMs?: number, drainMs?: number): Promise<void>;
 }
 
+export interface StartOptions {
+  /** False in a worker: its supervisor serves the admin listener for all workers (src/app/cluster). */
+  readonly serveAdmin?: boolean;
+}
+
 /** Starts the standalone server from environment variables (README, "Configuration"), or throws ConfigurationError. */
-export async function startPetStore(environ: Environ, overrides: ContainerOverrides = {}): Promise<RunningPetStore> {
+export async function startPetStore(environ: Environ, overrides: ContainerOverrides = {}, { serveAdmin = true }: StartOptions = {}): Promise<RunningPetStore> {
   const loaded = loadConfig(environ);
   if (!loaded.ok) throw new ConfigurationError(loaded.error);
   const demoKeys = loaded.value.environment === 'development' && loaded.value.apiKeys.length === 0 ? createDemoKeys() : [];
@@ -56,9 +62,9 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
     const shutDown = trackConnections(server);
     await listen(server, config.port, config.host);
     const metrics = await container.getAsync(TOKENS.metrics);
-    if (config.adminPort !== undefined && metrics !== null) {
+    if (serveAdmin && config.adminPort !== undefined && metrics !== null) {
       const probes = await container.getAsync(TOKENS.storeProbes);
-      admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, metrics, probes });
+      admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, source: processAdminSource(metrics, probes) });
     }
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, type Environ } from '../../src/app/config/config.js';
+import { availableParallelism } from 'node:os';
+import { apiKeyEntry, loadConfig, type Environ } from '../../src/app/config/config.js';
 import { enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 
 const problems = (environ: Environ): readonly string[] => {
@@ -110,5 +111,38 @@ describe('operations configuration', () => {
       'PETSTORE_ADMIN_PORT="70000": must be a whole number from 0 to 65535',
       'PETSTORE_SHUTDOWN_GRACE_MS="-1": must be a whole number from 0 to 600000',
     ]);
+  });
+});
+
+describe('workers', () => {
+  const workersOf = (environ: Environ): number | readonly string[] => {
+    const loaded = loadConfig(environ);
+    return loaded.ok ? loaded.value.workers : loaded.error;
+  };
+
+  it('runs one process by default, a number of them, or one per core the process may use with auto', () => {
+    expect(workersOf({})).toBe(1);
+    expect(workersOf({ PETSTORE_STORE: 'redis', PETSTORE_WORKERS: '3' })).toBe(3);
+    expect(workersOf({ PETSTORE_STORE: 'postgres', PETSTORE_WORKERS: 'auto' })).toBe(availableParallelism());
+  });
+
+  it('refuses a count that is not auto or 1 to 256, and more than one worker on the memory store, saying what to set', () => {
+    for (const raw of ['0', '257', '2.5', 'all', '-1']) {
+      expect(problems({ PETSTORE_STORE: 'redis', PETSTORE_WORKERS: raw })).toEqual([`PETSTORE_WORKERS=${JSON.stringify(raw)}: must be auto or a whole number from 1 to 256`]);
+    }
+    expect(problems({ PETSTORE_WORKERS: '2' })).toEqual([
+      "PETSTORE_WORKERS=2 needs a shared store: each worker's memory store would keep its own quotas and records. Set PETSTORE_STORE=redis or postgres, or PETSTORE_WORKERS=1",
+    ]);
+    expect(problems({ PETSTORE_WORKERS: '1' })).toEqual([]);
+  });
+
+  it('writes each key as the PETSTORE_API_KEYS entry that reads back the same key, plan and role (how a supervisor hands demo keys to its workers)', () => {
+    const keys = [
+      { key: 'entry-free-123', plan: STANDARD_PLANS.free, role: 'customer' as const },
+      { key: 'entry-staff-123', plan: STANDARD_PLANS.pro, role: 'staff' as const },
+      { key: 'entry-big-12345', plan: enterprisePlan(5_000, 1_000_000), role: 'staff' as const },
+    ];
+    const loaded = loadConfig({ PETSTORE_API_KEYS: keys.map(apiKeyEntry).join(',') });
+    expect(loaded.ok && loaded.value.apiKeys).toEqual(keys);
   });
 });

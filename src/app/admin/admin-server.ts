@@ -1,10 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PetStoreMetrics } from './metrics.js';
-import { checkStores, type StoreProbe } from './store-probes.js';
-
-/** A readiness probe gives each store this long to answer PING. */
-export const READINESS_DEADLINE_MS = 1_000;
+import type { AdminSource } from './admin-source.js';
 
 export interface AdminServer {
   /** `http://HOST:PORT`, the port actually bound. */
@@ -17,8 +13,7 @@ export interface AdminServer {
 export interface AdminServerOptions {
   readonly host: string;
   readonly port: number;
-  readonly metrics: PetStoreMetrics;
-  readonly probes: readonly StoreProbe[];
+  readonly source: AdminSource;
 }
 
 const json = (status: number, body: unknown): [number, Record<string, string>, string] => [
@@ -29,10 +24,10 @@ const json = (status: number, body: unknown): [number, Record<string, string>, s
 
 /**
  * The operators' listener, apart from the API: GET /metrics (Prometheus), /healthz (the process
- * runs), /readyz (every store answers, and no shutdown has begun). Not rate limited, no key.
+ * runs), /readyz (the source is ready, and no shutdown has begun). Not rate limited, no key.
  */
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
-  const { metrics, probes } = options;
+  const { source } = options;
   let shuttingDown = false;
 
   const answer = async (method: string, path: string): Promise<[number, Record<string, string>, string]> => {
@@ -40,17 +35,12 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     if (path === '/healthz') return json(200, { status: 'ok' });
     if (path === '/readyz') {
       if (shuttingDown) return json(503, { status: 'shutting_down' });
-      const stores = await checkStores(probes, READINESS_DEADLINE_MS);
-      for (const { store, up } of stores) metrics.storeUp(store, up);
-      const down = stores.filter((status) => !status.up);
+      const { ready, body } = await source.readiness();
       if (shuttingDown) return json(503, { status: 'shutting_down' });
-      if (down.length > 0) {
-        return json(503, { status: 'unavailable', failed: down.map(({ store, reason }) => ({ store, reason })) });
-      }
-      return json(200, { status: 'ready', stores: stores.map(({ store }) => store) });
+      return json(ready ? 200 : 503, body);
     }
     if (path === '/metrics') {
-      return [200, { 'content-type': metrics.registry.contentType }, await metrics.text()];
+      return [200, { 'content-type': source.contentType }, await source.metrics()];
     }
     return json(404, { status: 'not_found' });
   };

@@ -6,7 +6,7 @@
  * adds one. The text is what prom-client writes for a histogram, `le` first.
  */
 export class LatencyHistogram {
-  readonly #series = new Map<string, { readonly labels: string; readonly counts: Float64Array; sum: number; count: number }>();
+  readonly #series = new Map<string, Series>();
 
   constructor(
     private readonly name: string,
@@ -19,7 +19,7 @@ export class LatencyHistogram {
   observe(series: string, method: string, route: string, seconds: number): void {
     let found = this.#series.get(series);
     if (found === undefined) {
-      found = { labels: `method="${labelValue(method)}",route="${labelValue(route)}"`, counts: new Float64Array(this.bounds.length), sum: 0, count: 0 };
+      found = { method, route, labels: `method="${labelValue(method)}",route="${labelValue(route)}"`, counts: new Float64Array(this.bounds.length), sum: 0, count: 0 };
       this.#series.set(series, found);
     }
     const { bounds } = this;
@@ -45,6 +45,42 @@ export class LatencyHistogram {
     }
     return `${lines.join('\n')}\n`;
   }
+
+  /** The histogram as prom-client's `getMetricsAsJSON` gives one, so workers' histograms add up in its AggregatorRegistry. */
+  json(): HistogramJson {
+    const values: HistogramJson['values'] = [];
+    for (const { method, route, counts, sum, count } of this.#series.values()) {
+      let cumulative = 0;
+      this.bounds.forEach((bound, i) => {
+        cumulative += counts[i]!;
+        values.push({ metricName: `${this.name}_bucket`, labels: { le: bound, method, route }, value: cumulative });
+      });
+      values.push(
+        { metricName: `${this.name}_bucket`, labels: { le: '+Inf', method, route }, value: count },
+        { metricName: `${this.name}_sum`, labels: { method, route }, value: sum },
+        { metricName: `${this.name}_count`, labels: { method, route }, value: count },
+      );
+    }
+    return { name: this.name, help: this.help, type: 'histogram', aggregator: 'sum', values };
+  }
+}
+
+interface Series {
+  readonly method: string;
+  readonly route: string;
+  /** The label set as the text format writes it, made once. */
+  readonly labels: string;
+  readonly counts: Float64Array;
+  sum: number;
+  count: number;
+}
+
+export interface HistogramJson {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'histogram';
+  readonly aggregator: 'sum';
+  readonly values: { readonly metricName: string; readonly labels: Readonly<Record<string, string | number>>; readonly value: number }[];
 }
 
 /** A label value as the text format writes it: backslash, double quote and newline escaped. */

@@ -9,6 +9,8 @@ export interface PetStoreMetrics {
   readonly registry: Registry;
   /** What GET /metrics answers: the registry's metrics, then the latency histogram. */
   text(): Promise<string>;
+  /** The same as prom-client JSON, for a supervisor to add up its workers' (AggregatorRegistry.aggregate). */
+  json(): Promise<readonly object[]>;
   /** The request-finished hook that counts each request (in batches; all counted before `text` answers). */
   readonly observe: OnRequestFinished;
   /** Records a store's state, as a readiness check found it. */
@@ -92,6 +94,10 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
     text: async () => {
       finished.flush();
       return `${await registry.metrics()}\n${latency.text()}`;
+    },
+    json: async () => {
+      finished.flush();
+      return [...(await registry.getMetricsAsJSON()), latency.json()];
     },
     observe: (event) => finished.add(event),
     storeUp: (store, isUp) => up.set({ store }, isUp ? 1 : 0),

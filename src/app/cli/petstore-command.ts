@@ -1,8 +1,13 @@
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { runKeysCommand } from './keys-command.js';
 import { runMigrateCommand } from './migrate-command.js';
-import { ConfigurationError, startPetStore, type RunningPetStore } from '../start-pet-store.js';
+import { ConfigurationError, startPetStore } from '../start-pet-store.js';
+import { answerSupervisor } from '../cluster/answer-supervisor.js';
+import { startSupervisor } from '../cluster/supervisor.js';
+import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
+import { createLogger, type Logger } from '../logging/logger.js';
 import { unavailabilityReason } from './store-failure.js';
 import { STORE_FLAGS } from './store-flags.js';
 
@@ -22,6 +27,7 @@ const FLAGS = {
   'admin-host': 'PETSTORE_ADMIN_HOST',
   'shutdown-grace-ms': 'PETSTORE_SHUTDOWN_GRACE_MS',
   'drain-seconds': 'PETSTORE_DRAIN_SECONDS',
+  workers: 'PETSTORE_WORKERS',
 } as const;
 
 const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
@@ -31,6 +37,7 @@ const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|sta
                 [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
                 [--log-level fatal|error|warn|info|debug|trace|silent] [--access-log on|off]
                 [--admin-port N] [--admin-host H] [--drain-seconds S] [--shutdown-grace-ms MS]
+                [--workers N|auto]
        petstore keys create|list|revoke ...   (see petstore keys --help)
        petstore migrate [--dry-run] [--database-url URL]   (see petstore migrate --help)
 Every flag can be given as its environment variable instead (see README).`;
@@ -56,27 +63,61 @@ function environFromArgs(argv: readonly string[]): NodeJS.ProcessEnv {
   return environ;
 }
 
-function announce(store: RunningPetStore): void {
-  const { config } = store;
-  console.log(`Pet store (${config.environment}, ${config.store} store) listening on ${store.baseUrl}`);
-  if (store.adminUrl !== undefined) console.log(`Admin listening on ${store.adminUrl} (/metrics, /healthz, /readyz)`);
-  if (store.demoKeys.length === 0) return;
+/** What the command runs: one server process, or a supervisor of PETSTORE_WORKERS of them. */
+interface Served {
+  readonly config: PetStoreConfig;
+  readonly baseUrl: string;
+  readonly adminUrl: string | undefined;
+  readonly demoKeys: readonly ConfiguredKey[];
+  readonly logger: Logger;
+  /** Resolves with the exit code once every request in flight is answered and the stores are closed. */
+  close(): Promise<number>;
+  flushLogs(): Promise<void>;
+}
+
+async function serve(environ: Environ): Promise<Served> {
+  if (cluster.isWorker) {
+    const store = await startPetStore(environ, {}, { serveAdmin: false });
+    await answerSupervisor(store);
+    return { ...store, close: () => store.close().then(() => 0) };
+  }
+  const loaded = loadConfig(environ);
+  if (!loaded.ok) throw new ConfigurationError(loaded.error);
+  const config = loaded.value;
+  if (config.workers === 1) {
+    const store = await startPetStore(environ);
+    return { ...store, close: () => store.close().then(() => 0) };
+  }
+  const log = createLogger(config.logLevel);
+  const supervisor = await startSupervisor(environ, config, log).catch(async (error: unknown) => {
+    await log.close();
+    throw error;
+  });
+  return { ...supervisor, config, logger: log.logger, flushLogs: () => log.close() };
+}
+
+function announce(served: Served): void {
+  const { config } = served;
+  const workers = config.workers === 1 ? '' : `, ${config.workers} workers`;
+  console.log(`Pet store (${config.environment}, ${config.store} store${workers}) listening on ${served.baseUrl}`);
+  if (served.adminUrl !== undefined) console.log(`Admin listening on ${served.adminUrl} (/metrics, /healthz, /readyz)`);
+  if (served.demoKeys.length === 0) return;
   console.log('Demo API keys (new at every start):');
-  for (const { key, plan, role } of store.demoKeys) {
+  for (const { key, plan, role } of served.demoKeys) {
     const [perMinute, perDay] = plan.rules.map((rule) => rule.limit);
     const label = role === 'staff' ? `${plan.name} staff` : plan.name;
     console.log(`  ${label.padEnd(10)} ${key}  (${perMinute}/min, ${perDay}/day)`);
   }
-  const [free] = store.demoKeys;
-  if (free !== undefined) console.log(`Try:\n  curl -i -H 'Authorization: Bearer ${free.key}' '${store.baseUrl}/pets?limit=5'`);
+  const [free] = served.demoKeys;
+  if (free !== undefined) console.log(`Try:\n  curl -i -H 'Authorization: Bearer ${free.key}' '${served.baseUrl}/pets?limit=5'`);
 }
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'keys') process.exit(await runKeysCommand(process.argv.slice(3), process.env));
   if (process.argv[2] === 'migrate') process.exit(await runMigrateCommand(process.argv.slice(3), process.env));
-  let store: RunningPetStore;
+  let served: Served;
   try {
-    store = await startPetStore(environFromArgs(process.argv.slice(2)));
+    served = await serve(environFromArgs(process.argv.slice(2)));
   } catch (error) {
     if (isArgumentError(error)) {
       console.error(`petstore: ${error.message}\n${USAGE}`);
@@ -88,20 +129,21 @@ async function main(): Promise<void> {
     for (const line of lines) console.error(`petstore: ${line}`);
     process.exit(1);
   }
-  announce(store);
+  // The supervisor announces the server once, for all its workers.
+  if (!cluster.isWorker) announce(served);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing requests in flight, then exiting`);
-    store.close().then(
-      async () => {
-        await store.flushLogs();
-        process.exit(0);
+    if (!cluster.isWorker) console.log(`${signal}: finishing requests in flight, then exiting`);
+    served.close().then(
+      async (code) => {
+        await served.flushLogs();
+        process.exit(code);
       },
       async (error: unknown) => {
-        store.logger.error({ err: error }, 'shutdown failed');
-        await store.flushLogs();
+        served.logger.error({ err: error }, 'shutdown failed');
+        await served.flushLogs();
         process.exit(1);
       },
     );

@@ -9,6 +9,7 @@ import { parsePlan } from '../../domain/quota/plan-parser.js';
 import type { Plan } from '../../domain/quota/plan.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { err, ok, type Result } from '../../domain/result.js';
+import { availableParallelism } from 'node:os';
 
 export const ENVIRONMENTS = ['development', 'test', 'staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -59,6 +60,8 @@ export interface PetStoreConfig {
   readonly shutdownGraceMs: number;
   /** After SIGTERM, how long readiness answers 503 while the server still accepts and answers, so a load balancer stops sending. */
   readonly drainSeconds: number;
+  /** Server processes sharing the port (PETSTORE_WORKERS; `auto`: one per core the process may use). */
+  readonly workers: number;
 }
 
 export interface RedisClusterConfig {
@@ -70,6 +73,9 @@ export type Environ = Readonly<Record<string, string | undefined>>;
 
 /** `scheme://user:secret@host` written `scheme://user:***@host`: for messages and logs. */
 export const withoutPassword = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
+
+/** More processes than this on one machine would be a typo, not a plan. */
+const MAX_WORKERS = 256;
 
 export const DEFAULT_DATABASE_URL = 'postgres://127.0.0.1:5432/petstore';
 
@@ -133,7 +139,15 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     shutdownGraceMs: read('PETSTORE_SHUTDOWN_GRACE_MS', 10_000, integerIn(0, 600_000)),
     // Deployed behind a load balancer, it needs a few of its readiness probes to see the 503; locally nothing does.
     drainSeconds: read('PETSTORE_DRAIN_SECONDS', deployed ? 10 : 0, integerIn(0, 600)),
+    workers: read('PETSTORE_WORKERS', 1, (raw) =>
+      raw === 'auto' ? ok(availableParallelism()) : /^[0-9]+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= MAX_WORKERS ? ok(Number(raw)) : err(`must be auto or a whole number from 1 to ${MAX_WORKERS}`),
+    ),
   };
+  if (config.workers > 1 && config.store === 'memory') {
+    problems.push(
+      `PETSTORE_WORKERS=${config.workers} needs a shared store: each worker's memory store would keep its own quotas and records. Set PETSTORE_STORE=redis or postgres, or PETSTORE_WORKERS=1`,
+    );
+  }
   if (deployed && config.apiKeys.length === 0) {
     problems.push(`PETSTORE_API_KEYS is required in ${environment}: comma-separated KEY:PLAN entries`);
   }
@@ -208,6 +222,12 @@ function parseApiKeys(raw: string): Result<ConfiguredKey[], string> {
     keys.push(parsed.value);
   }
   return ok(keys);
+}
+
+/** A key as a PETSTORE_API_KEYS entry, the shape parseApiKey reads: how a supervisor hands its demo keys to its workers. */
+export function apiKeyEntry({ key, plan, role }: ConfiguredKey): string {
+  const limits = plan.name === 'enterprise' ? plan.rules.map((rule) => `:${rule.limit}`).join('') : '';
+  return `${key}:${plan.name}${limits}:${role}`;
 }
 
 const KEY_SHAPE = 'expected KEY:PLAN[:ROLE] with PLAN one of free, pro, business, or KEY:enterprise:PER_MINUTE:PER_DAY[:ROLE]';

@@ -1,0 +1,23 @@
+import { storeReadiness } from '../admin/admin-source.js';
+import { TOKENS } from '../container/tokens.js';
+import type { RunningPetStore } from '../start-pet-store.js';
+import { isSupervisorRequest, type WorkerReply } from './worker-messages.js';
+
+/** In a worker: answers the supervisor's readiness and metrics requests with this process's own. */
+export async function answerSupervisor(store: RunningPetStore): Promise<void> {
+  const metrics = await store.container.getAsync(TOKENS.metrics);
+  const probes = await store.container.getAsync(TOKENS.storeProbes);
+  const reply = (message: WorkerReply): void => {
+    // The channel closes when the supervisor is gone; the worker then exits (node:cluster), so the answer has no reader.
+    if (process.connected) process.send?.(message);
+  };
+  process.on('message', (message: unknown) => {
+    if (!isSupervisorRequest(message)) return;
+    const { id } = message;
+    if (message.type === 'petstore:readiness') {
+      void storeReadiness(metrics, probes).then((readiness) => reply({ type: 'petstore:readiness', id, readiness }));
+    } else {
+      void (metrics === null ? Promise.resolve([]) : metrics.json()).then((json) => reply({ type: 'petstore:metrics', id, metrics: json }));
+    }
+  });
+}

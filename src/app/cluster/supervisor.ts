@@ -1,0 +1,192 @@
+import cluster, { type Worker } from 'node:cluster';
+import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
+import { DEFAULT_BASE_PATH } from '../../adapters/http/contract/base-path.js';
+import { READINESS_DEADLINE_MS, type AdminSource, type Readiness } from '../admin/admin-source.js';
+import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
+import { apiKeyEntry, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
+import { createDemoKeys } from '../config/demo-keys.js';
+import type { PetStoreLogger } from '../logging/logger.js';
+import { isWorkerReply, type SupervisorRequest, type WorkerReply } from './worker-messages.js';
+
+/** A worker that died before it listened is started again after this, so a store that is down does not spin the machine. */
+const RESTART_DELAY_MS = 1_000;
+/** A worker's answer to a request its supervisor forwards from the admin listener. */
+const ANSWER_DEADLINE_MS = READINESS_DEADLINE_MS + 500;
+/** After its drain and grace, a worker that has not exited is killed. */
+const EXIT_DEADLINE_MS = 5_000;
+
+export interface RunningSupervisor {
+  readonly url: string;
+  readonly baseUrl: string;
+  readonly adminUrl: string | undefined;
+  readonly demoKeys: readonly ConfiguredKey[];
+  readonly workers: number;
+  /** SIGTERM to every worker (each drains and finishes its requests), then the admin listener closes. Resolves with the exit code. */
+  close(): Promise<number>;
+}
+
+export class WorkerStartError extends Error {
+  override readonly name = 'WorkerStartError';
+}
+
+interface Member {
+  readonly worker: Worker;
+  listening: boolean;
+}
+
+/**
+ * PETSTORE_WORKERS > 1: this process (node:cluster's primary) runs no API itself. It starts
+ * `config.workers` server processes on one port, replaces one that dies, serves the admin
+ * listener for all of them (metrics added up, readiness only while every worker is up and
+ * ready), and on close drains them all.
+ */
+export async function startSupervisor(environ: Environ, config: PetStoreConfig, { logger }: PetStoreLogger): Promise<RunningSupervisor> {
+  const demoKeys = config.environment === 'development' && config.apiKeys.length === 0 ? createDemoKeys() : [];
+  // Every worker must know the same keys: demo keys are made once, here, and handed down.
+  const workerEnviron = demoKeys.length === 0 ? { ...environ } : { ...environ, PETSTORE_API_KEYS: demoKeys.map(apiKeyEntry).join(',') };
+  // Every worker accepts from the shared socket itself. Under node:cluster's round robin the
+  // supervisor accepts and hands each connection to a worker; one handed to a worker as it died
+  // stayed open and unanswered (the workers test saw a 10 s hang). Node's own variable still decides when set.
+  if (process.env['NODE_CLUSTER_SCHED_POLICY'] === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
+  const members = new Map<number, Member>();
+  const registry = new Registry();
+  const up = new Gauge({ name: 'petstore_workers_up', help: 'Worker processes listening, of PETSTORE_WORKERS.', registers: [registry] });
+  const restarts = new Counter({ name: 'petstore_worker_restarts_total', help: 'Workers started again after one died.', registers: [registry] });
+  const answers = new Map<number, (reply: WorkerReply) => void>();
+  let nextRequest = 0;
+  let shuttingDown = false;
+  let started = false;
+  let boundPort = config.port;
+
+  const countUp = (): void => up.set([...members.values()].filter((member) => member.listening).length);
+
+  const fork = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const worker = cluster.fork(workerEnviron);
+      const member: Member = { worker, listening: false };
+      members.set(worker.id, member);
+      worker.on('message', (message: unknown) => {
+        if (isWorkerReply(message)) answers.get(message.id)?.(message);
+      });
+      worker.once('listening', (address) => {
+        member.listening = true;
+        boundPort = address.port;
+        countUp();
+        logger.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker listening');
+        resolve();
+      });
+      worker.once('exit', (code, signal) => {
+        members.delete(worker.id);
+        countUp();
+        if (!member.listening) reject(new WorkerStartError(`worker ${worker.id} exited (${signal ?? `code ${code}`}) before it listened`));
+        if (shuttingDown) return;
+        if (!started) return;
+        logger.error({ worker: worker.id, workerPid: worker.process.pid, code, signal }, 'worker died; starting another');
+        restarts.inc();
+        const replace = (): void => {
+          if (shuttingDown) return;
+          fork().catch((error: unknown) => {
+            logger.error({ err: error }, 'replacement worker failed to start; trying again');
+          });
+        };
+        if (member.listening) replace();
+        else setTimeout(replace, RESTART_DELAY_MS).unref();
+      });
+    });
+
+  const exitedAll = (): Promise<void> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (members.size > 0) return;
+        cluster.off('exit', check);
+        resolve();
+      };
+      cluster.on('exit', check);
+      check();
+    });
+
+  try {
+    await Promise.all(Array.from({ length: config.workers }, fork));
+  } catch (error) {
+    shuttingDown = true;
+    for (const { worker } of members.values()) worker.process.kill('SIGKILL');
+    await exitedAll();
+    throw error;
+  }
+  started = true;
+
+  /** Asks every worker; a worker that does not answer in time is left out (`undefined`). */
+  const askAll = (type: SupervisorRequest['type']): Promise<(WorkerReply | undefined)[]> =>
+    Promise.all(
+      [...members.values()].map(
+        ({ worker }) =>
+          new Promise<WorkerReply | undefined>((resolve) => {
+            const id = nextRequest++;
+            const timer = setTimeout(() => finish(undefined), ANSWER_DEADLINE_MS);
+            const finish = (reply: WorkerReply | undefined): void => {
+              clearTimeout(timer);
+              answers.delete(id);
+              resolve(reply);
+            };
+            answers.set(id, finish);
+            if (worker.isConnected()) worker.send({ type, id } satisfies SupervisorRequest);
+            else finish(undefined);
+          }),
+      ),
+    );
+
+  const source: AdminSource = {
+    contentType: registry.contentType,
+    readiness: async (): Promise<Readiness> => {
+      const listening = [...members.values()].filter((member) => member.listening).length;
+      if (listening < config.workers) return { ready: false, body: { status: 'unavailable', workers: { listening, expected: config.workers } } };
+      const replies = await askAll('petstore:readiness');
+      const failed = replies.map((reply) => (reply?.type === 'petstore:readiness' ? reply.readiness : undefined)).filter((readiness) => readiness?.ready !== true);
+      if (failed.length === 0) return { ready: true, body: { status: 'ready', workers: listening } };
+      return { ready: false, body: { status: 'unavailable', workers: { listening, expected: config.workers }, failed: failed.map((readiness) => readiness?.body ?? { status: 'no_answer' }) } };
+    },
+    metrics: async () => {
+      const replies = await askAll('petstore:metrics');
+      const workers = replies.flatMap((reply) => (reply?.type === 'petstore:metrics' ? [reply.metrics] : []));
+      return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...workers]).metrics();
+    },
+  };
+
+  let admin: AdminServer | undefined;
+  if (config.adminPort !== undefined) admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, source });
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${boundPort}`;
+  logger.info({ url: `${url}${DEFAULT_BASE_PATH}`, adminUrl: admin?.url, workers: config.workers, store: config.store }, 'started');
+
+  let closing: Promise<number> | undefined;
+  return {
+    url,
+    baseUrl: `${url}${DEFAULT_BASE_PATH}`,
+    adminUrl: admin?.url,
+    demoKeys,
+    workers: config.workers,
+    close: () => {
+      closing ??= (async () => {
+        shuttingDown = true;
+        admin?.beginShutdown();
+        logger.info({ workers: members.size }, 'shutdown: readiness answers 503; every worker drains');
+        const codes: (number | null)[] = [];
+        cluster.on('exit', (_worker, code) => codes.push(code));
+        const deadline = setTimeout(
+          () => {
+            for (const { worker } of members.values()) worker.process.kill('SIGKILL');
+          },
+          config.drainSeconds * 1000 + config.shutdownGraceMs + EXIT_DEADLINE_MS,
+        );
+        for (const { worker } of members.values()) worker.process.kill('SIGTERM');
+        await exitedAll();
+        clearTimeout(deadline);
+        await admin?.close();
+        const failed = codes.filter((code) => code !== 0).length;
+        logger.info({ failed }, failed === 0 ? 'shutdown: every worker exited' : 'shutdown: some workers did not exit cleanly');
+        return failed === 0 ? 0 : 1;
+      })();
+      return closing;
+    },
+  };
+}
