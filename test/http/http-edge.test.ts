@@ -17,7 +17,8 @@ import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { expectError, HttpClient, listAll, type HttpResult, type PetBody } from '../support/http-client.js';
 import { assertMatchesOpenApi } from '../support/openapi-validator.js';
 import { KEYS, startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
-import { decidingStore } from '../support/quota-store-doubles.js';
+import { decidingStore, failingStore } from '../support/quota-store-doubles.js';
+import { QuotaOutageFallback } from '../../src/adapters/wrappers/quota-outage-fallback.js';
 
 // The HTTP edge (docs/decisions.md): nothing answers outside the Error format {code, message, status}.
 // Every test talks to a real server over real sockets; raw bytes through node:net wherever
@@ -590,6 +591,58 @@ describe('rule 10 with a remote quota store: the error answer waits for every ea
     expect(responses.map((response) => response.status)).toEqual([200, 404, 400]);
     expectRawError(responses[2], 400, 'invalid_request');
     expect(closedByServer).toBe(true);
+  });
+});
+
+describe("rule 7: getPet's deprecation fields are on its answers that no quota decision or handler reached", () => {
+  let denying: EdgeServer;
+  let broken: EdgeServer;
+  let working: EdgeServer;
+  beforeAll(async () => {
+    working = await startEdgeServer();
+    // PETSTORE_QUOTA_FALLBACK=deny with its store down: what the Redis quota store throws then.
+    denying = await startEdgeServer({
+      quotas: (inner) => new QuotaOutageFallback(failingStore(new StoreUnavailableError('quota store')), 'deny', inner, new SystemClock()),
+    });
+    broken = await startEdgeServer({ quotas: () => failingStore(new Error('a bug in the quota store')) });
+  });
+  afterAll(async () => {
+    await denying.close();
+    await broken.close();
+    await working.close();
+  });
+
+  it.each(['GET', 'HEAD'])('sends them on the 503 of %s /v1/pets/1 while the quota store is down and the fallback denies', async (method) => {
+    for (const client of [denying.client, new HttpClient(denying.baseUrl)]) {
+      const result = await client.request(method, '/pets/1');
+      expect(result.status).toBe(503);
+      if (method === 'GET') expectError(result, 503, 'service_unavailable');
+      expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expectDeprecationFields(result);
+    }
+  });
+
+  it('sends them on the 500 of a quota store that fails unexpectedly, and on no other route', async () => {
+    const result = await broken.client.get('/pets/1');
+    expectError(result, 500, 'internal_error');
+    expectDeprecationFields(result);
+    const list = await broken.client.get('/pets');
+    expectError(list, 500, 'internal_error');
+    expect(list.headers.get('deprecation')).toBeNull();
+  });
+
+  it('sends them on the 417 of an Expect other than 100-continue, and on a 401', async () => {
+    const request = (fields: string): string => `GET /v1/pets/1 HTTP/1.1\r\nHost: x\r\n${fields}Connection: close\r\n\r\n`;
+    for (const [fields, status] of [
+      [`Authorization: Bearer ${EDGE_KEY}\r\nExpect: teapot\r\n`, 417],
+      ['Authorization: Bearer not-a-key\r\n', 401],
+    ] as const) {
+      const response = parseResponse((await exchange(working.port, request(fields))).received);
+      expect(response?.status).toBe(status);
+      expect(field(response!, 'deprecation')).toBe('@1767225600');
+      expect(field(response!, 'sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+      expect(field(response!, 'link')).toBe('</v1/pets>; rel="successor-version"');
+    }
   });
 });
 

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { answerClientError } from './wire/parser-errors.js';
 import { STANDALONE_ORIGINS, type ServerOrigin } from './contract/openapi-document.js';
-import { createRequestContext, sendError } from './wire/request-context.js';
 import { createRequestHandler, type RequestHandlerDependencies, type RequestHandlerOptions } from './request-handler.js';
 
 export interface HttpServerOptions extends RequestHandlerOptions {
@@ -20,6 +19,7 @@ export type PetStoreHttpServer = Server<typeof IncomingMessage, typeof ServerRes
 /** The standalone node:http server: timeouts, parser errors and `Expect`, around createRequestHandler. */
 export function createHttpServer(deps: HttpServerDependencies, options: HttpServerOptions): PetStoreHttpServer {
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, ...handlerOptions } = options;
+  const handler = createRequestHandler(deps, { ...handlerOptions, serverOrigins: handlerOptions.serverOrigins ?? STANDALONE_ORIGINS });
   const server = createServer(
     {
       headersTimeout: headersTimeoutMs,
@@ -30,10 +30,10 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
       // A request without Host is refused by the handler, in the Error format, instead of by Node with an empty 400.
       requireHostHeader: false,
     },
-    createRequestHandler(deps, { ...handlerOptions, serverOrigins: handlerOptions.serverOrigins ?? STANDALONE_ORIGINS }),
+    handler,
   );
   server.on('clientError', answerClientError);
-  // Any Expect but 100-continue: Node would answer 417 with an empty body.
-  server.on('checkExpectation', (req, res) => sendError(createRequestContext(req, res), 'expectation_failed'));
+  // Any Expect but 100-continue: Node would answer 417 with an empty body; the handler answers it, routed and counted like any refusal.
+  server.on('checkExpectation', handler);
   return server;
 }

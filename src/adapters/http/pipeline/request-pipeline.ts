@@ -16,6 +16,9 @@ import { credentialHeadersProblem } from './credential-headers.js';
 import { requestTarget } from './request-target.js';
 
 const CHALLENGE = ['www-authenticate', 'Bearer'];
+/** What Node itself takes for `Expect: 100-continue` (its continueExpression); any other expectation reaches the handler only through `checkExpectation`. */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+const expectationFailed = (req: IncomingMessage): boolean => req.headers.expect !== undefined && !CONTINUE.test(req.headers.expect);
 /** The key and plan reported for a request without a valid key. */
 const ANONYMOUS = 'anonymous';
 /** Hex digits of a key's digest the request-finished event shows: enough to tell keys apart, too few to matter. */
@@ -66,13 +69,13 @@ export function createAdmissionPipeline(
       trace.verdict = admitted.decision.verdict;
     }
     writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
-    if (match?.kind === 'route') for (const header of match.route.headers) ctx.headers.push(header);
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
 
     const verdict = admitted.decision.verdict;
     if (verdict === 'rate_limited') return sendError(ctx, 'rate_limited');
     if (verdict === 'banned') return sendError(ctx, 'api_key_banned');
     if (headerProblem !== undefined) return sendError(ctx, 'invalid_request', headerProblem);
+    if (expectationFailed(ctx.req)) return sendError(ctx, 'expectation_failed');
     if (match === null) return refuseUnrouted(ctx);
     if (match.kind === 'bad_url') return sendError(ctx, 'invalid_request', 'The URL is malformed.');
     const { operation, queryNames } = match.route;
@@ -152,9 +155,13 @@ export function createAdmissionPipeline(
     if (onFinished !== undefined) traceRequest(ctx, requestId, onFinished);
     try {
       const match = router.find(req.method ?? 'GET', requestTarget(req));
-      if (ctx.trace !== undefined && match?.kind === 'route') {
-        ctx.trace.route = match.route.operation.path;
-        ctx.trace.operation = match.route.operation.operationId;
+      if (match?.kind === 'route') {
+        // Before anything can fail: a route's headers (getPet's deprecation) are on every answer, a 503 of the quota store's too.
+        for (const header of match.route.headers) ctx.headers.push(header);
+        if (ctx.trace !== undefined) {
+          ctx.trace.route = match.route.operation.path;
+          ctx.trace.operation = match.route.operation.operationId;
+        }
       }
       if (answeredPreflight(req, res, match, requestId)) return;
       const headerProblem = credentialHeadersProblem(req);
