@@ -573,6 +573,40 @@ describe('HTTP edge', () => {
   });
 });
 
+describe('rule 11: requests Node hands over oddly (CONNECT, Upgrade) are answered in the Error format, and the connection closes', () => {
+  let edge: EdgeServer;
+  beforeAll(async () => {
+    edge = await startEdgeServer();
+  });
+  afterAll(() => edge.close());
+
+  it.each([
+    ['CONNECT at a path of the API', 405, 'method_not_allowed', `CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${EDGE_KEY}\r\n\r\n`],
+    ['CONNECT to an authority, tunnel bytes behind it', 404, 'not_found', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n\x16\x03\x01\x02\x00'],
+    ['CONNECT without Host', 400, 'invalid_request', 'CONNECT example.com:443 HTTP/1.1\r\n\r\n'],
+  ])('answers %s with %i %s, counted like any request, then closes', async (_label, status, code, request) => {
+    const { received, closedByServer } = await exchange(edge.port, request);
+    const [response, ...more] = parseResponses(received);
+    expectRawError(response, status, code);
+    for (const name of RATE_LIMIT_FIELDS) expect(field(response!, name), name).toBeDefined();
+    if (status === 405) expect(field(response!, 'allow')).toBe('GET, HEAD, POST');
+    expect(more).toEqual([]);
+    expect(closedByServer).toBe(true);
+  });
+
+  it('answers an Upgrade request (no protocol is switched) with Connection: close, as Node drops what was pipelined behind it', async () => {
+    const get = (fields: string): string => `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${EDGE_KEY}\r\n${fields}\r\n`;
+    const { received, closedByServer, elapsedMs } = await exchange(edge.port, get('Upgrade: websocket\r\nConnection: Upgrade\r\n') + get(''));
+    const [response, ...more] = parseResponses(received);
+    expect(response?.status).toBe(200);
+    expect(field(response!, 'connection')?.toLowerCase()).toBe('close');
+    // The request behind it went unanswered: the close tells the client to send it again.
+    expect(more).toEqual([]);
+    expect(closedByServer).toBe(true);
+    expect(elapsedMs, 'closed at once, not by the keep-alive timeout').toBeLessThan(900);
+  });
+});
+
 describe('rule 10 with a remote quota store: the error answer waits for every earlier answer still being decided', () => {
   let edge: EdgeServer;
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { answerClientError } from './wire/parser-errors.js';
+import { answerConnect } from './wire/connect-requests.js';
 import { STANDALONE_ORIGINS, type ServerOrigin } from './contract/openapi-document.js';
 import { createRequestHandler, type RequestHandlerDependencies, type RequestHandlerOptions } from './request-handler.js';
 
@@ -16,7 +17,7 @@ export type HttpServerDependencies = RequestHandlerDependencies;
 
 export type PetStoreHttpServer = Server<typeof IncomingMessage, typeof ServerResponse>;
 
-/** The standalone node:http server: timeouts, parser errors and `Expect`, around createRequestHandler. */
+/** The standalone node:http server: timeouts, parser errors, `Expect` and CONNECT, around createRequestHandler. */
 export function createHttpServer(deps: HttpServerDependencies, options: HttpServerOptions): PetStoreHttpServer {
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, ...handlerOptions } = options;
   const handler = createRequestHandler(deps, { ...handlerOptions, serverOrigins: handlerOptions.serverOrigins ?? STANDALONE_ORIGINS });
@@ -33,6 +34,7 @@ export function createHttpServer(deps: HttpServerDependencies, options: HttpServ
     handler,
   );
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect(handler));
   // Any Expect but 100-continue: Node would answer 417 with an empty body; the handler answers it, routed and counted like any refusal.
   server.on('checkExpectation', handler);
   return server;

@@ -149,6 +149,8 @@ export function createAdmissionPipeline(
     // Mounted with a next handler, a path that is not the API's is the host's: no quota spent, nothing written.
     if (next !== undefined && outsideApi(req)) return next();
     const ctx = createRequestContext(req, res);
+    // Node drops whatever was pipelined behind an Upgrade request in the same read: closing tells the client to send it again.
+    if (req.headers.upgrade !== undefined) res.shouldKeepAlive = false;
     const requestId = requestIdOf(req.headers['x-request-id']);
     ctx.requestId = requestId;
     ctx.headers.push('x-request-id', requestId);
