@@ -16,7 +16,7 @@ import type { PetRepository } from '../../src/ports/pet-repository.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { expectError, HttpClient, listAll, type HttpResult, type PetBody } from '../support/http-client.js';
 import { assertMatchesOpenApi } from '../support/openapi-validator.js';
-import { KEYS, startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
+import { KEYS, requestWithHeaders, startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
 import { decidingStore, failingStore } from '../support/quota-store-doubles.js';
 import { QuotaOutageFallback } from '../../src/adapters/wrappers/quota-outage-fallback.js';
 
@@ -486,6 +486,33 @@ describe('HTTP edge', () => {
       expect((result.body as PetBody).categoryId).toBe(expected);
       const stored = await store.client.get(`/pets/${(result.body as PetBody).id}`);
       expect((stored.body as PetBody).categoryId).toBe(expected);
+    });
+  });
+
+  describe('rule 12: a body sent with a Content-Encoding other than identity is a 415 (it is never decoded, nor read as plain JSON)', () => {
+    const PET = '{"name":"Coded","categoryId":1}';
+
+    it.each(['gzip', 'br', 'deflate', 'x-gzip', 'gzip, identity', 'identity, gzip'])(
+      'answers a create with Content-Encoding: %s with 415 unsupported_media_type and Accept-Encoding: identity, storing nothing',
+      async (coding) => {
+        const before = (await listAll(store.client)).pets;
+        const result = await requestWithHeaders(store.client, 'POST', '/pets', { key: KEYS.enterprise, raw: PET, headers: { 'content-encoding': coding } });
+        expectError(result, 415, 'unsupported_media_type', 'Content-Encoding');
+        expect(result.headers.get('accept-encoding')).toBe('identity');
+        expect((await listAll(store.client)).pets).toEqual(before);
+      },
+    );
+
+    it('answers a placed and a moved order sent gzip-labelled with 415 too', async () => {
+      const placed = await requestWithHeaders(store.client, 'POST', '/store/orders', { key: KEYS.enterprise, json: { petId: rex.id }, headers: { 'content-encoding': 'gzip' } });
+      expectError(placed, 415, 'unsupported_media_type', 'Content-Encoding');
+      const moved = await requestWithHeaders(store.staff, 'PATCH', '/store/orders/1', { key: KEYS.staff, json: { status: 'approved' }, headers: { 'content-encoding': 'gzip' } });
+      expectError(moved, 415, 'unsupported_media_type', 'Content-Encoding');
+    });
+
+    it.each(['identity', 'IDENTITY', ' identity '])('creates a pet sent with Content-Encoding: %j', async (coding) => {
+      const result = await requestWithHeaders(store.client, 'POST', '/pets', { key: KEYS.enterprise, raw: PET, headers: { 'content-encoding': coding } });
+      expect(result.status, result.text).toBe(201);
     });
   });
 

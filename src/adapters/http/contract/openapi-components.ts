@@ -5,6 +5,7 @@ import { DEFAULT_BASE_PATH } from './base-path.js';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../docs/docs-content-security-policy.js';
 import { STATIC_CACHE_CONTROL } from '../docs/static-file.js';
 import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
+import { IDENTITY_CODING } from '../wire/json-body.js';
 import { MAX_BODY_BYTES } from '../wire/request-limits.js';
 import { REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../wire/request-id.js';
 
@@ -76,6 +77,11 @@ export const HEADER_COMPONENTS = {
     description: 'The authentication scheme to use.',
     required: true,
     schema: { type: 'string', pattern: '^Bearer( |$)' },
+  },
+  'Accept-Encoding': {
+    description: 'The only content coding a request body may be sent in (RFC 9110 §15.5.16): sent when a Content-Encoding was the reason for the 415.',
+    required: false,
+    schema: { type: 'string', const: IDENTITY_CODING },
   },
   Allow: {
     description: 'The methods the resource answers, e.g. `GET, HEAD, POST`.',
@@ -182,7 +188,11 @@ export const SHARED_RESPONSES = {
     Allow: ref('headers/Allow'),
   }),
   PayloadTooLarge: errorResponse(`The body is larger than ${MAX_BODY_BYTES} bytes.`, ['payload_too_large']),
-  UnsupportedMediaType: errorResponse('The body is not sent as `application/json`.', ['unsupported_media_type']),
+  UnsupportedMediaType: errorResponse(
+    `The body is not sent as \`application/json\`, or is sent with a Content-Encoding other than \`${IDENTITY_CODING}\` (then with \`Accept-Encoding: ${IDENTITY_CODING}\`).`,
+    ['unsupported_media_type'],
+    { ...rateLimitHeaders, 'Accept-Encoding': ref('headers/Accept-Encoding') },
+  ),
   TooManyRequests: errorResponse(
     'Over the limit (`rate_limited`), or the API key is temporarily banned for ignoring 429s (`api_key_banned`).',
     ['rate_limited', 'api_key_banned'],

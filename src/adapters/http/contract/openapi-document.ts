@@ -2,6 +2,7 @@ import type { TSchema } from 'typebox';
 import { DEFAULT_BASE_PATH } from './base-path.js';
 import type { HttpErrorCode } from '../wire/http-errors.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../wire/idempotency-key.js';
+import { IDENTITY_CODING } from '../wire/json-body.js';
 import { isErrorResponse, type Operation } from './operation.js';
 import { errorContent, headerComponents, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
 import { NAMED_SCHEMAS } from './schemas.js';
@@ -128,6 +129,15 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
 };
 
+/** Declared wherever a body is read: the body is never decoded. */
+const CONTENT_ENCODING_PARAMETER = {
+  name: 'Content-Encoding',
+  in: 'header',
+  required: false,
+  description: `Absent, or \`${IDENTITY_CODING}\`: the body is read as sent. Any other coding (\`gzip\`, \`br\`...) is a 415 \`unsupported_media_type\` with \`Accept-Encoding: ${IDENTITY_CODING}\`.`,
+  schema: { type: 'string', const: IDENTITY_CODING },
+};
+
 const deprecationHeaders = {
   Deprecation: ref('headers/Deprecation'),
   Sunset: ref('headers/Sunset'),
@@ -177,6 +187,7 @@ function operationObject(operation: Operation, options: OpenApiOptions, headOnly
       schema: documentSchema(schema),
     })),
     ...(operation.idempotent === true ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+    ...(operation.body === undefined ? [] : [CONTENT_ENCODING_PARAMETER]),
   ];
   const description = describe(operation, options);
   return {

@@ -18,6 +18,26 @@ export function isJsonContentType(header: string | undefined): boolean {
   return mediaType === 'application/json';
 }
 
+/** The only content coding a body may be sent in: none at all. */
+export const IDENTITY_CODING = 'identity';
+
+/**
+ * Whether Content-Encoding leaves the body as sent: absent, or `identity` only (any case).
+ * A coding the service does not decode would be read as JSON in its encoded bytes.
+ */
+const isIdentityCoding = (header: string | undefined): boolean =>
+  header === undefined ||
+  header.split(',').every((coding) => {
+    const name = coding.trim().toLowerCase();
+    return name === '' || name === IDENTITY_CODING;
+  });
+
+const encoded: BodyResult = {
+  ok: false,
+  code: 'unsupported_media_type',
+  message: `The request body must be sent without a Content-Encoding (or as ${IDENTITY_CODING}): it is not decoded.`,
+};
+
 const tooLarge: BodyResult = {
   ok: false,
   code: 'payload_too_large',
@@ -39,6 +59,8 @@ export function readJsonBody(ctx: RequestContext): Promise<BodyResult> {
   }
   // Read to the end by someone else, with nothing left behind: waiting for 'end' would wait forever.
   if (req.readableEnded || req.readableDidRead) return Promise.resolve(consumedElsewhere);
+  // Checked only here: a host's parser (express.json) decodes the body and leaves the header.
+  if (!isIdentityCoding(req.headers['content-encoding'])) return Promise.resolve(encoded);
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) return Promise.resolve(tooLarge);
   return new Promise((resolve) => {

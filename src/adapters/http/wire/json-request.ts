@@ -1,7 +1,12 @@
-import { isJsonContentType, readJsonBody } from './json-body.js';
+import type { HttpErrorCode } from './http-errors.js';
+import { IDENTITY_CODING, isJsonContentType, readJsonBody } from './json-body.js';
 import { sendError, type RequestContext } from './request-context.js';
 
-const CLOSE = ['connection', 'close'];
+/** Fields of a refused body's answer: a 413 closes the connection, a 415 of a coding names the one accepted (RFC 9110 §15.5.16). */
+const REFUSAL_FIELDS: Partial<Record<HttpErrorCode, readonly string[]>> = {
+  payload_too_large: ['connection', 'close'],
+  unsupported_media_type: ['accept-encoding', IDENTITY_CODING],
+};
 
 export interface JsonRequest {
   readonly value: unknown;
@@ -17,6 +22,6 @@ export async function readJsonRequest(ctx: RequestContext): Promise<JsonRequest 
   }
   const body = await readJsonBody(ctx);
   if (body.ok) return body;
-  sendError(ctx, body.code, body.message, body.code === 'payload_too_large' ? CLOSE : undefined);
+  sendError(ctx, body.code, body.message, REFUSAL_FIELDS[body.code]);
   return undefined;
 }
