@@ -21,7 +21,7 @@ H="Authorization: Bearer $KEY"
 
 show curl -si -X POST -H "$H" -H 'Content-Type: application/json' -d '{"name":"Rex","categoryId":1}' "$B/pets"
 # Shown like every other request, so the session replays by hand as the README prints it.
-show curl -s -X POST -H "$H" -H 'Content-Type: application/json' -d '{"name":"Tom","categoryId":2,"status":"sold"}' "$B/pets"
+show curl -s -X POST -H "Authorization: Bearer $STAFF" -H 'Content-Type: application/json' -d '{"name":"Tom","categoryId":2,"status":"sold"}' "$B/pets"
 show curl -s -X POST -H "$H" -H 'Content-Type: application/json' -d '{"name":"Kit","categoryId":2}' "$B/pets"
 show curl -si -H "$H" "$B/pets?limit=1&status=available"
 show curl -si -H "$H" "$B/pets/1"

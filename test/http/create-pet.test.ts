@@ -22,10 +22,10 @@ async function expectRejected(options: RequestOptions, status: number, code: str
 
 describe('POST /v1/pets (createPet)', () => {
   it('answers 201 with the pet, its assigned id and Location: /v1/pets/{id}, and stores it', async () => {
-    const result = await create({ json: { name: 'Rex', categoryId: 3, status: 'pending' } });
+    const result = await create({ json: { name: 'Rex', categoryId: 3, status: 'available' } });
     expect(result.status).toBe(201);
     const pet = result.body as PetBody;
-    expect(pet).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'pending' });
+    expect(pet).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
     expect(Number.isSafeInteger(pet.id) && pet.id >= 1).toBe(true);
     expect(result.headers.get('location')).toBe(`/v1/pets/${pet.id}`);
 
@@ -52,10 +52,19 @@ describe('POST /v1/pets (createPet)', () => {
     expect((result.body as PetBody).status).toBe('available');
   });
 
-  it.each(['available', 'pending', 'sold'])('accepts status %s', async (status) => {
-    const result = await create({ json: { name: 'Kit', categoryId: 1, status } });
+  it.each(['available', 'pending', 'sold'])('accepts status %s from a staff key', async (status) => {
+    const result = await store.staff.post('/pets', { json: { name: 'Kit', categoryId: 1, status } });
     expect(result.status).toBe(201);
     expect((result.body as PetBody).status).toBe(status);
+  });
+
+  // A pet's status changes only through its orders, and no order holds a new pet: a customer's
+  // pending or sold pet could never change again (docs/decisions.md, "NewPet rules").
+  it.each(['pending', 'sold'])('answers a customer key creating a pet %s with 403 forbidden naming the status, storing nothing', async (status) => {
+    const before = await everyPet();
+    const result = await create({ json: { name: 'Kit', categoryId: 1, status } });
+    expectError(result, 403, 'forbidden', status);
+    expect(await everyPet()).toEqual(before);
   });
 
   it('accepts names of 1 and of 100 code points, counting an emoji as one', async () => {

@@ -7,7 +7,7 @@ let rex: PetBody;
 
 beforeAll(async () => {
   store = await startTestPetStore();
-  rex = (await store.client.post('/pets', { json: { name: 'Rex', categoryId: 3, status: 'sold' } })).body as PetBody;
+  rex = (await store.staff.post('/pets', { json: { name: 'Rex', categoryId: 3, status: 'sold' } })).body as PetBody;
 });
 
 afterAll(() => store.close());

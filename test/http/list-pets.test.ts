@@ -15,7 +15,8 @@ beforeAll(async () => {
   created = [];
   for (let i = 0; i < PET_COUNT; i++) {
     const status = STATUS_CYCLE[i % STATUS_CYCLE.length];
-    const result = await store.client.post('/pets', { json: { name: `pet ${i}`, categoryId: 1 + (i % 4), status } });
+    // Created by staff: a customer's pet starts available.
+    const result = await store.staff.post('/pets', { json: { name: `pet ${i}`, categoryId: 1 + (i % 4), status } });
     expect(result.status).toBe(201);
     created.push(result.body as PetBody);
   }
