@@ -80,8 +80,33 @@ export const createRedisClient = async ({
     redis.disconnect();
     throw new StoreUnavailableError(`Redis at ${redactedUrl(url)}`, { cause: startError ?? error });
   }
+  writeOncePerTurn(redis);
   return redis;
 };
+
+/**
+ * The commands a connection is given in one turn of the event loop leave in one write: the
+ * socket is corked at the turn's first command and uncorked before the next turn. Each
+ * command would otherwise be a write of its own (a syscall, and a wake-up of Redis), which
+ * the profile of the Redis list found to be a third of the service's CPU. Unlike ioredis'
+ * auto-pipelining, nothing waits for an earlier batch's replies.
+ */
+export function writeOncePerTurn(redis: Redis): void {
+  const send = redis.sendCommand.bind(redis);
+  let corked = false;
+  redis.sendCommand = (command, stream) => {
+    const socket = redis.stream;
+    if (!corked && socket !== undefined) {
+      corked = true;
+      socket.cork();
+      setImmediate(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return send(command, stream);
+  };
+}
 
 /** The URL without its password, fit for an error message. */
 const redactedUrl = (url: string): string => {

@@ -1,6 +1,6 @@
 import { Cluster, type ClusterOptions, type Redis } from 'ioredis';
 import { StoreUnavailableError } from '../../domain/errors.js';
-import { failFastConnection, reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS } from './redis-client.js';
+import { failFastConnection, reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS, writeOncePerTurn } from './redis-client.js';
 
 export interface RedisNodeAddress {
   readonly host: string;
@@ -78,7 +78,10 @@ export const createRedisClusterClient = async ({
   cluster.on('error', (error: Error) => report(error, where));
   cluster.on('node error', (error: Error, key: string) => report(error, key));
   cluster.on('ready', () => down.delete(where));
-  cluster.on('+node', (node: Redis) => node.on('ready', () => down.delete(keyOf(node.options))));
+  cluster.on('+node', (node: Redis) => {
+    writeOncePerTurn(node);
+    node.on('ready', () => down.delete(keyOf(node.options)));
+  });
   let deadline: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
