@@ -56,10 +56,10 @@ function validApiKey(apiKey: unknown): string {
 
 /**
  * A typed client of the pet store API, over fetch only: it runs in Node 20+ and in browsers.
- * A failed call rejects with a PetStoreError; 429 `rate_limited`, 503 and network failures are
- * retried within the budget of `retry` (by default 4 attempts and 30 s of waiting per call),
- * waiting `Retry-After` when the answer gives one, else backing off exponentially with full
- * jitter. Each POST sends one Idempotency-Key, the same on every attempt, so a retry never
+ * A failed call rejects with a PetStoreError; 429 `rate_limited`, 409 `idempotency_conflict`, 503
+ * and network failures are retried within the budget of `retry` (by default 4 attempts and 30 s
+ * of waiting per call), waiting `Retry-After` when the answer gives one, else backing off
+ * exponentially with full jitter. Each POST sends one Idempotency-Key, the same on every attempt, so a retry never
  * creates twice.
  */
 export class PetStoreClient {

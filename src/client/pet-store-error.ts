@@ -15,7 +15,7 @@ export class PetStoreError extends Error {
   /** The HTTP status; 0 when no answer came. */
   readonly status: number;
   readonly code: PetStoreErrorCode;
-  /** The answer's `Retry-After` in milliseconds, when it had one (429, 503). */
+  /** The answer's `Retry-After` in milliseconds, when it had one (429, 503, 409 `idempotency_conflict`). */
   readonly retryAfterMs: number | undefined;
 
   constructor(status: number, code: PetStoreErrorCode, message: string, options: { retryAfterMs?: number | undefined; cause?: unknown } = {}) {

@@ -19,8 +19,11 @@ export type IdempotencyStart =
   | { readonly kind: 'started' }
   /** A request with this key and fingerprint already succeeded. */
   | { readonly kind: 'replay'; readonly result: IdempotentResult }
-  /** A request with this key has not finished yet. */
-  | { readonly kind: 'in_flight' }
+  /**
+   * A request with this key has not finished yet, or failed where its mark could not be dropped:
+   * its fate is known once the mark ends, `leftMs` from now (at least IDEMPOTENCY_MARK_RESOLUTION_MS).
+   */
+  | { readonly kind: 'in_flight'; readonly leftMs: number }
   /** The key was used for a request with another fingerprint. */
   | { readonly kind: 'reused' };
 
@@ -46,3 +49,10 @@ export const IDEMPOTENCY_RECORD_MS = 24 * 60 * 60 * 1000;
  * expired mark can never let a repeat store twice.
  */
 export const IDEMPOTENCY_IN_FLIGHT_MS = 5 * 1000;
+/**
+ * The last second of an in-flight mark holds no repeat off: the repeat starts anew (its creating
+ * step returns what the first stored, if it did). So a mark reported in flight has at least this
+ * much left, and a Retry-After of its whole seconds left, rounded down, is never 0 and never
+ * points past its end: a repeat sent when it says finds the request's fate known.
+ */
+export const IDEMPOTENCY_MARK_RESOLUTION_MS = 1000;

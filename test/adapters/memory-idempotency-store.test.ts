@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_RECORD_MS } from '../../src/ports/idempotency-store.js';
+import { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_MARK_RESOLUTION_MS, IDEMPOTENCY_RECORD_MS } from '../../src/ports/idempotency-store.js';
 import { describeIdempotencyStoreContract } from '../contracts/idempotency-store-contract.js';
 import { claimOf } from '../contracts/stores-fixture.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -10,13 +10,13 @@ describeIdempotencyStoreContract('MemoryIdempotencyStore', async () => memorySto
 describe('MemoryIdempotencyStore expiry', () => {
   const REX = { name: 'Rex', categoryId: 1, status: 'available' } as const;
 
-  it('an in-flight mark expires after IDEMPOTENCY_IN_FLIGHT_MS, so a request whose instance died blocks its key no longer', async () => {
+  it('an in-flight mark holds repeats off until its last second (IDEMPOTENCY_MARK_RESOLUTION_MS), so a request whose instance died blocks its key no longer', async () => {
     const clock = new ManualClock(START);
     const { idempotency } = memoryStores(clock);
     const claim = claimOf('k1');
     expect(await idempotency.begin(claim)).toEqual({ kind: 'started' });
-    clock.advance(IDEMPOTENCY_IN_FLIGHT_MS - 1);
-    expect(await idempotency.begin(claim)).toEqual({ kind: 'in_flight' });
+    clock.advance(IDEMPOTENCY_IN_FLIGHT_MS - IDEMPOTENCY_MARK_RESOLUTION_MS);
+    expect(await idempotency.begin(claim)).toEqual({ kind: 'in_flight', leftMs: IDEMPOTENCY_MARK_RESOLUTION_MS });
     expect(await idempotency.begin(claimOf('k1', 'other'))).toEqual({ kind: 'reused' });
     clock.advance(1);
     expect(await idempotency.begin(claimOf('k1', 'other'))).toEqual({ kind: 'started' });
@@ -45,7 +45,7 @@ describe('MemoryIdempotencyStore expiry', () => {
     await idempotency.release(claim);
     expect(await idempotency.begin(claim)).toEqual({ kind: 'started' });
     clock.advance(IDEMPOTENCY_IN_FLIGHT_MS * 0.6);
-    expect(await idempotency.begin(claim)).toEqual({ kind: 'in_flight' });
+    expect(await idempotency.begin(claim)).toEqual({ kind: 'in_flight', leftMs: IDEMPOTENCY_IN_FLIGHT_MS * 0.4 });
   });
 
   it('holds only the records still alive: expired ones are swept as calls come', async () => {

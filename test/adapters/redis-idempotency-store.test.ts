@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RedisIdempotencyStore } from '../../src/adapters/redis/redis-idempotency-store.js';
 import { RedisOrderRepository } from '../../src/adapters/redis/redis-order-repository.js';
 import { RedisPetRepository } from '../../src/adapters/redis/redis-pet-repository.js';
-import { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../src/ports/idempotency-store.js';
+import { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_MARK_RESOLUTION_MS, IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../src/ports/idempotency-store.js';
 import { describeIdempotencyStoreContract } from '../contracts/idempotency-store-contract.js';
 import { claimOf } from '../contracts/stores-fixture.js';
 import { useTestRedis } from '../support/use-test-redis.js';
@@ -35,6 +35,21 @@ describe('RedisIdempotencyStore expiry, by Redis itself', () => {
     const orderClaim = claimOf('order');
     await orders.place({ petId: pet.id, ownerId: 'o', placedAt: '2026-01-01T00:00:00.000Z' }, orderClaim);
     await expectTtlAbout(recordKey(prefix, orderClaim), IDEMPOTENCY_RECORD_MS);
+  });
+
+  it('a mark tells a repeat its time left, and holds it off no more in its last second (IDEMPOTENCY_MARK_RESOLUTION_MS)', async () => {
+    const prefix = shared.freshPrefix();
+    const store = new RedisIdempotencyStore(shared.redis, prefix);
+    const claim = claimOf('k1');
+    await store.begin(claim);
+    await shared.redis.pexpire(recordKey(prefix, claim), 3_000);
+    const repeat = await store.begin(claim);
+    expect(repeat).toMatchObject({ kind: 'in_flight' });
+    expect(repeat.kind === 'in_flight' && repeat.leftMs).toBeGreaterThan(IDEMPOTENCY_MARK_RESOLUTION_MS);
+    expect(repeat.kind === 'in_flight' && repeat.leftMs).toBeLessThanOrEqual(3_000);
+    await shared.redis.pexpire(recordKey(prefix, claim), IDEMPOTENCY_MARK_RESOLUTION_MS - 1);
+    expect(await store.begin(claim)).toEqual({ kind: 'started' });
+    await expectTtlAbout(recordKey(prefix, claim), IDEMPOTENCY_IN_FLIGHT_MS);
   });
 
   it('a key whose mark Redis expired starts again', async () => {

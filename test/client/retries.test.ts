@@ -55,6 +55,24 @@ describe('PetStoreClient retries', () => {
     }
   });
 
+  it('retries a 409 idempotency_conflict (an earlier attempt whose fate is not yet known) after its Retry-After, with the same Idempotency-Key, and resolves with the order', async () => {
+    const order = { id: 3, petId: 1, ownerId: 'o', status: 'placed', placedAt: '2026-01-01T00:00:00.000Z' };
+    const { requests, baseUrl } = await serve(
+      { ...errorJson(503, 'service_unavailable'), headers: { 'retry-after': '1' } },
+      { ...errorJson(409, 'idempotency_conflict'), headers: { 'retry-after': '3' } },
+      { status: 201, json: order, headers: { location: '/v1/store/orders/3' } },
+    );
+    const { retry, waits } = recorded();
+
+    await expect(clientOf(baseUrl, retry).placeOrder({ petId: 1 })).resolves.toEqual(order);
+
+    expect(waits).toEqual([1000, 3000]);
+    const keys = requests.map((request) => request.headers['idempotency-key']);
+    expect(keys).toHaveLength(3);
+    expect(keys[0]).toMatch(UUID);
+    expect(new Set(keys)).toEqual(new Set([keys[0]]));
+  });
+
   it('retries a 503 without Retry-After after growing, jittered delays: random * min(maxDelayMs, baseDelayMs * 2^(n-1))', async () => {
     const unavailable = errorJson(503, 'service_unavailable');
     const inventory = { available: 1, pending: 0, sold: 0 };
@@ -94,7 +112,7 @@ describe('PetStoreClient retries', () => {
     [401, 'unauthorized'],
     [403, 'forbidden'],
     [404, 'not_found'],
-    [409, 'idempotency_conflict'],
+    [409, 'pet_unavailable'],
     [422, 'idempotency_key_reused'],
     [500, 'internal_error'],
   ])('never retries a %i %s', async (status, code) => {

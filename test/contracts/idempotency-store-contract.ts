@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewPet } from '../../src/domain/pets/pet.js';
-import type { IdempotencyStore } from '../../src/ports/idempotency-store.js';
+import { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_MARK_RESOLUTION_MS, type IdempotencyStore } from '../../src/ports/idempotency-store.js';
 import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
 
 const REX: NewPet = { name: 'Rex', categoryId: 1, status: 'available' };
 const FIRST = 'POST /v1/pets {"name":"Rex","categoryId":1}';
 const OTHER = 'POST /v1/pets {"name":"Tom","categoryId":1}';
+/** In flight, with whatever time its mark has left (its own test checks the time). */
+const IN_FLIGHT = { kind: 'in_flight', leftMs: expect.any(Number) };
 
 /**
  * The behaviour every IdempotencyStore adapter shares, with the repositories that complete its
@@ -27,9 +29,19 @@ export const describeIdempotencyStoreContract = (adapterName: string, create: Cr
     it('a new key starts; a repeat while it runs is in flight; another request under it is reused', async () => {
       const claim = claimOf('k1', FIRST);
       expect(await store.begin(claim)).toEqual({ kind: 'started' });
-      expect(await store.begin(claim)).toEqual({ kind: 'in_flight' });
+      expect(await store.begin(claim)).toEqual(IN_FLIGHT);
       expect(await store.begin(claimOf('k1', OTHER))).toEqual({ kind: 'reused' });
-      expect(await store.begin(claim)).toEqual({ kind: 'in_flight' });
+      expect(await store.begin(claim)).toEqual(IN_FLIGHT);
+    });
+
+    it('a repeat in flight is told the time its mark has left: at least IDEMPOTENCY_MARK_RESOLUTION_MS, at most IDEMPOTENCY_IN_FLIGHT_MS', async () => {
+      const claim = claimOf('k1', FIRST);
+      await store.begin(claim);
+      const repeat = await store.begin(claim);
+      expect(repeat.kind).toBe('in_flight');
+      const leftMs = repeat.kind === 'in_flight' ? repeat.leftMs : NaN;
+      expect(leftMs).toBeGreaterThanOrEqual(IDEMPOTENCY_MARK_RESOLUTION_MS);
+      expect(leftMs).toBeLessThanOrEqual(IDEMPOTENCY_IN_FLIGHT_MS);
     });
 
     it('a completed request is replayed to a repeat and reused for another request, and release leaves it', async () => {
@@ -68,7 +80,7 @@ export const describeIdempotencyStoreContract = (adapterName: string, create: Cr
       const claim = claimOf('k1', FIRST);
       await store.begin(claim);
       await store.release(claimOf('k1', OTHER));
-      expect(await store.begin(claim)).toEqual({ kind: 'in_flight' });
+      expect(await store.begin(claim)).toEqual(IN_FLIGHT);
       await store.release(claim);
       expect(await store.begin(claim)).toEqual({ kind: 'started' });
       // A released key is free for any request.
@@ -84,7 +96,7 @@ export const describeIdempotencyStoreContract = (adapterName: string, create: Cr
       expect(await store.begin(claimOf('k', OTHER, 'scope-2'))).toEqual({ kind: 'started' });
       expect(await store.begin(claimOf('b:c', FIRST, 'a'))).toEqual({ kind: 'started' });
       expect(await store.begin(claimOf('c', OTHER, 'a:b'))).toEqual({ kind: 'started' });
-      expect(await store.begin(claimOf('k', FIRST, 'scope-1'))).toEqual({ kind: 'in_flight' });
+      expect(await store.begin(claimOf('k', FIRST, 'scope-1'))).toEqual(IN_FLIGHT);
     });
 
     it('keys of any visible ASCII, braces included, up to 255 characters', async () => {

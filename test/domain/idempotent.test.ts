@@ -9,6 +9,7 @@ import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import { err, ok, type Result } from '../../src/domain/result.js';
 import {
   IDEMPOTENCY_IN_FLIGHT_MS,
+  IDEMPOTENCY_MARK_RESOLUTION_MS,
   IDEMPOTENCY_RECORD_MS,
   type IdempotencyClaim,
   type IdempotencyStart,
@@ -39,7 +40,7 @@ const stubStore = (start: IdempotencyStart, release: () => Promise<void> = async
 describe('runIdempotently', () => {
   it.each<[string, IdempotencyStart]>([
     ['replay', { kind: 'replay', result: { kind: 'pet', pet: PET } }],
-    ['in_flight', { kind: 'in_flight' }],
+    ['in_flight', { kind: 'in_flight', leftMs: 3_000 }],
     ['reused', { kind: 'reused' }],
   ])('a %s from the store is answered as it is, without running the request or releasing the key', async (_, start) => {
     const { store, calls } = stubStore(start);
@@ -142,7 +143,7 @@ describe('runIdempotently over the memory store and repositories', () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const first = runIdempotently(store, CLAIM, gated(catalog, gate));
-    expect(await runIdempotently(store, CLAIM, () => catalog.create(BODY))).toEqual({ kind: 'in_flight' });
+    expect(await runIdempotently(store, CLAIM, () => catalog.create(BODY))).toEqual({ kind: 'in_flight', leftMs: IDEMPOTENCY_IN_FLIGHT_MS });
     expect(await runIdempotently(store, { ...CLAIM, fingerprint: 'other' }, () => catalog.create(BODY))).toEqual({ kind: 'reused' });
     open();
     const done = await first;
@@ -198,11 +199,11 @@ describe('runIdempotently over the memory store and repositories', () => {
     expect((await runIdempotently(store, CLAIM, (claim) => catalog.create(BODY, claim))).kind).toBe('ran');
   });
 
-  it('an in-flight mark whose request never finished expires after IDEMPOTENCY_IN_FLIGHT_MS', async () => {
+  it('an in-flight mark whose request never finished holds repeats off, telling its time left, until its last second', async () => {
     const { store, clock } = wired();
     expect(await store.begin(CLAIM)).toEqual({ kind: 'started' });
-    clock.advance(IDEMPOTENCY_IN_FLIGHT_MS - 1);
-    expect(await store.begin(CLAIM)).toEqual({ kind: 'in_flight' });
+    clock.advance(IDEMPOTENCY_IN_FLIGHT_MS - IDEMPOTENCY_MARK_RESOLUTION_MS);
+    expect(await store.begin(CLAIM)).toEqual({ kind: 'in_flight', leftMs: IDEMPOTENCY_MARK_RESOLUTION_MS });
     clock.advance(1);
     expect(await store.begin(CLAIM)).toEqual({ kind: 'started' });
   });

@@ -1,6 +1,7 @@
 import type { Clock } from '../../ports/clock.js';
 import {
   IDEMPOTENCY_IN_FLIGHT_MS,
+  IDEMPOTENCY_MARK_RESOLUTION_MS,
   IDEMPOTENCY_RECORD_MS,
   type IdempotencyClaim,
   type IdempotencyStart,
@@ -17,7 +18,6 @@ interface IdempotencyRecord {
 }
 
 const STARTED: IdempotencyStart = { kind: 'started' };
-const IN_FLIGHT: IdempotencyStart = { kind: 'in_flight' };
 const REUSED: IdempotencyStart = { kind: 'reused' };
 
 // JSON of the pair: no scope and key can spell the same string as another pair.
@@ -49,13 +49,16 @@ export class MemoryIdempotencyRecords {
     const now = this.#sweep();
     const key = keyOf(claim);
     const record = this.#records.get(key);
-    // A record can outlive its time here only when the clock went back since it was queued.
-    if (record === undefined || record.expiresAt <= now) {
+    // A record can outlive its time here only when the clock went back since it was queued. A
+    // mark's last second holds nothing off (see IDEMPOTENCY_MARK_RESOLUTION_MS).
+    const leftMs = record === undefined ? 0 : record.expiresAt - now;
+    const holds = record !== undefined && (record.result === undefined ? leftMs >= IDEMPOTENCY_MARK_RESOLUTION_MS : leftMs > 0);
+    if (!holds) {
       this.#put(this.#inFlight, { key, fingerprint: claim.fingerprint, expiresAt: now + IDEMPOTENCY_IN_FLIGHT_MS, result: undefined });
       return STARTED;
     }
     if (record.fingerprint !== claim.fingerprint) return REUSED;
-    return record.result === undefined ? IN_FLIGHT : { kind: 'replay', result: record.result };
+    return record.result === undefined ? { kind: 'in_flight', leftMs } : { kind: 'replay', result: record.result };
   }
 
   /** Drops the in-flight mark of this claim; a completed record stays. */

@@ -1,5 +1,6 @@
 import {
   IDEMPOTENCY_IN_FLIGHT_MS,
+  IDEMPOTENCY_MARK_RESOLUTION_MS,
   type IdempotencyClaim,
   type IdempotencyStart,
   type IdempotencyStore,
@@ -9,7 +10,6 @@ import type { Clock } from '../../ports/clock.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
 const STARTED: IdempotencyStart = { kind: 'started' };
-const IN_FLIGHT: IdempotencyStart = { kind: 'in_flight' };
 const REUSED: IdempotencyStart = { kind: 'reused' };
 
 /** Expired records are deleted by every this many begins, a bounded batch at a time, so the table follows the keys of the last 24 h. */
@@ -32,26 +32,29 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   async begin(claim: IdempotencyClaim): Promise<IdempotencyStart> {
     if (++this.#begins % PURGE_EVERY === 0) void this.#purge();
     const now = this.clock.now();
-    // A record that vanishes between the two statements (released, expired) is begun again.
+    // A record that vanishes between the two statements (released, expired, in its last second) is begun again.
     for (;;) {
+      // A mark's last second holds nothing off (see IDEMPOTENCY_MARK_RESOLUTION_MS).
       const started = await this.db.query(
         `INSERT INTO idempotency_records (scope, key, fingerprint, expires_at)
                  VALUES ($1, $2, $3, $4)
                  ON CONFLICT (scope, key) DO UPDATE
                    SET fingerprint = EXCLUDED.fingerprint, expires_at = EXCLUDED.expires_at, result = NULL
                    WHERE idempotency_records.expires_at <= $5
+                      OR (idempotency_records.result IS NULL AND idempotency_records.expires_at < $6)
          RETURNING 1`,
-        [claim.scope, claim.key, claim.fingerprint, now + IDEMPOTENCY_IN_FLIGHT_MS, now],
+        [claim.scope, claim.key, claim.fingerprint, now + IDEMPOTENCY_IN_FLIGHT_MS, now, now + IDEMPOTENCY_MARK_RESOLUTION_MS],
       );
       if (started.rowCount === 1) return STARTED;
-      const { rows } = await this.db.read<{ fingerprint: string; result: IdempotentResult | null }>(
-        'SELECT fingerprint, result FROM idempotency_records WHERE scope = $1 AND key = $2 AND expires_at > $3',
+      // int4: the time left of a record kept at most 24 h, which the driver reads as a number.
+      const { rows } = await this.db.read<{ fingerprint: string; result: IdempotentResult | null; left_ms: number }>(
+        'SELECT fingerprint, result, (expires_at - $3)::int4 AS left_ms FROM idempotency_records WHERE scope = $1 AND key = $2 AND expires_at > $3',
         [claim.scope, claim.key, now],
       );
       const record = rows[0];
-      if (record === undefined) continue;
+      if (record === undefined || (record.result === null && record.left_ms < IDEMPOTENCY_MARK_RESOLUTION_MS)) continue;
       if (record.fingerprint !== claim.fingerprint) return REUSED;
-      return record.result === null ? IN_FLIGHT : { kind: 'replay', result: record.result };
+      return record.result === null ? { kind: 'in_flight', leftMs: record.left_ms } : { kind: 'replay', result: record.result };
     }
   }
 

@@ -6,18 +6,20 @@
  */
 
 /**
- * KEYS: the claim's record. ARGV: fingerprint, the in-flight mark's lifetime in ms.
- * Returns {'started'} (and marks it in flight), {'reused'}, {'in_flight'} or {'replay', kind, id, record}.
+ * KEYS: the claim's record. ARGV: fingerprint, the in-flight mark's lifetime in ms, how long a
+ * mark must have left to hold a repeat off. Returns {'started'} (and marks it in flight),
+ * {'reused'}, {'in_flight', ms left} or {'replay', kind, id, record}.
  */
 export const BEGIN_IDEMPOTENT_LUA = `
 local stored = redis.call('HMGET', KEYS[1], 'f', 'k', 'i', 'r')
-if not stored[1] then
+local left = redis.call('PTTL', KEYS[1])
+if not stored[1] or (not stored[2] and left < tonumber(ARGV[3])) then
   redis.call('HSET', KEYS[1], 'f', ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return { 'started' }
 end
 if stored[1] ~= ARGV[1] then return { 'reused' } end
-if not stored[2] then return { 'in_flight' } end
+if not stored[2] then return { 'in_flight', left } end
 return { 'replay', stored[2], stored[3], stored[4] }
 `;
 

@@ -1,6 +1,7 @@
 import type { RedisClient } from './redis-client.js';
 import {
   IDEMPOTENCY_IN_FLIGHT_MS,
+  IDEMPOTENCY_MARK_RESOLUTION_MS,
   type IdempotencyClaim,
   type IdempotencyStart,
   type IdempotencyStore,
@@ -12,12 +13,11 @@ import { petOf } from './redis-pet-record.js';
 import { fromRedis } from './redis-failures.js';
 
 interface IdempotencyScripts {
-  petstoreBeginIdempotent(record: string, fingerprint: string, inFlightMs: string): Promise<string[]>;
+  petstoreBeginIdempotent(record: string, fingerprint: string, inFlightMs: string, resolutionMs: string): Promise<(string | number)[]>;
   petstoreReleaseIdempotent(record: string, fingerprint: string): Promise<number>;
 }
 
 const STARTED: IdempotencyStart = { kind: 'started' };
-const IN_FLIGHT: IdempotencyStart = { kind: 'in_flight' };
 const REUSED: IdempotencyStart = { kind: 'reused' };
 
 /**
@@ -39,12 +39,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   async begin(claim: IdempotencyClaim): Promise<IdempotencyStart> {
     const key = this.keys.idempotency(claim);
     const [kind, resultKind, id, record] = await fromRedis(this.redis, () =>
-      this.redis.petstoreBeginIdempotent(key, claim.fingerprint, String(IDEMPOTENCY_IN_FLIGHT_MS)),
+      this.redis.petstoreBeginIdempotent(key, claim.fingerprint, String(IDEMPOTENCY_IN_FLIGHT_MS), String(IDEMPOTENCY_MARK_RESOLUTION_MS)),
     );
     if (kind === 'started') return STARTED;
-    if (kind === 'in_flight') return IN_FLIGHT;
+    if (kind === 'in_flight' && typeof resultKind === 'number') return { kind: 'in_flight', leftMs: resultKind };
     if (kind === 'reused') return REUSED;
-    if (kind === 'replay' && record !== undefined) {
+    if (kind === 'replay' && typeof record === 'string') {
       if (resultKind === 'pet') return { kind: 'replay', result: { kind: 'pet', pet: petOf(Number(id), record) } };
       if (resultKind === 'order') return { kind: 'replay', result: { kind: 'order', order: orderOf(Number(id), record) } };
     }

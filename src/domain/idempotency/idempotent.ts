@@ -10,7 +10,8 @@ export type IdempotentOutcome<T> =
  * Runs a creating request at most once per Idempotency-Key: a repeat of one that succeeded is
  * replayed, a repeat while it runs is in flight, another request under the same key is reused.
  * Only a success is remembered (written by `run` itself, in the step that creates): after a
- * refusal or a failure the mark is dropped, so the client may retry with the same key.
+ * refusal or a failure the mark is dropped, so the client may retry with the same key. A mark
+ * that cannot be dropped (the store is down) holds repeats off until its end, which `in_flight` tells.
  */
 export async function runIdempotently<T>(
   store: IdempotencyStore,

@@ -151,6 +151,17 @@ export const rateLimitHeaders: HeaderRefs = {
 
 const optional = (name: HeaderComponentName) => ({ ...HEADER_COMPONENTS[name], required: false });
 
+/** A 409 of an idempotent POST: `idempotency_conflict` carries Retry-After, its other codes (`pet_unavailable`) do not. */
+export const idempotencyConflictHeaders: HeaderRefs = {
+  ...rateLimitHeaders,
+  [RATE_LIMIT_FIELD_NAMES.retryAfter]: {
+    description:
+      'With `idempotency_conflict`: whole seconds, at least 1, after which the fate of the request first sent with this Idempotency-Key is known (a retry then replays its 201 or runs anew), never past the end of its in-flight mark.',
+    required: false,
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
 /** When the quota store itself failed, no decision exists: the rate-limit fields may be absent. */
 const optionalRateLimitHeaders: HeaderRefs = Object.fromEntries(RATE_LIMIT_FIELDS.map((name) => [name, optional(name)]));
 

@@ -4,7 +4,7 @@ import type { HttpErrorCode } from '../wire/http-errors.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../wire/idempotency-key.js';
 import { IDENTITY_CODING } from '../wire/json-body.js';
 import { isErrorResponse, type Operation } from './operation.js';
-import { errorContent, headerComponents, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
+import { errorContent, headerComponents, idempotencyConflictHeaders, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 
 type Json = Readonly<Record<string, unknown>>;
@@ -98,11 +98,12 @@ function responsesOf(operation: Operation): Map<number, DocumentResponse> {
     });
   }
   if (operation.idempotent === true) {
-    addErrors(409, 'A request with this Idempotency-Key is still in flight.', ['idempotency_conflict']);
+    addErrors(409, 'A request with this Idempotency-Key is still in flight, or its fate not yet known (Retry-After: when it is).', ['idempotency_conflict']);
     addErrors(422, 'This Idempotency-Key was used with another body.', ['idempotency_key_reused']);
   }
   for (const [status, { description, codes }] of errors) {
-    responses.set(status, { description, headers: rateLimitHeaders, content: errorContent(codes) });
+    const headers = status === 409 && operation.idempotent === true ? idempotencyConflictHeaders : rateLimitHeaders;
+    responses.set(status, { description, headers, content: errorContent(codes) });
   }
   const add = (status: number, name: SharedResponseName): void => {
     if (!responses.has(status)) responses.set(status, shared(name));
@@ -125,7 +126,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'draft-ietf-httpapi-idempotency-key-header: 1 to 255 visible ASCII characters, scoped to the API key and kept 24 h. A repeat with the same body replays the first 201 (`Idempotent-Replayed: true`) and stores nothing; another body is a 422; a repeat while the first is in flight a 409. Only a 201 is remembered.',
+    'draft-ietf-httpapi-idempotency-key-header: 1 to 255 visible ASCII characters, scoped to the API key and kept 24 h. A repeat with the same body replays the first 201 (`Idempotent-Replayed: true`) and stores nothing; another body is a 422; a repeat while the first is in flight, or before a failed first is known to have stored nothing, a 409 whose Retry-After says when it is. Only a 201 is remembered.',
   schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
 };
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DomainError } from '../../../domain/errors.js';
 import { runIdempotently } from '../../../domain/idempotency/idempotent.js';
+import { RATE_LIMIT_FIELD_NAMES } from '../../../domain/quota/rate-limit-fields.js';
 import type { Result } from '../../../domain/result.js';
 import type { IdempotencyClaim, IdempotentResult } from '../../../ports/idempotency-store.js';
 import { sendDomainError } from '../wire/failures.js';
@@ -10,6 +11,7 @@ import type { OperationServices } from '../contract/operation.js';
 import { sendError, type RequestContext } from '../wire/request-context.js';
 
 const REPLAYED = ['idempotent-replayed', 'true'];
+const RETRY_AFTER = RATE_LIMIT_FIELD_NAMES.retryAfter.toLowerCase();
 
 export interface IdempotentCreation<T, Input> {
   readonly operationId: string;
@@ -26,7 +28,8 @@ export interface IdempotentCreation<T, Input> {
 /**
  * A creating POST under an optional Idempotency-Key, scoped to the caller's API key: a repeat
  * with the same body replays the first 201 with `Idempotent-Replayed: true` and stores
- * nothing; another body is a 422; a repeat while the first runs is a 409.
+ * nothing; another body is a 422; a repeat while the first runs (or before its failure is known
+ * to have stored nothing) is a 409 whose Retry-After says when its fate is known.
  */
 export async function createIdempotently<T, Input>(
   ctx: RequestContext,
@@ -54,7 +57,8 @@ export async function createIdempotently<T, Input>(
     case 'ran':
       return answer(ctx, creation, outcome.result);
     case 'in_flight':
-      return sendError(ctx, 'idempotency_conflict');
+      // Whole seconds rounded down: at least 1, and never past the mark's end (IDEMPOTENCY_MARK_RESOLUTION_MS).
+      return sendError(ctx, 'idempotency_conflict', undefined, [RETRY_AFTER, Math.floor(outcome.leftMs / 1000)]);
     case 'reused':
       return sendError(ctx, 'idempotency_key_reused');
     case 'replay': {
