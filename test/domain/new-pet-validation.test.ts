@@ -12,6 +12,10 @@ const errorOf = (input: unknown) => {
 const isControl = (codePoint: number): boolean => codePoint <= 0x1f || (codePoint >= 0x7f && codePoint <= 0x9f);
 const isSurrogate = (codePoint: number): boolean => codePoint >= 0xd800 && codePoint <= 0xdfff;
 
+/** The test's own reading of "visible": not white space, not rendered invisibly by Unicode's rule, not the blank Braille pattern. */
+const VISIBLE = /[^\s\p{Default_Ignorable_Code_Point}\u2800]/u;
+const INVISIBLE = ['\u200b', '\u200c', '\u200d', '\u2060', '\u00ad', '\u3164', '\ufe0f', '\u2800', '\u180e', '\u{e0020}'];
+
 /** Any code point a name may hold: biased by fast-check towards ASCII and the extremes. */
 const nameCharArb = fc
   .integer({ min: 0, max: 0x10ffff })
@@ -21,7 +25,7 @@ const nameCharArb = fc
 const storedNameArb = fc
   .array(nameCharArb, { minLength: 1, maxLength: 100 })
   .map((chars) => chars.join(''))
-  .filter((name) => name.trim() === name && name.length > 0);
+  .filter((name) => name.trim() === name && name.length > 0 && VISIBLE.test(name));
 const paddingArb = fc
   .array(fc.constantFrom(' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u2028', '\u3000', '\ufeff'), { maxLength: 4 })
   .map((chars) => chars.join(''));
@@ -42,6 +46,10 @@ const invalidNameArb = fc.oneof(
       return `x${chars.join('')}y`;
     }),
   fc.tuple(storedNameArb, fc.integer({ min: 0xd800, max: 0xdfff })).map(([name, half]) => `a${String.fromCharCode(half)}${name}`),
+  // Only invisible characters, between white space of any kind.
+  fc.tuple(paddingArb, fc.array(fc.constantFrom(...INVISIBLE, ' ', '\u3000'), { minLength: 1, maxLength: 20 }), paddingArb)
+    .filter(([, chars]) => chars.some((char) => char.trim() !== ''))
+    .map(([before, chars, after]) => before + chars.join('') + after),
 );
 const invalidCategoryIdArb = fc.oneof(
   fc.integer({ max: 0 }),
@@ -116,6 +124,14 @@ describe('validateNewPet', () => {
       field: 'name',
       message: 'name must not contain control characters',
     });
+  });
+
+  it.each([...INVISIBLE, '\u200b\u200b\u200b', ' \u200b \u2060 ', '\u3164\u3164'])('rejects the name %j, made only of invisible characters', (name) => {
+    expect(errorOf({ name, categoryId: 1 })).toEqual({ code: 'invalid_request', field: 'name', message: 'name must hold at least one visible character' });
+  });
+
+  it.each(['\u200bRex', 'R\u200de\u200dx', '\u0301', '\u0600', '\u00a0x\u00a0'])('accepts the name %j, which holds a visible character', (name) => {
+    expect(validateNewPet({ name, categoryId: 1 })).toMatchObject({ ok: true, value: { name: name.trim() } });
   });
 
   it('rejects a name holding an unpaired surrogate, which no UTF-8 store could keep', () => {

@@ -475,6 +475,22 @@ describe('HTTP edge', () => {
     );
 
     it.each([
+      ['/pets', '{"name":"Rex","categoryId":1,"name":"Max"}', 'name'],
+      ['/pets', '{"name":"Rex","categoryId":1,"\\u0063ategoryId":2}', 'categoryId'],
+      ['/store/orders', '{"petId":1,"petId":2}', 'petId'],
+    ])('answers POST %s with the body %s, which repeats a key, with 400 naming it, and stores nothing', async (target, raw, key) => {
+      const before = (await listAll(store.client)).pets;
+      expectError(await store.client.post(target, { raw }), 400, 'invalid_request', `"${key}"`);
+      expect((await listAll(store.client)).pets).toEqual(before);
+    });
+
+    it.each(['\u200b\u200b\u200b', ' \u2060\u3164 ', '\u2800'])('answers a pet named only %j (invisible characters) with 400 naming name', async (name) => {
+      const before = (await listAll(store.client)).pets;
+      expectError(await store.client.post('/pets', { json: { name, categoryId: 1 } }), 400, 'invalid_request', 'name');
+      expect((await listAll(store.client)).pets).toEqual(before);
+    });
+
+    it.each([
       ['3.0', 3],
       ['1e2', 100],
       ['1E+2', 100],

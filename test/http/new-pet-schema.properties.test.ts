@@ -10,6 +10,8 @@ const schemaAccepts = validatorAt('/components/schemas/NewPet');
 /** Characters around every boundary of the name rule: whitespace trim() removes, control characters, surrogates, astral code points. */
 const nameChar = fc.oneof(
   fc.constantFrom(' ', '\t', '\n', '\r', '\v', '\f', '\u0085', '\u00a0', '\u1680', '\u2028', '\u2029', '\u3000', '\ufeff', '\u200b'),
+  // Characters rendered invisibly: a name of nothing else is refused.
+  fc.constantFrom('\u200c', '\u200d', '\u2060', '\u00ad', '\u3164', '\ufe0f', '\u2800', '\u{e0020}'),
   fc.constantFrom('\u0000', '\u001f', '\u007f', '\u009f', '\ud800', '\udfff', '\ud83d\ude00', 'a', 'Z', 'é', '-'),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
@@ -63,6 +65,9 @@ describe('the NewPet body schema of createPet', () => {
       { name: '\ud83d\ude00'.repeat(100), categoryId: MAX_ID },
       { name: 'a\tb', categoryId: 1 },
       { name: ' \u3000 ', categoryId: 1 },
+      { name: '\u200b\u200b', categoryId: 1 },
+      { name: ' \u2060\u3164 ', categoryId: 1 },
+      { name: '\u200bRex', categoryId: 1 },
       { name: 'Rex\ud800', categoryId: 1 },
       { name: 'Rex', categoryId: MAX_ID + 1 },
       { name: 'Rex', categoryId: 3.0, status: 'sold' },

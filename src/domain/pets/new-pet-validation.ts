@@ -7,6 +7,14 @@ export const MAX_NAME_LENGTH = 100;
 
 const NEW_PET_FIELDS: ReadonlySet<string> = new Set(['name', 'categoryId', 'status']);
 const CONTROL_CHARACTER = /\p{Cc}/u;
+/**
+ * What a name needs at least one of, as a regex class body (the document's schema builds its
+ * pattern from it too): a character that is not white space, not one Unicode says to render
+ * invisibly (Default_Ignorable_Code_Point: zero-width spaces and joiners, the Hangul fillers,
+ * variation selectors, soft hyphen), and not the blank Braille pattern.
+ */
+export const VISIBLE_CHARACTER_CLASS = '[^\\s\\p{Default_Ignorable_Code_Point}\\u2800]';
+const VISIBLE_CHARACTER = new RegExp(VISIBLE_CHARACTER_CLASS, 'u');
 // In a `u` regex a surrogate pair is one code point, so this finds only unpaired halves,
 // which no store can encode as UTF-8 and give back unchanged.
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -23,6 +31,7 @@ const validateName = (value: unknown): Result<string, DomainError> => {
   if (LONE_SURROGATE.test(name)) return err(invalid('name', 'name must be well-formed Unicode text'));
   const length = Array.from(name).length; // code points, not UTF-16 units
   if (length < 1 || length > MAX_NAME_LENGTH) return err(lengthError);
+  if (!VISIBLE_CHARACTER.test(name)) return err(invalid('name', 'name must hold at least one visible character'));
   return ok(name);
 };
 

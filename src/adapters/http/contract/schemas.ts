@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { MAX_NAME_LENGTH } from '../../../domain/pets/new-pet-validation.js';
+import { MAX_NAME_LENGTH, VISIBLE_CHARACTER_CLASS } from '../../../domain/pets/new-pet-validation.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../domain/paging/page-limits.js';
 import { ORDER_STATUSES, type OrderStatus } from '../../../domain/orders/order.js';
 import { STAFF_STATUSES, type StaffStatus } from '../../../domain/orders/order-status-machine.js';
@@ -31,8 +31,9 @@ export const PetStatusSchema = Type.Unsafe<PetStatus>({
 export const NewPetSchema = Type.Object(
   {
     name: Type.String({
-      pattern: `^\\s*${TRIMMED_NAME}\\s*$`,
-      description: `Trimmed, then 1 to ${MAX_NAME_LENGTH} characters (code points) without control characters; stored trimmed.`,
+      // The lookahead: at least one visible character anywhere (white space is not one, so trimming changes nothing).
+      pattern: `^(?=[\\s\\S]*${VISIBLE_CHARACTER_CLASS})\\s*${TRIMMED_NAME}\\s*$`,
+      description: `Trimmed, then 1 to ${MAX_NAME_LENGTH} characters (code points) without control characters, at least one of them visible (not white space, nor one Unicode renders invisibly, such as a zero-width space); stored trimmed.`,
     }),
     categoryId: idSchema('Identifier of the category the animal belongs to.'),
     status: Type.Optional(Type.Unsafe<PetStatus>({ ...PetStatusSchema, default: PET_STATUSES[0] })),

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { HttpErrorCode } from './http-errors.js';
+import { findDuplicateKey } from './json-duplicate-keys.js';
 import { findDisguisedFraction } from './json-integers.js';
 import type { RequestContext } from './request-context.js';
 import { MAX_BODY_BYTES } from './request-limits.js';
@@ -131,6 +132,8 @@ function parseJson(bytes: Buffer): BodyResult {
   } catch {
     return invalid('The request body is not valid JSON.');
   }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) return invalid(`The request body names the key ${JSON.stringify(duplicate)} more than once in one object: send each key once.`);
   const fraction = findDisguisedFraction(text);
   if (fraction !== undefined) {
     const field = fraction.member ?? 'a number';
