@@ -384,7 +384,8 @@ describe('HTTP edge', () => {
       expect(get.status).toBe(status);
       expect(head.status).toBe(status);
       expect(stable(head.headers)).toEqual(stable(get.headers));
-      expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(get.text)));
+      // fetch decodes a compressed body: its length on the wire is then GET's Content-Length, compared above.
+      if (get.headers.get('content-encoding') === null) expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(get.text)));
       expect(head.text).toBe('');
       for (const name of RATE_LIMIT_FIELDS) expect(head.headers.has(name), name).toBe(true);
     });

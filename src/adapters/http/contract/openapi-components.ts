@@ -3,7 +3,7 @@ import type { QuotaRule } from '../../../domain/quota/quota-rule.js';
 import { RATE_LIMIT_FIELD_NAMES, rateLimitPolicyField } from '../../../domain/quota/rate-limit-fields.js';
 import { DEFAULT_BASE_PATH } from './base-path.js';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../docs/docs-content-security-policy.js';
-import { STATIC_CACHE_CONTROL } from '../docs/static-file.js';
+import { CONTENT_CODINGS, STATIC_CACHE_CONTROL, VERSIONED_CACHE_CONTROL } from '../docs/static-file.js';
 import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
 import { IDENTITY_CODING } from '../wire/json-body.js';
 import { MAX_BODY_BYTES } from '../wire/request-limits.js';
@@ -120,9 +120,19 @@ export const HEADER_COMPONENTS = {
     schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]+"$' },
   },
   'Cache-Control': {
-    description: 'Revalidate before every use: the URL carries no version.',
+    description: `\`${VERSIONED_CACHE_CONTROL}\` when the URL names the file's current version (\`?v=\`, as the docs page links its files); otherwise \`${STATIC_CACHE_CONTROL}\`: revalidate before every use.`,
     required: true,
-    schema: { type: 'string', const: STATIC_CACHE_CONTROL },
+    schema: { type: 'string', enum: [STATIC_CACHE_CONTROL, VERSIONED_CACHE_CONTROL] },
+  },
+  Vary: {
+    description: 'The answer depends on Accept-Encoding: sent for every file that has a compressed form.',
+    required: false,
+    schema: { type: 'string', const: 'Accept-Encoding' },
+  },
+  'Content-Encoding': {
+    description: 'The coding of the body, the smallest the request accepts (its Accept-Encoding); absent: the file as stored. Each coding has its own ETag.',
+    required: false,
+    schema: { type: 'string', enum: [...CONTENT_CODINGS] },
   },
   'Content-Security-Policy': {
     description: "The page loads scripts, styles, images and data from this origin only (plus Swagger UI's inline styles and data: images).",

@@ -1,16 +1,24 @@
 import { getOpenApiDocument } from '../operations/get-openapi-document.js';
 import type { DocsAssetName } from './docs-assets.js';
-import { staticFile, type StaticFile } from './static-file.js';
+import { prepareStaticFile, type StaticFile } from './static-file.js';
 
 /** Where the page is, under the base path; its assets are below it. */
 export const DOCS_PATH = '/docs';
 
+/** The query parameter of an asset's versioned URL: the file's content hash, so the URL may be cached for good. */
+export const VERSION_PARAMETER = 'v';
+
 /**
  * The page of the API served under `basePath`: Swagger UI over its openapi.json, every URL
- * absolute. A base path holds no character HTML would need escaped (base-path.ts).
+ * absolute, each asset's naming its current version. A base path holds no character HTML
+ * would need escaped (base-path.ts), nor does a version (base64url).
  */
-export function docsPage(basePath: string): StaticFile {
-  const asset = (name: DocsAssetName): string => `${basePath}${DOCS_PATH}/${name}`;
+export function docsPage(basePath: string, assets: ReadonlyMap<string, StaticFile>): Promise<StaticFile> {
+  const asset = (name: DocsAssetName): string => {
+    const file = assets.get(name);
+    if (file === undefined) throw new Error(`the docs page links ${name}, which is not one of its assets`);
+    return `${basePath}${DOCS_PATH}/${name}?${VERSION_PARAMETER}=${file.version}`;
+  };
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -27,5 +35,5 @@ export function docsPage(basePath: string): StaticFile {
 </body>
 </html>
 `;
-  return staticFile(Buffer.from(html), 'text/html; charset=utf-8');
+  return prepareStaticFile(Buffer.from(html), 'text/html; charset=utf-8');
 }
