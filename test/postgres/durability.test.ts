@@ -202,6 +202,12 @@ describe('records in PostgreSQL through a crash of the database', () => {
     for (const server of servers) expect(server.child.exitCode, server.output()).toBeNull();
     // The connection errors they logged name no password.
     for (const server of servers) expect(server.output()).not.toContain(SECRET);
+    // Each instance logged the outage once when its calls began failing and once when they succeeded again.
+    for (const server of servers) {
+      await server.waitFor(/"store":"postgres","downMs":\d+,"msg":"store available again"/);
+      const lines = [...server.output().matchAll(/"store":"postgres",[^\n]*"msg":"(store unavailable|store available again)"/g)].map((match) => match[1]);
+      expect(lines, server.output()).toEqual(['store unavailable', 'store available again']);
+    }
     for (const { admin } of instances) {
       let seen = await readyz(admin);
       for (let poll = 0; poll < 50 && seen.status !== 200; poll++) {

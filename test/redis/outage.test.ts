@@ -38,6 +38,9 @@ describe('a Redis outage', () => {
   let redis: RedisServerProcess | undefined;
   let server: CliProcess | undefined;
 
+  /** The store outage lines of the server's log, in order. */
+  const outageLines = (output: string): string[] => [...output.matchAll(/"msg":"store (unavailable|available again)"/g)].map((match) => (match[1] === 'unavailable' ? 'unavailable' : 'available'));
+
   afterAll(async () => {
     server?.kill();
     await server?.exited();
@@ -70,6 +73,10 @@ describe('a Redis outage', () => {
     } while (!recovered.every((p) => p.status < 300) && Date.now() < deadline);
     expect(recovered.map((p) => p.status)).toEqual(Array(10).fill(0).map((_, i) => (i % 2 === 0 ? 200 : 201)));
     expect(server.child.exitCode).toBeNull();
+    // One line when it went away, naming the cause, and one when it came back, however many requests failed between.
+    await server.waitFor(/"store":"redis","downMs":\d+,"msg":"store available again"/);
+    expect(outageLines(server.output())).toEqual(['unavailable', 'available']);
+    expect(server.output()).toMatch(/"level":40,[^\n]*"store":"redis","cause":"[^"]+","msg":"store unavailable"/);
   });
 
   it('that hangs rather than refuses (a stopped process) still answers within a second, and loses nothing it acknowledged', async () => {
@@ -102,5 +109,8 @@ describe('a Redis outage', () => {
     } while (after.status !== 200 && Date.now() < deadline);
     const listed = (await after.json()) as unknown[];
     expect(listed.slice(0, before.length)).toEqual(before);
+    // A frozen Redis closes no connection: the timed-out calls say it, and the first PING answered after.
+    await server.waitFor(/(?:"msg":"store available again"[^]*){2}/);
+    expect(outageLines(server.output())).toEqual(['unavailable', 'available', 'unavailable', 'available']);
   });
 });

@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { StoreUnavailableError } from '../../domain/errors.js';
+import type { OutageListener } from '../store-outages.js';
 
 /** A statement's parameter: text, a number, an array of text, or an object for a `jsonb` column (serialised by the client). */
 export type SqlValue = string | number | boolean | null | object;
@@ -46,6 +47,8 @@ export interface PostgresDatabaseOptions {
   readonly timeoutMs?: number;
   /** Tests: each fixture in a schema of its own. */
   readonly searchPath?: string;
+  /** Told when calls start failing for unavailability, and at the first success after. */
+  readonly outages?: OutageListener;
 }
 
 /** Fails a request within 1 s when PostgreSQL stops answering, as the interface's 503 promises. */
@@ -85,15 +88,28 @@ function within<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
   return Promise.race([call, expiry]).finally(() => clearTimeout(timer));
 }
 
-/** Turns unavailability into the domain's StoreUnavailableError; any other error (a bug) stays as it is. */
-async function fromPostgres<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
-  try {
-    return await within(call, timeoutMs);
-  } catch (error) {
-    if (error instanceof StoreUnavailableError || !isUnavailability(error)) throw error;
-    throw new StoreUnavailableError('PostgreSQL', { cause: error });
-  }
-}
+/**
+ * Turns unavailability into the domain's StoreUnavailableError, any other error (a bug) stays as
+ * it is; tells `outages` when calls start failing and when one succeeds again.
+ */
+const unavailabilityTranslator = (outages: OutageListener | undefined) => {
+  let failing = false;
+  return async <T>(call: Promise<T>, timeoutMs: number): Promise<T> => {
+    try {
+      const result = await within(call, timeoutMs);
+      if (failing) {
+        failing = false;
+        outages?.available();
+      }
+      return result;
+    } catch (error) {
+      if (error instanceof StoreUnavailableError || !isUnavailability(error)) throw error;
+      failing = true;
+      outages?.unavailable(error);
+      throw new StoreUnavailableError('PostgreSQL', { cause: error });
+    }
+  };
+};
 
 type Sql = postgres.Sql | postgres.TransactionSql;
 
@@ -108,7 +124,8 @@ const sessionOf = (sql: Sql): SqlSession => ({
 });
 
 /** A database whose connections open on first use and reconnect after PostgreSQL restarts. */
-export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_MS, searchPath }: PostgresDatabaseOptions): PostgresDatabase {
+export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_MS, searchPath, outages }: PostgresDatabaseOptions): PostgresDatabase {
+  const fromPostgres = unavailabilityTranslator(outages);
   const options = {
     connect_timeout: timeoutMs / 1000,
     // Reconnect at the next statement, as soon as PostgreSQL is back: the client's default waits

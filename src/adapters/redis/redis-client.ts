@@ -1,5 +1,6 @@
 import { Redis, type Cluster, type RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from '../../domain/errors.js';
+import type { OutageListener } from '../store-outages.js';
 
 /**
  * What the stores send their commands and scripts to: one Redis (REDIS_URL), or a Redis
@@ -9,8 +10,8 @@ export type RedisClient = Redis | Cluster;
 
 export interface RedisClientOptions {
   readonly url: string;
-  /** The first connection error of each outage, e.g. for a log; each failing command also rejects on its own. */
-  readonly onError?: (error: Error) => void;
+  /** Told of each outage (a connection error, a Redis that stops answering) and of its end; each failing command also rejects on its own. */
+  readonly outages?: OutageListener;
   /** Defaults to REDIS_COMMAND_TIMEOUT_MS. */
   readonly commandTimeoutMs?: number;
 }
@@ -47,11 +48,7 @@ export const failFastConnection = (commandTimeoutMs: number) =>
  * and the client keeps reconnecting with a backoff capped at one second.
  * Resolves once connected; rejects with StoreUnavailableError (and stops retrying) otherwise.
  */
-export const createRedisClient = async ({
-  url,
-  onError,
-  commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS,
-}: RedisClientOptions): Promise<Redis> => {
+export const createRedisClient = async ({ url, outages, commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS }: RedisClientOptions): Promise<Redis> => {
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -60,18 +57,24 @@ export const createRedisClient = async ({
   } satisfies RedisOptions);
   // One report per outage, none before the first connection (start-up failure has its own
   // message); without any listener ioredis would print every reconnection attempt.
+  let connected = false;
   let reportable = false;
   // Before the first connection, the reason (refused, timed out, authentication) for the start-up message.
   let startError: Error | undefined;
-  redis.on('error', (error: Error) => {
-    if (!reportable) {
-      startError ??= error;
-      return;
-    }
+  const lost = (cause: Error): void => {
+    if (!reportable) return;
     reportable = false;
-    onError?.(error);
+    outages?.unavailable(cause);
+  };
+  redis.on('error', (error: Error) => {
+    if (!connected) startError ??= error;
+    else lost(error);
   });
+  // A connection closed by Redis and opened again within the first retry raises no error, yet its requests were answered 503.
+  redis.on('reconnecting', () => lost(new Error('connection lost')));
   redis.on('ready', () => {
+    if (connected && !reportable) outages?.available();
+    connected = true;
     reportable = true;
   });
   try {
@@ -81,8 +84,12 @@ export const createRedisClient = async ({
     throw new StoreUnavailableError(`Redis at ${redactedUrl(url)}`, { cause: startError ?? error });
   }
   writeOncePerTurn(redis);
+  if (outages !== undefined) outageListeners.set(redis, outages);
   return redis;
 };
+
+/** Who hears of a client's outages that only its calls notice (a Redis that accepts but does not answer: redis-failures.ts). */
+export const outageListeners = new WeakMap<RedisClient, OutageListener>();
 
 /**
  * The commands a connection is given in one turn of the event loop leave in one write: the

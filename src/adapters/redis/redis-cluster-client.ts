@@ -1,6 +1,7 @@
 import { Cluster, type ClusterOptions, type Redis } from 'ioredis';
 import { StoreUnavailableError } from '../../domain/errors.js';
-import { failFastConnection, reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS, writeOncePerTurn } from './redis-client.js';
+import type { OutageListener } from '../store-outages.js';
+import { failFastConnection, outageListeners, reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS, writeOncePerTurn } from './redis-client.js';
 
 export interface RedisNodeAddress {
   readonly host: string;
@@ -12,8 +13,8 @@ export interface RedisClusterClientOptions {
   readonly nodes: readonly RedisNodeAddress[];
   /** Sent by AUTH to every node (the `default` user); none: the nodes ask for none. */
   readonly password?: string;
-  /** The first error of each node's outage, e.g. for a log; each failing command also rejects on its own. */
-  readonly onError?: (error: Error) => void;
+  /** Told when a node (or the Cluster as a whole) fails, and when every one answers again; each failing command also rejects on its own. */
+  readonly outages?: OutageListener;
   /** Defaults to REDIS_COMMAND_TIMEOUT_MS. */
   readonly commandTimeoutMs?: number;
 }
@@ -40,7 +41,7 @@ const keyOf = ({ host, port }: { readonly host?: string | undefined; readonly po
 export const createRedisClusterClient = async ({
   nodes,
   password,
-  onError,
+  outages,
   commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS,
 }: RedisClusterClientOptions): Promise<Cluster> => {
   const cluster = new Cluster(
@@ -73,14 +74,17 @@ export const createRedisClusterClient = async ({
     }
     if (down.has(key)) return;
     down.add(key);
-    onError?.(error);
+    outages?.unavailable(error);
+  };
+  const recovered = (key: string): void => {
+    if (down.delete(key) && down.size === 0) outages?.available();
   };
   cluster.on('error', (error: Error) => report(error, where));
   cluster.on('node error', (error: Error, key: string) => report(error, key));
-  cluster.on('ready', () => down.delete(where));
+  cluster.on('ready', () => recovered(where));
   cluster.on('+node', (node: Redis) => {
     writeOncePerTurn(node);
-    node.on('ready', () => down.delete(keyOf(node.options)));
+    node.on('ready', () => recovered(keyOf(node.options)));
   });
   let deadline: NodeJS.Timeout | undefined;
   try {
@@ -100,6 +104,7 @@ export const createRedisClusterClient = async ({
     clearTimeout(deadline);
   }
   started = true;
+  if (outages !== undefined) outageListeners.set(cluster, outages);
   return cluster;
 };
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from './redis-client.js';
+import { outageListeners, type RedisClient } from './redis-client.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
 
 /**
@@ -26,7 +26,7 @@ export const fromRedis = async <T>(redis: RedisClient, call: () => Promise<T>): 
     return await call();
   } catch (error) {
     if (!isUnavailability(error)) throw error;
-    if (error instanceof Error && error.message === COMMAND_TIMED_OUT) suspect(redis);
+    if (error instanceof Error && error.message === COMMAND_TIMED_OUT) suspect(redis, error);
     throw new StoreUnavailableError('Redis', { cause: error });
   }
 };
@@ -37,13 +37,17 @@ const PROBE_INTERVAL_MS = 100;
 
 const suspected = new WeakSet<RedisClient>();
 
-const suspect = (redis: RedisClient): void => {
+const suspect = (redis: RedisClient, cause: Error): void => {
   if (suspected.has(redis)) return;
   suspected.add(redis);
+  outageListeners.get(redis)?.unavailable(cause);
   const probe = (): void => {
     if (redis.status === 'end') return;
     redis.ping().then(
-      () => suspected.delete(redis),
+      () => {
+        suspected.delete(redis);
+        outageListeners.get(redis)?.available();
+      },
       () => setTimeout(probe, PROBE_INTERVAL_MS).unref(),
     );
   };

@@ -1,10 +1,11 @@
 import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from '../../adapters/redis/redis-client.js';
 import { createRedisClusterClient, pingMasters } from '../../adapters/redis/redis-cluster-client.js';
+import type { OutageListener } from '../../adapters/store-outages.js';
 import type { PetStoreConfig } from '../config/config.js';
 
 export interface OpenRedisOptions {
-  readonly onError?: (error: Error) => void;
+  readonly outages?: OutageListener;
   readonly commandTimeoutMs?: number;
 }
 

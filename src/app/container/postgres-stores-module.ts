@@ -12,6 +12,7 @@ import { withoutPassword, type PetStoreConfig } from '../config/config.js';
 import { bindIssuedKeys } from './issued-keys.js';
 import { bindRedisQuotas, REDIS, redisProbe, type RedisQuotasOptions } from './redis-quotas.js';
 import { TOKENS } from './tokens.js';
+import type { StoreOutageLog } from '../logging/store-outage-log.js';
 
 export const POSTGRES: ServiceIdentifier<PostgresDatabase> = Symbol('PostgresDatabase');
 const ISSUED_KEYS: ServiceIdentifier<PostgresApiKeyRegistry> = Symbol('IssuedKeys');
@@ -33,8 +34,11 @@ export const postgresStoresModule = ({ migrateOnOpen, ...quotas }: PostgresStore
     bindRedisQuotas(bind, quotas);
     bind<PostgresDatabase>(POSTGRES)
       .toResolvedValue(
-        async (config: PetStoreConfig) => {
-          const db = await openPostgres({ url: config.databaseUrl, max: config.pgPoolSize }, describeDatabase(config));
+        async (config: PetStoreConfig, outageLog: StoreOutageLog) => {
+          const db = await openPostgres(
+            { url: config.databaseUrl, max: config.pgPoolSize, outages: outageLog.listenerFor('postgres') },
+            describeDatabase(config),
+          );
           try {
             if (migrateOnOpen) await migrate(db, readMigrations());
             return db;
@@ -43,7 +47,7 @@ export const postgresStoresModule = ({ migrateOnOpen, ...quotas }: PostgresStore
             throw error;
           }
         },
-        [TOKENS.config],
+        [TOKENS.config, TOKENS.outageLog],
       )
       .inSingletonScope()
       .onDeactivation((db: PostgresDatabase) => db.end());

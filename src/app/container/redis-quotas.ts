@@ -36,12 +36,12 @@ export const redisProbe = (redis: RedisClient): StoreProbe => ({ store: 'redis',
 export function bindRedisQuotas(bind: Bind, { quotaClock, commandTimeoutMs }: RedisQuotasOptions): void {
   bind<RedisClient>(REDIS)
     .toResolvedValue(
-      (config, logError) =>
+      (config, outageLog) =>
         openRedis(config, {
-          onError: (error) => logError('redis connection error', error),
+          outages: outageLog.listenerFor('redis'),
           ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
         }),
-      [TOKENS.config, TOKENS.logError],
+      [TOKENS.config, TOKENS.outageLog],
     )
     .inSingletonScope()
     .onDeactivation(async (redis: RedisClient) => {

@@ -13,6 +13,7 @@ import type { QuotaStore } from '../../ports/quota-store.js';
 import type { PetStoreConfig } from '../config/config.js';
 import type { PetStoreLogger } from '../logging/logger.js';
 import type { PetStoreMetrics } from '../admin/metrics.js';
+import type { StoreOutageLog } from '../logging/store-outage-log.js';
 import type { StoreProbe } from '../admin/store-probes.js';
 
 /** Typed service identifiers: `container.get(TOKENS.catalog)` is a PetCatalog. */
@@ -34,6 +35,8 @@ export const TOKENS = {
   httpServer: Symbol('HttpServer') as ServiceIdentifier<PetStoreHttpServer>,
   logError: Symbol('LogError') as ServiceIdentifier<(message: string, error: unknown, requestId?: string) => void>,
   logger: Symbol('Logger') as ServiceIdentifier<PetStoreLogger>,
+  /** One line when a store goes away and one when it is back. */
+  outageLog: Symbol('StoreOutageLog') as ServiceIdentifier<StoreOutageLog>,
   /** The stores readiness pings. */
   storeProbes: Symbol('StoreProbes') as ServiceIdentifier<readonly StoreProbe[]>,
   /** null without an admin listener: nothing is counted. */
