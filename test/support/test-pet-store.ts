@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { Clock } from '../../src/ports/clock.js';
 import { startPetStore } from '../../src/app/start-pet-store.js';
+import type { ContainerOverrides } from '../../src/app/container/build-container.js';
 import { HttpClient, nextLink, type HttpResult, type RequestOptions } from './http-client.js';
 import { assertMatchesOpenApi } from './openapi-validator.js';
 import { createTestDatabase } from './test-postgres.js';
@@ -44,12 +45,14 @@ export interface TestPetStore {
 }
 
 /** The store the HTTP suites run on: memory, or with PETSTORE_TEST_STORE=postgres (the vitest project http-on-postgres) a database and a Redis prefix of their own. */
-async function testStore(): Promise<{ readonly environ: Readonly<Record<string, string>>; cleanup(): Promise<void> }> {
-  if (process.env['PETSTORE_TEST_STORE'] !== 'postgres') return { environ: {}, cleanup: async () => {} };
+async function testStore(): Promise<{ readonly environ: Readonly<Record<string, string>>; readonly overrides: ContainerOverrides; cleanup(): Promise<void> }> {
+  if (process.env['PETSTORE_TEST_STORE'] !== 'postgres') return { environ: {}, overrides: {}, cleanup: async () => {} };
   const database = await createTestDatabase();
   const redis = await acquireTestRedis();
   return {
     environ: { PETSTORE_STORE: 'postgres', DATABASE_URL: database.url, REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix },
+    // These suites test the records, not outages: a loaded machine must not turn a slow reply into a 503.
+    overrides: { postgresTimeoutMs: 5_000, redisCommandTimeoutMs: 5_000 },
     cleanup: async () => {
       await database.drop();
       await redis.cleanup();
@@ -72,7 +75,7 @@ export async function startTestPetStore(options: { clock?: Clock; extraApiKeys?:
       PETSTORE_API_KEYS: [API_KEYS, ...extraApiKeys].join(','),
       ...stores.environ,
     },
-    startOptions,
+    { ...startOptions, ...stores.overrides },
   ).catch(async (error: unknown) => {
     await stores.cleanup();
     throw error;
