@@ -1,5 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { listenerOptions } from '../../adapters/http/http-server.js';
+import { answerConnect } from '../../adapters/http/wire/connect-requests.js';
+import { answerClientError } from '../../adapters/http/wire/parser-errors.js';
+import { CONNECTION_LIMITS } from '../../adapters/http/wire/request-limits.js';
+import { createRequestContext, sendBody, sendError, sendJson, type RequestContext } from '../../adapters/http/wire/request-context.js';
 import type { AdminSource } from './admin-source.js';
 
 export interface AdminServer {
@@ -16,49 +21,48 @@ export interface AdminServerOptions {
   readonly source: AdminSource;
 }
 
-const json = (status: number, body: unknown): [number, Record<string, string>, string] => [
-  status,
-  { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
-  JSON.stringify(body),
-];
+const ALLOW = ['allow', 'GET, HEAD'];
+const NO_STORE = ['cache-control', 'no-store'];
+const OK = JSON.stringify({ status: 'ok' });
+const SHUTTING_DOWN = JSON.stringify({ status: 'shutting_down' });
 
 /**
  * The operators' listener, apart from the API: GET /metrics (Prometheus), /healthz (the process
  * runs), /readyz (the source is ready, and no shutdown has begun). Not rate limited, no key.
+ * Held to the API's connection limits, and answered through the API's wire functions: errors in
+ * the Error format, and an answer sent before a body was read closes the connection unread.
  */
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   const { source } = options;
   let shuttingDown = false;
 
-  const answer = async (method: string, path: string): Promise<[number, Record<string, string>, string]> => {
-    if (method !== 'GET' && method !== 'HEAD') return json(405, { status: 'method_not_allowed' });
-    if (path === '/healthz') return json(200, { status: 'ok' });
+  const answer = async (ctx: RequestContext, method: string, path: string): Promise<void> => {
+    if (path !== '/healthz' && path !== '/readyz' && path !== '/metrics') return sendError(ctx, 'not_found');
+    if (method !== 'GET' && method !== 'HEAD') return sendError(ctx, 'method_not_allowed', undefined, ALLOW);
+    if (path === '/healthz') return sendJson(ctx, 200, OK, NO_STORE);
     if (path === '/readyz') {
-      if (shuttingDown) return json(503, { status: 'shutting_down' });
+      if (shuttingDown) return sendJson(ctx, 503, SHUTTING_DOWN, NO_STORE);
       const { ready, body } = await source.readiness();
-      if (shuttingDown) return json(503, { status: 'shutting_down' });
-      return json(ready ? 200 : 503, body);
+      if (shuttingDown) return sendJson(ctx, 503, SHUTTING_DOWN, NO_STORE);
+      return sendJson(ctx, ready ? 200 : 503, JSON.stringify(body), NO_STORE);
     }
-    if (path === '/metrics') {
-      return [200, { 'content-type': source.contentType }, await source.metrics()];
-    }
-    return json(404, { status: 'not_found' });
+    sendBody(ctx, 200, source.contentType, await source.metrics());
   };
 
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const ctx = createRequestContext(req, res);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
-    answer(req.method ?? 'GET', query === -1 ? url : url.slice(0, query)).then(
-      ([status, headers, body]) => {
-        res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
-        res.end(req.method === 'HEAD' ? undefined : body);
-      },
-      () => {
-        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-        res.end('{"status":"error"}');
-      },
-    );
-  });
+    answer(ctx, req.method ?? 'GET', query === -1 ? url : url.slice(0, query)).catch(() => {
+      if (res.headersSent) res.destroy();
+      else sendError(ctx, 'internal_error');
+    });
+  };
+  const server: Server = createServer(listenerOptions(CONNECTION_LIMITS), handler);
+  server.on('clientError', answerClientError);
+  server.on('connect', answerConnect(handler));
+  // An Expect this listener does not meet is ignored (RFC 9110 allows it), where Node would answer an empty 417.
+  server.on('checkExpectation', handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -5,6 +5,7 @@ import { OrderService } from '../../domain/orders/order-service.js';
 import { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import { RequestAdmission } from '../../domain/quota/request-admission.js';
 import type { OnRequestFinished } from '../../adapters/http/wire/request-finished.js';
+import { CONNECTION_LIMITS } from '../../adapters/http/wire/request-limits.js';
 import type { PetStoreConfig } from '../config/config.js';
 import type { PetStoreLogger } from '../logging/logger.js';
 import type { PetStoreMetrics } from '../admin/metrics.js';
@@ -49,9 +50,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             deprecatedAt: config.deprecatedAt,
             trustProxy: config.trustProxy,
             corsOrigins: config.corsOrigins,
-            headersTimeoutMs: 10_000,
-            requestTimeoutMs: 30_000,
-            keepAliveTimeoutMs: 5_000,
+            ...CONNECTION_LIMITS,
             logError,
             onFinished: requestObserver(config, log, metrics),
           },
