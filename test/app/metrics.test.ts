@@ -31,4 +31,13 @@ describe('the metrics of finished requests', () => {
     metrics.observe(listed(200));
     expect(await metrics.text()).toContain('petstore_http_requests_total{method="GET",route="/pets",status="200"} 4');
   });
+
+  it('counts a request whose connection closed before its answer was sent under status "aborted", not under the status it was given', async () => {
+    const metrics = createMetrics([]);
+    metrics.observe(listed(200));
+    metrics.observe({ ...listed(200), completed: false });
+    const text = await metrics.text();
+    expect(text).toContain('petstore_http_requests_total{method="GET",route="/pets",status="200"} 1');
+    expect(text).toContain('petstore_http_requests_total{method="GET",route="/pets",status="aborted"} 1');
+  });
 });

@@ -17,6 +17,9 @@ export interface PetStoreMetrics {
   storeUp(store: string, up: boolean): void;
 }
 
+/** Status label of a request whose connection closed before its answer was sent: the status it was given never reached the client. */
+const ABORTED = 'aborted';
+
 /** Route label of a request no route matched: a fixed value, never the URL, so the label set stays bounded. */
 export const UNMATCHED_ROUTE = 'unmatched';
 const PROBE_DEADLINE_MS = 1_000;
@@ -75,13 +78,17 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
   });
   for (const probe of probes) up.set({ store: probe.store }, 1);
 
-  const requestCounts = new LabelTally<'method' | 'route' | 'status', RequestFinishedEvent>(({ method, route, status }) => ({ method, route: routeLabel(route), status }));
+  const requestCounts = new LabelTally<'method' | 'route' | 'status', RequestFinishedEvent>(({ method, route, status, completed }) => ({
+    method,
+    route: routeLabel(route),
+    status: completed ? status : ABORTED,
+  }));
   const quotaCounts = new LabelTally<'plan' | 'verdict', RequestFinishedEvent>(({ plan, verdict }) => ({ plan, verdict: verdict ?? '' }));
 
   const count = (event: RequestFinishedEvent): void => {
     // An operation's id names its method and route; a request no route matched is named by its method.
     const series = event.operation ?? `${event.method} ${UNMATCHED_ROUTE}`;
-    requestCounts.add(series, event.status, event);
+    requestCounts.add(series, event.completed ? event.status : ABORTED, event);
     latency.observe(series, event.method, routeLabel(event.route), event.durationMs / 1_000);
     if (event.verdict !== null) quotaCounts.add(event.plan, event.verdict, event);
     if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
