@@ -6,6 +6,7 @@ import { IDENTITY_CODING } from '../wire/json-body.js';
 import { isErrorResponse, type Operation } from './operation.js';
 import { errorContent, headerComponents, idempotencyConflictHeaders, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
 import { NAMED_SCHEMAS } from './schemas.js';
+import { TAGS } from './tags.js';
 
 type Json = Readonly<Record<string, unknown>>;
 
@@ -33,6 +34,9 @@ export const PET_STORE_ORIGINS: readonly ServerOrigin[] = [
 ];
 
 /** One relative server: wherever the document was fetched from (OpenAPI 3.1 resolves it against the document's URL). */
+/** SPDX identifier of the package's license. */
+export const LICENSE = 'MIT';
+
 export const SAME_ORIGIN: readonly ServerOrigin[] = [{ origin: '', description: 'The origin this document was served from' }];
 
 /**
@@ -115,7 +119,10 @@ function responsesOf(operation: Operation): Map<number, DocumentResponse> {
     add(413, 'PayloadTooLarge');
     add(415, 'UnsupportedMediaType');
   }
+  // The HTTP parser's answers, before any route: any request may get them.
+  add(408, 'RequestTimeout');
   add(429, 'TooManyRequests');
+  add(431, 'HeadersTooLarge');
   add(500, 'InternalError');
   add(503, 'ServiceUnavailable');
   return new Map([...responses].sort(([a], [b]) => a - b));
@@ -221,13 +228,15 @@ export function buildOpenApiDocument(operations: readonly Operation[], options: 
     info: {
       title: 'Pet Store',
       version: '1.0.0',
+      // The package's license (package.json), which a test holds this to.
+      license: { name: 'MIT', identifier: LICENSE },
       description:
         'List animals, filter them by availability, add animals and fetch one by identifier. Every response carries the rate-limit fields of the caller: per API key, two sliding-window rules of its plan (per minute and per day); without a valid key, a per-minute rule per client address. An unknown path answers 404 and a known path with another method 405 (with `Allow`), before authentication and with or without a key. Requests the HTTP parser cannot read are answered with an Error body, `Connection: close` and no rate-limit fields, as no route or caller is known yet (400, 408 `request_timeout`, 413, 431 `headers_too_large`). An `Expect` other than `100-continue` is answered 417 `expectation_failed`.',
     },
     // An empty base path on the relative server is the root, `/`, not the empty (same document) reference.
     servers: (options.origins ?? PET_STORE_ORIGINS).map(({ origin, description }) => ({ url: origin + basePath || '/', description })),
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(operations.flatMap((operation) => operation.tags ?? []))].map((name) => ({ name })),
+    tags: [...new Set(operations.flatMap((operation) => operation.tags ?? []))].map((name) => ({ name, description: TAGS[name] })),
     paths,
     components: {
       securitySchemes: {

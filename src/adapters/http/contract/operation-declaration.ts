@@ -1,6 +1,7 @@
 import type { TSchema } from 'typebox';
 import type { HttpErrorCode } from '../wire/http-errors.js';
 import type { HeaderComponentName } from './openapi-components.js';
+import type { TagName } from './tags.js';
 
 export const OPERATION_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type OperationMethod = (typeof OPERATION_METHODS)[number];
@@ -39,7 +40,7 @@ export interface OperationDeclaration {
   readonly path: string;
   /** `apiKey`: a valid key is required (401 otherwise); `public`: limited per client address. */
   readonly auth: 'apiKey' | 'public';
-  readonly tags?: readonly string[];
+  readonly tags?: readonly TagName[];
   readonly summary: string;
   readonly description?: string;
   /** Every answer of a deprecated operation carries Deprecation, Sunset and its successor's link. */

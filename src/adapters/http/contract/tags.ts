@@ -1,0 +1,7 @@
+/** The groups the operations are listed under (OpenAPI tags), each with what it holds. */
+export const TAGS = {
+  Pets: 'The animals of the shop: list them, filter them by status, add one, fetch one.',
+  Store: 'Orders for animals, their status from placed to delivered or cancelled, and the inventory by status.',
+} as const;
+
+export type TagName = keyof typeof TAGS;
