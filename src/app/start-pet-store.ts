@@ -8,7 +8,7 @@ import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } fro
 import { createDemoKeys } from './config/demo-keys.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { processAdminSource } from './admin/admin-source.js';
-import { cachedMetrics } from './admin/cached-metrics.js';
+import { pacedMetrics } from './admin/paced-metrics.js';
 import { createLogger, type Logger, type PetStoreLogger } from './logging/logger.js';
 import { trackConnections } from './server-shutdown.js';
 
@@ -65,7 +65,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
     const metrics = await container.getAsync(TOKENS.metrics);
     if (serveAdmin && config.adminPort !== undefined && metrics !== null) {
       const probes = await container.getAsync(TOKENS.storeProbes);
-      admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, source: cachedMetrics(processAdminSource(metrics, probes)) });
+      admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, source: pacedMetrics(processAdminSource(metrics, probes)) });
     }
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

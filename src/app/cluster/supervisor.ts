@@ -3,7 +3,7 @@ import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { DEFAULT_BASE_PATH } from '../../adapters/http/contract/base-path.js';
 import { READINESS_DEADLINE_MS, type AdminSource, type Readiness } from '../admin/admin-source.js';
 import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
-import { cachedMetrics } from '../admin/cached-metrics.js';
+import { pacedMetrics } from '../admin/paced-metrics.js';
 import { apiKeyEntry, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
 import { createDemoKeys } from '../config/demo-keys.js';
 import type { PetStoreLogger } from '../logging/logger.js';
@@ -154,7 +154,7 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
   };
 
   let admin: AdminServer | undefined;
-  if (config.adminPort !== undefined) admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, source: cachedMetrics(source) });
+  if (config.adminPort !== undefined) admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, source: pacedMetrics(source) });
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${boundPort}`;
   logger.info({ url: `${url}${DEFAULT_BASE_PATH}`, adminUrl: admin?.url, workers: config.workers, store: config.store }, 'started');

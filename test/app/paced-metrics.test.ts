@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AdminSource } from '../../src/app/admin/admin-source.js';
-import { cachedMetrics, type MetricsPace } from '../../src/app/admin/cached-metrics.js';
+import { pacedMetrics, type MetricsPace } from '../../src/app/admin/paced-metrics.js';
 import { startPetStore } from '../../src/app/start-pet-store.js';
 import { parsePrometheus } from '../support/prometheus-text.js';
 
@@ -42,12 +42,12 @@ describe('metrics rendered at most once a second', () => {
   it('renders once for scrapes within a second of the last rendering: the next one, begun after they arrived', async () => {
     const source = countingSource();
     const pace = manualPace();
-    const cached = cachedMetrics(source, 1_000, pace);
-    expect(await cached.metrics()).toBe('renderings 1\n');
+    const paced = pacedMetrics(source, 1_000, pace);
+    expect(await paced.metrics()).toBe('renderings 1\n');
     pace.at += 300;
-    const second = cached.metrics();
+    const second = paced.metrics();
     pace.at += 400;
-    const third = cached.metrics();
+    const third = paced.metrics();
     expect(source.renderings).toBe(1);
     expect(pace.sleeps).toEqual([700]);
     pace.wake();
@@ -55,23 +55,23 @@ describe('metrics rendered at most once a second', () => {
     expect(source.renderings).toBe(2);
     // A second after that rendering began, a scrape is answered at once.
     pace.at += 1_000;
-    expect(await cached.metrics()).toBe('renderings 3\n');
+    expect(await paced.metrics()).toBe('renderings 3\n');
     expect(pace.sleeps).toEqual([700]);
   });
 
   it('fails the scrapes waiting for a rendering that fails, and the next scrape renders anew', async () => {
     const source = countingSource(1);
     const pace = manualPace();
-    const cached = cachedMetrics(source, 1_000, pace);
-    await expect(cached.metrics()).rejects.toThrow('the source failed');
+    const paced = pacedMetrics(source, 1_000, pace);
+    await expect(paced.metrics()).rejects.toThrow('the source failed');
     pace.at += 1_000;
-    expect(await cached.metrics()).toBe('renderings 2\n');
+    expect(await paced.metrics()).toBe('renderings 2\n');
   });
 
   it('asks the source on every readiness probe', async () => {
     let probes = 0;
-    const cached = cachedMetrics({ ...countingSource(), readiness: async () => ({ ready: true, body: { probes: (probes += 1) } }) });
-    expect([await cached.readiness(), await cached.readiness()]).toEqual([
+    const paced = pacedMetrics({ ...countingSource(), readiness: async () => ({ ready: true, body: { probes: (probes += 1) } }) });
+    expect([await paced.readiness(), await paced.readiness()]).toEqual([
       { ready: true, body: { probes: 1 } },
       { ready: true, body: { probes: 2 } },
     ]);

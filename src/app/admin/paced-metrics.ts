@@ -21,7 +21,7 @@ const REAL_TIME: MetricsPace = { now: () => performance.now(), sleep };
  * meanwhile shares. Serving a kept rendering instead would let a scraping loop ask for as many
  * answers as it likes: 8 loops took 8,000 a second of it, and the API's req/s fell to 0.42.
  */
-export function cachedMetrics(source: AdminSource, intervalMs = METRICS_INTERVAL_MS, pace: MetricsPace = REAL_TIME): AdminSource {
+export function pacedMetrics(source: AdminSource, intervalMs = METRICS_INTERVAL_MS, pace: MetricsPace = REAL_TIME): AdminSource {
   let lastBegan = Number.NEGATIVE_INFINITY;
   let next: Promise<string> | undefined;
   const render = (): Promise<string> => {
