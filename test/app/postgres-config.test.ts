@@ -28,6 +28,16 @@ describe('PostgreSQL configuration', () => {
     expect(problems({ PETSTORE_PG_POOL: '0' })).toEqual(['PETSTORE_PG_POOL="0": must be a whole number from 1 to 1000']);
   });
 
+  it('leaves the PostgreSQL deadline to the store unless PETSTORE_PG_TIMEOUT_MS sets one from 100 to 60000 ms', () => {
+    const timeoutOf = (raw: string | undefined) => {
+      const loaded = loadConfig(raw === undefined ? {} : { PETSTORE_PG_TIMEOUT_MS: raw });
+      return loaded.ok ? loaded.value.pgTimeoutMs : loaded.error;
+    };
+    expect(timeoutOf(undefined)).toBeUndefined();
+    expect(timeoutOf('5000')).toBe(5_000);
+    expect(timeoutOf('99')).toEqual(['PETSTORE_PG_TIMEOUT_MS="99": must be a whole number from 100 to 60000']);
+  });
+
   it('never prints a password in a URL, whatever the scheme', () => {
     expect(withoutPassword('postgres://u:p%40ss@h:5432/d')).toBe('postgres://u:***@h:5432/d');
     expect(withoutPassword('redis://:secret@h:6379')).toBe('redis://:***@h:6379');

@@ -50,9 +50,9 @@ async function testStore(): Promise<{ readonly environ: Readonly<Record<string, 
   const database = await createTestDatabase();
   const redis = await acquireTestRedis();
   return {
-    environ: { PETSTORE_STORE: 'postgres', DATABASE_URL: database.url, REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix },
     // These suites test the records, not outages: a loaded machine must not turn a slow reply into a 503.
-    overrides: { postgresTimeoutMs: 5_000, redisCommandTimeoutMs: 5_000 },
+    environ: { PETSTORE_STORE: 'postgres', DATABASE_URL: database.url, REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix, PETSTORE_PG_TIMEOUT_MS: '5000' },
+    overrides: { redisCommandTimeoutMs: 5_000 },
     cleanup: async () => {
       await database.drop();
       await redis.cleanup();

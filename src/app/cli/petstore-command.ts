@@ -17,6 +17,7 @@ const FLAGS = {
   host: 'HOST',
   ...STORE_FLAGS,
   'pg-pool': 'PETSTORE_PG_POOL',
+  'pg-timeout-ms': 'PETSTORE_PG_TIMEOUT_MS',
   'api-keys': 'PETSTORE_API_KEYS',
   'quota-fallback': 'PETSTORE_QUOTA_FALLBACK',
   'trust-proxy': 'PETSTORE_TRUST_PROXY',
@@ -31,7 +32,7 @@ const FLAGS = {
 } as const;
 
 const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
-                [--store memory|redis|postgres] [--database-url URL] [--pg-pool N]
+                [--store memory|redis|postgres] [--database-url URL] [--pg-pool N] [--pg-timeout-ms MS]
                 [--redis-url URL | --redis-cluster-nodes HOST:PORT,...] [--redis-prefix P]
                 [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny]
                 [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]

@@ -41,6 +41,8 @@ export interface PetStoreConfig {
   readonly databaseUrl: string;
   /** Connections each instance keeps to PostgreSQL. */
   readonly pgPoolSize: number;
+  /** How long a PostgreSQL call may take before its request is answered 503; undefined: the store's own (POSTGRES_TIMEOUT_MS). */
+  readonly pgTimeoutMs: number | undefined;
   readonly apiKeys: readonly ConfiguredKey[];
   readonly ban: BanPolicy;
   readonly anonymousPerMinute: number;
@@ -121,6 +123,7 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     ),
     databaseUrl: read('DATABASE_URL', DEFAULT_DATABASE_URL, parseDatabaseUrl),
     pgPoolSize: read('PETSTORE_PG_POOL', 10, integerIn(1, 1_000)),
+    pgTimeoutMs: read<number | undefined>('PETSTORE_PG_TIMEOUT_MS', undefined, integerIn(100, 60_000)),
     apiKeys: read('PETSTORE_API_KEYS', [] as ConfiguredKey[], parseApiKeys),
     ban: {
       strikes: read('PETSTORE_BAN_STRIKES', DEFAULT_BAN_POLICY.strikes, integerIn(1, 1_000_000)),

@@ -19,8 +19,6 @@ export interface ContainerOverrides {
   readonly logger?: PetStoreLogger;
   /** How long a Redis command may take: the server's default is short, an operator's command (the CLI) waits longer. */
   readonly redisCommandTimeoutMs?: number;
-  /** How long a PostgreSQL call may take (default POSTGRES_TIMEOUT_MS): test suites of the records, not of outages, wait longer on a loaded machine. */
-  readonly postgresTimeoutMs?: number;
   /** PostgreSQL's pending migrations are applied when the pool opens (the server, `petstore keys`); `petstore migrate` applies them itself. */
   readonly migrateOnOpen?: boolean;
 }
@@ -33,11 +31,7 @@ function storesModule(config: PetStoreConfig, overrides: ContainerOverrides): Co
     case 'redis':
       return redisStoresModule(quotas);
     case 'postgres':
-      return postgresStoresModule({
-        ...quotas,
-        migrateOnOpen: overrides.migrateOnOpen ?? true,
-        ...(overrides.postgresTimeoutMs === undefined ? {} : { timeoutMs: overrides.postgresTimeoutMs }),
-      });
+      return postgresStoresModule({ ...quotas, migrateOnOpen: overrides.migrateOnOpen ?? true });
   }
 }
 

@@ -20,7 +20,6 @@ const ISSUED_KEYS: ServiceIdentifier<PostgresApiKeyRegistry> = Symbol('IssuedKey
 export interface PostgresStoresOptions extends RedisQuotasOptions {
   /** Apply pending migrations when the pool opens (the server, `petstore keys`); `petstore migrate` does it itself. */
   readonly migrateOnOpen: boolean;
-  readonly timeoutMs?: number;
 }
 
 /** The DATABASE_URL as messages name it: never its password. */
@@ -30,14 +29,19 @@ export const describeDatabase = (config: PetStoreConfig): string => `${withoutPa
  * The shop's records in PostgreSQL (nothing acknowledged is lost), the quota counters, strikes
  * and bans in Redis (which may lose them): every instance shares both.
  */
-export const postgresStoresModule = ({ migrateOnOpen, timeoutMs, ...quotas }: PostgresStoresOptions): ContainerModule =>
+export const postgresStoresModule = ({ migrateOnOpen, ...quotas }: PostgresStoresOptions): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bindRedisQuotas(bind, quotas);
     bind<PostgresDatabase>(POSTGRES)
       .toResolvedValue(
         async (config: PetStoreConfig, outageLog: StoreOutageLog) => {
           const db = await openPostgres(
-            { url: config.databaseUrl, max: config.pgPoolSize, outages: outageLog.listenerFor('postgres'), ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+            {
+              url: config.databaseUrl,
+              max: config.pgPoolSize,
+              ...(config.pgTimeoutMs === undefined ? {} : { timeoutMs: config.pgTimeoutMs }),
+              outages: outageLog.listenerFor('postgres'),
+            },
             describeDatabase(config),
           );
           try {
