@@ -28,6 +28,7 @@ const HTTP_ON_POSTGRES = [
   'test/http/order-concurrency.test.ts',
   'test/http/idempotency.test.ts',
   'test/http/concurrency.test.ts',
+  'test/http/rate-limit-status.test.ts',
 ];
 
 export default defineConfig({

@@ -6,6 +6,7 @@ export {
   type RequestHandlerDependencies,
   type RequestHandlerOptions,
 } from './adapters/http/request-handler.js';
+export { RateLimitStatus } from './adapters/http/pipeline/rate-limit-status.js';
 export { createHttpServer, type HttpServerDependencies, type HttpServerOptions, type PetStoreHttpServer } from './adapters/http/http-server.js';
 export type { OnRequestFinished, RequestFinishedEvent } from './adapters/http/wire/request-finished.js';
 export { PET_STORE_OPERATIONS } from './adapters/http/operations/index.js';

@@ -20,7 +20,7 @@ export interface PetStoreSetup {
 }
 
 export interface PetStore {
-  /** What createRequestHandler and createHttpServer take: the use cases and the admission, over the chosen stores. */
+  /** What createRequestHandler and createHttpServer take: the use cases, the admission and GET /rate_limit's reads, over the chosen stores. */
   readonly dependencies: RequestHandlerDependencies;
   /** Closes the store connections (Redis, PostgreSQL pool). */
   close(): Promise<void>;
@@ -41,13 +41,14 @@ export async function createPetStore(setup: PetStoreSetup = {}, overrides: Pick<
   if (!config.ok) throw new ConfigurationError(config.error);
   const container = buildContainer(config.value, overrides);
   try {
-    const [catalog, orders, idempotency, admission] = await Promise.all([
+    const [catalog, orders, idempotency, admission, rateLimitStatus] = await Promise.all([
       container.getAsync(TOKENS.catalog),
       container.getAsync(TOKENS.orders),
       container.getAsync(TOKENS.idempotencyStore),
       container.getAsync(TOKENS.admission),
+      container.getAsync(TOKENS.rateLimitStatus),
     ]);
-    return { dependencies: { catalog, orders, idempotency, admission }, close: () => container.unbindAllAsync() };
+    return { dependencies: { catalog, orders, idempotency, admission, rateLimitStatus }, close: () => container.unbindAllAsync() };
   } catch (error) {
     await container.unbindAllAsync().catch(() => undefined);
     throw error;

@@ -8,6 +8,7 @@ import { SystemClock } from '../../src/adapters/system/system-clock.js';
 import type { ApiKeyGrant } from '../../src/ports/api-key-registry.js';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
+import { RateLimitStatus } from '../../src/adapters/http/pipeline/rate-limit-status.js';
 import { memoryServices } from './memory-services.js';
 
 /** A host app listening on 127.0.0.1. */
@@ -30,9 +31,7 @@ export const listening = async (server: Server): Promise<Host> => {
 export async function handlerDependencies(keys: Readonly<Record<string, ApiKeyGrant>>): Promise<RequestHandlerDependencies> {
   const registry = new MemoryApiKeyRegistry();
   for (const [key, grant] of Object.entries(keys)) await registry.register(digestApiKey(key), grant);
-  const admission = new RequestAdmission(registry, new MemoryQuotaStore(new SystemClock()), {
-    anonymousPolicy: { rules: [{ name: 'minute', limit: 1_000, windowMs: 60_000 }] },
-    ban: DEFAULT_BAN_POLICY,
-  });
-  return { ...memoryServices(), admission };
+  const quotas = new MemoryQuotaStore(new SystemClock());
+  const options = { anonymousPolicy: { rules: [{ name: 'minute', limit: 1_000, windowMs: 60_000 }] }, ban: DEFAULT_BAN_POLICY };
+  return { ...memoryServices(), admission: new RequestAdmission(registry, quotas, options), rateLimitStatus: new RateLimitStatus(registry, quotas, options) };
 }

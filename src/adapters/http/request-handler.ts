@@ -5,6 +5,7 @@ import type { RequestAdmission } from '../../domain/quota/request-admission.js';
 import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import { createAdmissionPipeline, type NextHandler } from './pipeline/request-pipeline.js';
 import { createApiRouter } from './pipeline/api-router.js';
+import type { RateLimitStatus } from './pipeline/rate-limit-status.js';
 import { checkedBasePath, DEFAULT_BASE_PATH } from './contract/base-path.js';
 import { clientAddressResolver, type TrustProxy } from './pipeline/client-address.js';
 import { createCors, type CorsOrigins } from './pipeline/cors.js';
@@ -19,6 +20,11 @@ export interface RequestHandlerDependencies {
   readonly orders: OrderService;
   readonly idempotency: IdempotencyStore;
   readonly admission: RequestAdmission;
+  /**
+   * GET /rate_limit's reads: `new RateLimitStatus(keys, quotas, options)` with the admission's own
+   * arguments (createPetStore builds it). Absent: that route is not served, nor in the document.
+   */
+  readonly rateLimitStatus?: RateLimitStatus | undefined;
 }
 
 export interface RequestHandlerOptions {
@@ -81,13 +87,15 @@ const logToConsole: LogError = (message, error, requestId) =>
 export function createRequestHandler(deps: RequestHandlerDependencies, options: RequestHandlerOptions = {}): PetStoreRequestHandler {
   const basePath = checkedBasePath(options.basePath ?? DEFAULT_BASE_PATH);
   const deprecatedAt = options.deprecatedAt ?? DEFAULT_DEPRECATED_AT;
-  const operations = options.operations ?? PET_STORE_OPERATIONS;
+  const served: readonly Operation[] = options.operations ?? PET_STORE_OPERATIONS;
+  const operations = served.filter((operation) => operation.quotaStatus !== true || deps.rateLimitStatus !== undefined);
   const router = createApiRouter(operations, { deprecatedAt, basePath });
   const openApiJson = JSON.stringify(buildOpenApiDocument(operations, { deprecatedAt, basePath, origins: options.serverOrigins ?? SAME_ORIGIN }));
   return createAdmissionPipeline(
     {
       router,
       admission: deps.admission,
+      rateLimitStatus: deps.rateLimitStatus,
       services: { catalog: deps.catalog, orders: deps.orders, idempotency: deps.idempotency, openApiJson, basePath },
     },
     {

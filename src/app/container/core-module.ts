@@ -3,7 +3,8 @@ import { createHttpServer } from '../../adapters/http/http-server.js';
 import { minuteRule } from '../../domain/quota/plan.js';
 import { OrderService } from '../../domain/orders/order-service.js';
 import { PetCatalog } from '../../domain/pets/pet-catalog.js';
-import { RequestAdmission } from '../../domain/quota/request-admission.js';
+import { RequestAdmission, type AdmissionOptions } from '../../domain/quota/request-admission.js';
+import { RateLimitStatus } from '../../adapters/http/pipeline/rate-limit-status.js';
 import type { OnRequestFinished } from '../../adapters/http/wire/request-finished.js';
 import { CONNECTION_LIMITS } from '../../adapters/http/wire/request-limits.js';
 import type { PetStoreConfig } from '../config/config.js';
@@ -23,6 +24,12 @@ const requestObserver = (config: PetStoreConfig, log: PetStoreLogger, metrics: P
   };
 };
 
+/** Who is limited how: the same for the admission and for GET /rate_limit's reads. */
+const admissionOptions = (config: PetStoreConfig): AdmissionOptions => ({
+  anonymousPolicy: { rules: [minuteRule(config.anonymousPerMinute)] },
+  ban: config.ban,
+});
+
 /** The use cases and the HTTP transport: the same in every environment, over whatever stores are bound. */
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.catalog)
@@ -33,19 +40,21 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.admission)
     .toResolvedValue(
-      (config, keys, quotas) =>
-        new RequestAdmission(keys, quotas, {
-          anonymousPolicy: { rules: [minuteRule(config.anonymousPerMinute)] },
-          ban: config.ban,
-        }),
+      (config, keys, quotas) => new RequestAdmission(keys, quotas, admissionOptions(config)),
+      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore],
+    )
+    .inSingletonScope();
+  bind(TOKENS.rateLimitStatus)
+    .toResolvedValue(
+      (config, keys, quotas) => new RateLimitStatus(keys, quotas, admissionOptions(config)),
       [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore],
     )
     .inSingletonScope();
   bind(TOKENS.httpServer)
     .toResolvedValue(
-      (config, catalog, orders, idempotency, admission, logError, log, metrics) =>
+      (config, catalog, orders, idempotency, admission, rateLimitStatus, logError, log, metrics) =>
         createHttpServer(
-          { catalog, orders, idempotency, admission },
+          { catalog, orders, idempotency, admission, rateLimitStatus },
           {
             deprecatedAt: config.deprecatedAt,
             trustProxy: config.trustProxy,
@@ -55,7 +64,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             onFinished: requestObserver(config, log, metrics),
           },
         ),
-      [TOKENS.config, TOKENS.catalog, TOKENS.orders, TOKENS.idempotencyStore, TOKENS.admission, TOKENS.logError, TOKENS.logger, TOKENS.metrics],
+      [TOKENS.config, TOKENS.catalog, TOKENS.orders, TOKENS.idempotencyStore, TOKENS.admission, TOKENS.rateLimitStatus, TOKENS.logError, TOKENS.logger, TOKENS.metrics],
     )
     .inSingletonScope();
 });

@@ -1,5 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { PetStoreHttpServer } from '../../adapters/http/http-server.js';
+import type { RateLimitStatus } from '../../adapters/http/pipeline/rate-limit-status.js';
 import type { MigrationReport } from '../../adapters/postgres/migrate.js';
 import type { OrderService } from '../../domain/orders/order-service.js';
 import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
@@ -32,6 +33,8 @@ export const TOKENS = {
   catalog: Symbol('PetCatalog') as ServiceIdentifier<PetCatalog>,
   orders: Symbol('OrderService') as ServiceIdentifier<OrderService>,
   admission: Symbol('RequestAdmission') as ServiceIdentifier<RequestAdmission>,
+  /** GET /rate_limit's reads, over the admission's registry and quota store. */
+  rateLimitStatus: Symbol('RateLimitStatus') as ServiceIdentifier<RateLimitStatus>,
   httpServer: Symbol('HttpServer') as ServiceIdentifier<PetStoreHttpServer>,
   logError: Symbol('LogError') as ServiceIdentifier<(message: string, error: unknown, requestId?: string) => void>,
   logger: Symbol('Logger') as ServiceIdentifier<PetStoreLogger>,

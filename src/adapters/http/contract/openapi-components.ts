@@ -172,6 +172,9 @@ export const idempotencyConflictHeaders: HeaderRefs = {
   },
 };
 
+/** A 429: the rate-limit fields and the Retry-After of the refusal. */
+export const refusalHeaders: HeaderRefs = { ...rateLimitHeaders, [RATE_LIMIT_FIELD_NAMES.retryAfter]: ref(`headers/${RATE_LIMIT_FIELD_NAMES.retryAfter}`) };
+
 /** When the quota store itself failed, no decision exists: the rate-limit fields may be absent. */
 const optionalRateLimitHeaders: HeaderRefs = Object.fromEntries(RATE_LIMIT_FIELDS.map((name) => [name, optional(name)]));
 
@@ -217,7 +220,7 @@ export const SHARED_RESPONSES = {
   TooManyRequests: errorResponse(
     'Over the limit (`rate_limited`), or the API key is temporarily banned for ignoring 429s (`api_key_banned`).',
     ['rate_limited', 'api_key_banned'],
-    { ...rateLimitHeaders, [RATE_LIMIT_FIELD_NAMES.retryAfter]: ref(`headers/${RATE_LIMIT_FIELD_NAMES.retryAfter}`) },
+    refusalHeaders,
   ),
   InternalError: errorResponse('An unexpected failure; no internals are disclosed.', ['internal_error'], optionalRateLimitHeaders),
   ServiceUnavailable: errorResponse('A backing store is unreachable; retry shortly.', ['service_unavailable'], {

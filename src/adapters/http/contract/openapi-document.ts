@@ -4,7 +4,7 @@ import type { HttpErrorCode } from '../wire/http-errors.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../wire/idempotency-key.js';
 import { IDENTITY_CODING } from '../wire/json-body.js';
 import { isErrorResponse, type Operation } from './operation.js';
-import { errorContent, headerComponents, idempotencyConflictHeaders, rateLimitHeaders, ref, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
+import { errorContent, headerComponents, idempotencyConflictHeaders, rateLimitHeaders, ref, refusalHeaders, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 import { TAGS } from './tags.js';
 
@@ -106,7 +106,7 @@ function responsesOf(operation: Operation): Map<number, DocumentResponse> {
     addErrors(422, 'This Idempotency-Key was used with another body.', ['idempotency_key_reused']);
   }
   for (const [status, { description, codes }] of errors) {
-    const headers = status === 409 && operation.idempotent === true ? idempotencyConflictHeaders : rateLimitHeaders;
+    const headers = status === 429 ? refusalHeaders : status === 409 && operation.idempotent === true ? idempotencyConflictHeaders : rateLimitHeaders;
     responses.set(status, { description, headers, content: errorContent(codes) });
   }
   const add = (status: number, name: SharedResponseName): void => {

@@ -34,6 +34,11 @@ export type ReadAnswer = (ctx: RequestContext) => void;
 export interface Operation extends OperationDeclaration {
   readonly handler: OperationHandler;
   /**
+   * Reports the caller's quota (`ctx.standing`) and leaves it uncounted: a request with a key is
+   * counted against RATE_LIMIT_STATUS_RULE under a subject of its own, never the plan's.
+   */
+  readonly quotaStatus?: true;
+  /**
    * The handler's read, which the pipeline may start beside the quota decision when that
    * decision waits on a remote store, so both travel to it together (one round trip, not two).
    * It must change nothing: a request refused, or its query found wrong, drops what it read.

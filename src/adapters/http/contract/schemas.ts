@@ -4,6 +4,7 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../domain/paging/page-
 import { ORDER_STATUSES, type OrderStatus } from '../../../domain/orders/order.js';
 import { STAFF_STATUSES, type StaffStatus } from '../../../domain/orders/order-status-machine.js';
 import { MAX_ID, PET_STATUSES, type PetStatus } from '../../../domain/pets/pet.js';
+import { PLAN_NAMES, type PlanName } from '../../../domain/quota/plan.js';
 import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
 
 /*
@@ -106,6 +107,33 @@ export const InventorySchema = Type.Object(
   { additionalProperties: false, description: 'How many pets have each status.' },
 );
 
+export const RateLimitRuleSchema = Type.Object(
+  {
+    name: Type.String({ description: 'As in RateLimit-Policy: `minute`, `day`.' }),
+    limit: Type.Integer({ minimum: 1, description: 'Requests admitted in any rolling window of the rule.' }),
+    windowSeconds: Type.Integer({ minimum: 1 }),
+    remaining: Type.Integer({ minimum: 0, description: 'Requests the rule still admits now (0 during a ban).' }),
+    reset: Type.Integer({
+      minimum: 0,
+      description: 'Unix time in whole seconds, rounded up, at which `remaining` next goes up (the current time when the rule counts nothing), as `X-RateLimit-Reset`.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const RateLimitStatusSchema = Type.Object(
+  {
+    plan: Type.Unsafe<PlanName>({ type: 'string', enum: [...PLAN_NAMES], description: "The key's plan." }),
+    rules: Type.Array(RateLimitRuleSchema, { minItems: 1, description: "The plan's rules, in the order of RateLimit-Policy." }),
+    bannedUntil: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description:
+        "Banned: Unix time in whole seconds, rounded up, from which the key is admitted again (the ban's end, or later when a rule is still spent then), where the Retry-After of the ban's 429s points. Not banned: null.",
+    }),
+  },
+  { additionalProperties: false, description: "The caller's quota as it stands, read without counting." },
+);
+export type RateLimitStatusBody = Static<typeof RateLimitStatusSchema>;
+
 export const PageLimitSchema = Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT });
 
 /** Schemas the document names under components/schemas and references wherever they appear. */
@@ -120,5 +148,7 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   Order: OrderSchema,
   Orders: OrdersSchema,
   Inventory: InventorySchema,
+  RateLimitRule: RateLimitRuleSchema,
+  RateLimitStatus: RateLimitStatusSchema,
   Error: ErrorSchema,
 };

@@ -6,6 +6,7 @@ import { getInventory } from './get-inventory.js';
 import { getOpenApiDocument } from './get-openapi-document.js';
 import { getOrder } from './get-order.js';
 import { getPet } from './get-pet.js';
+import { getRateLimit } from './get-rate-limit.js';
 import { listOrders } from './list-orders.js';
 import { listPets } from './list-pets.js';
 import { placeOrder } from './place-order.js';
@@ -22,6 +23,7 @@ export const PET_STORE_OPERATIONS = [
   cancelOrder,
   updateOrder,
   getInventory,
+  getRateLimit,
   getOpenApiDocument,
   getDocsPage,
   getDocsAsset,

@@ -13,6 +13,7 @@ import { createRequestContext, sendError, type RequestContext, type RequestTrace
 import type { OnRequestFinished } from '../wire/request-finished.js';
 import { requestIdOf, type RequestId } from '../wire/request-id.js';
 import { credentialHeadersProblem } from './credential-headers.js';
+import type { RateLimitStatus } from './rate-limit-status.js';
 import { requestTarget } from './request-target.js';
 
 const CHALLENGE = ['www-authenticate', 'Bearer'];
@@ -38,6 +39,8 @@ export interface PipelineDependencies {
   readonly router: ApiRouter;
   readonly admission: RequestAdmission;
   readonly services: OperationServices;
+  /** What a route declaring `quotaStatus` (GET /rate_limit) reads; such a route is served only with it. */
+  readonly rateLimitStatus?: RateLimitStatus | undefined;
 }
 
 /**
@@ -52,7 +55,7 @@ export function createAdmissionPipeline(
   deps: PipelineDependencies,
   options: PipelineOptions,
 ): (req: IncomingMessage, res: ServerResponse, next?: NextHandler) => void {
-  const { router, admission, services } = deps;
+  const { router, admission, services, rateLimitStatus } = deps;
   const apiPrefix = `${services.basePath}/`;
   const outsideApi = (req: IncomingMessage): boolean => {
     const path = pathOf(requestTarget(req));
@@ -68,7 +71,9 @@ export function createAdmissionPipeline(
       trace.plan = admitted.plan?.name ?? ANONYMOUS;
       trace.verdict = admitted.decision.verdict;
     }
-    writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
+    const standing = ctx.standing;
+    if (standing === undefined) writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
+    else writeRateLimitHeaders(ctx.headers, standing.policy, standing.decision, admitted.decision);
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
 
     const verdict = admitted.decision.verdict;
@@ -106,6 +111,14 @@ export function createAdmissionPipeline(
     res.writeHead(204, [...headers, 'x-request-id', requestId] as (string | number)[]);
     res.end();
     return true;
+  };
+
+  /** GET /rate_limit with a key: a valid one is decided by the route's own rule; any other is admitted as without a key. */
+  const answerStatus = async (ctx: RequestContext, match: RouteMatch, headerProblem: string | undefined, status: RateLimitStatus, keyDigest: string, clientAddress: string): Promise<void> => {
+    const read = await status.admit(keyDigest, clientAddress);
+    if (read === undefined) return answer(ctx, match, headerProblem, await admission.admit(undefined, clientAddress));
+    ctx.standing = read.standing;
+    answer(ctx, match, headerProblem, read.admission);
   };
 
   /** Beside a remote quota decision: the operation's read, its failure held until the answer uses it. */
@@ -168,7 +181,13 @@ export function createAdmissionPipeline(
       if (answeredPreflight(req, res, match, requestId)) return;
       const headerProblem = credentialHeadersProblem(req);
       const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;
-      const admitted = admission.admit(token === undefined ? undefined : digestApiKey(token), options.clientAddress(req));
+      const keyDigest = token === undefined ? undefined : digestApiKey(token);
+      const clientAddress = options.clientAddress(req);
+      if (keyDigest !== undefined && rateLimitStatus !== undefined && match?.kind === 'route' && match.route.operation.quotaStatus === true) {
+        answerStatus(ctx, match, headerProblem, rateLimitStatus, keyDigest, clientAddress).catch((error: unknown) => answerFailure(ctx, error, logError));
+        return;
+      }
+      const admitted = admission.admit(keyDigest, clientAddress);
       if (admitted instanceof Promise) {
         // Only for a caller presenting a key: without one, an operation that needs a key answers 401 whatever was read.
         const readAhead = token !== undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;

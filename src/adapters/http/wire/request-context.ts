@@ -1,10 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../../../domain/access/caller.js';
+import type { Plan } from '../../../domain/quota/plan.js';
+import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
+import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
 import { errorBody, HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
 import type { RequestFinishedEvent } from './request-finished.js';
 
 /** Header names and values, alternating: what `writeHead` takes without building an object. */
 export type HeaderList = (string | number)[];
+
+/** A key's quota under its plan as it stands, read without counting: what GET /rate_limit reports. */
+export interface QuotaStanding {
+  readonly plan: Plan;
+  readonly policy: QuotaPolicy;
+  /** A peek: `remaining` is each rule's room now. */
+  readonly decision: QuotaDecision;
+}
 
 /** One request on its way through the pipeline, passed explicitly to every step that answers it. */
 export interface RequestContext {
@@ -16,6 +27,8 @@ export interface RequestContext {
   caller: Caller | undefined;
   params: Readonly<Record<string, string | undefined>>;
   query: Readonly<Record<string, unknown>>;
+  /** Set for a request of GET /rate_limit with a valid key: its rate-limit fields and its answer describe this. */
+  standing: QuotaStanding | undefined;
   /** Set once the request body has been read to its end. */
   bodyRead: boolean;
   /** The request's X-Request-Id (the caller's, or generated); empty until the pipeline sets it. */
@@ -42,6 +55,7 @@ export const createRequestContext = (req: IncomingMessage, res: ServerResponse):
   caller: undefined,
   params: NO_VALUES,
   query: NO_VALUES,
+  standing: undefined,
   bodyRead: false,
   requestId: '',
   trace: undefined,

@@ -1,0 +1,31 @@
+import { minuteRule } from '../../../../domain/quota/plan.js';
+import type { OperationDeclaration } from '../operation-declaration.js';
+import { RateLimitStatusSchema } from '../schemas.js';
+
+/**
+ * What GET /rate_limit is counted against instead of the caller's plan: a rule of its own per
+ * key, so reading the quota never spends it, yet cannot be sent in a loop to load the stores.
+ */
+export const RATE_LIMIT_STATUS_RULE = minuteRule(10);
+
+const perMinute = `${RATE_LIMIT_STATUS_RULE.limit} calls per rolling minute per key`;
+
+export const getRateLimitDeclaration = {
+  operationId: 'getRateLimit',
+  method: 'GET',
+  path: '/rate_limit',
+  auth: 'apiKey',
+  tags: ['Quota'],
+  summary: "Read the caller's quota without spending it",
+  description:
+    `The key's plan, each of its rules with its limit, remaining and reset, and any ban's end. Reading counts nothing and strikes nothing, so a key that is out of quota or banned may read it too. ` +
+    `Not counted against the plan; instead limited to ${perMinute}, past which it answers 429 \`rate_limited\` with Retry-After (never a strike). ` +
+    "Its rate-limit fields are the plan's as they stand. Without a valid key: 401, counted per client address like any request.",
+  responses: {
+    200: { description: "The caller's quota as it stands.", body: RateLimitStatusSchema },
+    429: {
+      description: `More than ${perMinute}, or, without a valid key, over the client address's rule; Retry-After says when it is answered again.`,
+      errors: ['rate_limited'],
+    },
+  },
+} as const satisfies OperationDeclaration;

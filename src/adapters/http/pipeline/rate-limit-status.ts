@@ -1,0 +1,49 @@
+import type { Admission, AdmissionOptions } from '../../../domain/quota/request-admission.js';
+import { RequestAdmission } from '../../../domain/quota/request-admission.js';
+import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
+import type { ApiKeyRegistry } from '../../../ports/api-key-registry.js';
+import type { QuotaStore } from '../../../ports/quota-store.js';
+import { RATE_LIMIT_STATUS_RULE } from '../contract/declarations/get-rate-limit.js';
+import type { QuotaStanding } from '../wire/request-context.js';
+
+/** A request of GET /rate_limit with a valid key: decided by the route's own rule, reporting the plan's standing. */
+export interface StatusAdmission {
+  readonly admission: Admission;
+  readonly standing: QuotaStanding;
+}
+
+const STATUS_POLICY: QuotaPolicy = { rules: [RATE_LIMIT_STATUS_RULE] };
+/** Beside `key:` and `addr:` of the admission, so the route's counts never mix with a plan's. */
+const STATUS_SUBJECT = 'rate_limit:';
+
+/** The store as the status reads it: every decision a peek, counting and striking nothing. */
+const peekingStore = (quotas: QuotaStore): QuotaStore => ({
+  decide: (subject, policy, cost) => quotas.peek(subject, policy, cost),
+  peek: (subject, policy, cost) => quotas.peek(subject, policy, cost),
+  reset: (subject) => quotas.reset(subject),
+});
+
+/**
+ * What GET /rate_limit needs beside the admission: the caller's standing, read through a
+ * RequestAdmission of its own over a peeking store (so the subject and policy read are the very
+ * ones every other request is counted against), and the route's own rule, counted per key.
+ */
+export class RateLimitStatus {
+  private readonly standings: RequestAdmission;
+
+  constructor(
+    keys: ApiKeyRegistry,
+    private readonly quotas: QuotaStore,
+    options: AdmissionOptions,
+  ) {
+    this.standings = new RequestAdmission(keys, peekingStore(quotas), options);
+  }
+
+  /** Undefined when the key is not a valid one: the request is then admitted like any without a key. */
+  async admit(keyDigest: string, clientAddress: string): Promise<StatusAdmission | undefined> {
+    const { plan, caller, policy, decision } = await this.standings.admit(keyDigest, clientAddress);
+    if (plan === undefined || caller === undefined) return undefined;
+    const own = await this.quotas.decide(STATUS_SUBJECT + caller.id, STATUS_POLICY);
+    return { admission: { plan, caller, policy: STATUS_POLICY, decision: own }, standing: { plan, policy, decision } };
+  }
+}
