@@ -19,4 +19,5 @@ export type {
   Page,
   Pet,
   PetStatus,
+  RateLimitStatus,
 } from './client/types.js';

@@ -5,7 +5,7 @@ import type { RateLimitState } from './rate-limit-state.js';
 import { retryPolicy, type RetryOptions } from './retry-policy.js';
 import { expandPath, type OperationId, type PathParams, ROUTES } from './routes.js';
 import { type Answer, Transport } from './transport.js';
-import type { Inventory, ListOrdersQuery, ListPetsQuery, NewOrder, NewPet, Order, OrderUpdate, Page, Pet } from './types.js';
+import type { Inventory, ListOrdersQuery, ListPetsQuery, NewOrder, NewPet, Order, OrderUpdate, Page, Pet, RateLimitStatus } from './types.js';
 
 export interface PetStoreClientOptions {
   /** Where the API is served, base path included: `http://127.0.0.1:8080/v1`. */
@@ -73,7 +73,7 @@ export class PetStoreClient {
     this.#transport = new Transport(fetch, validApiKey(options.apiKey), retryPolicy(options.retry));
   }
 
-  /** The `RateLimit` and `RateLimit-Policy` fields of the last answer that carried them (a 429 too). */
+  /** The `RateLimit` and `RateLimit-Policy` fields of the last answer that carried them (a 429 too); `rateLimitStatus()` asks the server. */
   get rateLimit(): RateLimitState | undefined {
     return this.#transport.rateLimit;
   }
@@ -129,6 +129,14 @@ export class PetStoreClient {
   /** How many pets have each status. */
   async inventory(options: CallOptions = {}): Promise<Inventory> {
     return (await this.#call('getInventory', {}, undefined, options)).body as Inventory;
+  }
+
+  /**
+   * The key's plan, each rule's limit, remaining and reset, and any ban's end, read from the server
+   * without spending quota (`GET /rate_limit`, itself limited to a few calls a minute per key).
+   */
+  async rateLimitStatus(options: CallOptions = {}): Promise<RateLimitStatus> {
+    return (await this.#call('getRateLimit', {}, undefined, options)).body as RateLimitStatus;
   }
 
   #url<Id extends OperationId>(id: Id, params: PathParams<(typeof ROUTES)[Id]['path']>, query: object = {}): URL {

@@ -3,6 +3,7 @@ import type { createPetDeclaration as createPet } from '../adapters/http/contrac
 import type { getInventoryDeclaration as getInventory } from '../adapters/http/contract/declarations/get-inventory.js';
 import type { getOrderDeclaration as getOrder } from '../adapters/http/contract/declarations/get-order.js';
 import type { getPetDeclaration as getPet } from '../adapters/http/contract/declarations/get-pet.js';
+import type { getRateLimitDeclaration as getRateLimit } from '../adapters/http/contract/declarations/get-rate-limit.js';
 import type { listOrdersDeclaration as listOrders } from '../adapters/http/contract/declarations/list-orders.js';
 import type { listPetsDeclaration as listPets } from '../adapters/http/contract/declarations/list-pets.js';
 import type { placeOrderDeclaration as placeOrder } from '../adapters/http/contract/declarations/place-order.js';
@@ -18,6 +19,7 @@ interface Declarations {
   readonly cancelOrder: typeof cancelOrder;
   readonly updateOrder: typeof updateOrder;
   readonly getInventory: typeof getInventory;
+  readonly getRateLimit: typeof getRateLimit;
 }
 
 export type OperationId = keyof Declarations;
@@ -37,6 +39,7 @@ export const ROUTES: { readonly [Id in OperationId]: Pick<Declarations[Id], 'met
   cancelOrder: { method: 'DELETE', path: '/store/orders/{orderId}' },
   updateOrder: { method: 'PATCH', path: '/store/orders/{orderId}' },
   getInventory: { method: 'GET', path: '/store/inventory' },
+  getRateLimit: { method: 'GET', path: '/rate_limit' },
 };
 
 /** The `{name}` segments of a path template. */

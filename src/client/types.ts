@@ -4,6 +4,7 @@ import type { createPetDeclaration as createPet } from '../adapters/http/contrac
 import type { getInventoryDeclaration as getInventory } from '../adapters/http/contract/declarations/get-inventory.js';
 import type { getOrderDeclaration as getOrder } from '../adapters/http/contract/declarations/get-order.js';
 import type { getPetDeclaration as getPet } from '../adapters/http/contract/declarations/get-pet.js';
+import type { getRateLimitDeclaration as getRateLimit } from '../adapters/http/contract/declarations/get-rate-limit.js';
 import type { listOrdersDeclaration as listOrders } from '../adapters/http/contract/declarations/list-orders.js';
 import type { listPetsDeclaration as listPets } from '../adapters/http/contract/declarations/list-pets.js';
 import type { placeOrderDeclaration as placeOrder } from '../adapters/http/contract/declarations/place-order.js';
@@ -31,6 +32,12 @@ export type OrderStatus = Order['status'];
 
 /** How many pets have each status. */
 export type Inventory = Static<(typeof getInventory)['responses'][200]['body']>;
+
+/**
+ * The key's quota as it stands (`GET /rate_limit`): its plan, each rule's limit, window, remaining
+ * and reset (Unix seconds), and `bannedUntil` (Unix seconds) while banned, else null.
+ */
+export type RateLimitStatus = Static<(typeof getRateLimit)['responses'][200]['body']>;
 
 /** A code of the server's Error format (`{code, message, status}`). */
 export type ApiErrorCode = HttpErrorCode;

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PetStoreClient } from '../../src/client.js';
+import { assertMatchesOpenApi } from '../support/openapi-validator.js';
+import { startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
+import { rejection } from './rejection.js';
+
+const KEY = 'client-status-1';
+const PER_MINUTE = 30;
+const PER_DAY = 400;
+
+/** A fetch that checks every answer against the OpenAPI document. */
+const checkedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const url = new URL(input instanceof Request ? input.url : input);
+  const text = await response.clone().text();
+  assertMatchesOpenApi(init?.method ?? 'GET', url.href, { status: response.status, headers: response.headers, body: JSON.parse(text) as unknown });
+  return response;
+};
+
+let store: TestPetStore;
+beforeAll(async () => {
+  store = await startTestPetStore({ extraApiKeys: [`${KEY}:enterprise:${PER_MINUTE}:${PER_DAY}`] });
+});
+afterAll(async () => {
+  await store.close();
+});
+
+describe('PetStoreClient.rateLimitStatus()', () => {
+  it('reads the plan and each rule without spending them, until the route refuses with 429 rate_limited', async () => {
+    const client = new PetStoreClient({ baseUrl: store.baseUrl, apiKey: KEY, fetch: checkedFetch, retry: { maxAttempts: 1 } });
+    await client.listPets({ limit: 1 });
+    await client.inventory();
+    const status = await client.rateLimitStatus();
+    expect(status.plan).toBe('enterprise');
+    expect(status.bannedUntil).toBeNull();
+    expect(status.rules.map(({ name, limit, windowSeconds, remaining }) => ({ name, limit, windowSeconds, remaining }))).toEqual([
+      { name: 'minute', limit: PER_MINUTE, windowSeconds: 60, remaining: PER_MINUTE - 2 },
+      { name: 'day', limit: PER_DAY, windowSeconds: 86_400, remaining: PER_DAY - 2 },
+    ]);
+    // The fields of its answer say the same, and reading again finds nothing spent.
+    expect(client.rateLimit?.rules.map((rule) => rule.remaining)).toEqual([PER_MINUTE - 2, PER_DAY - 2]);
+    for (let i = 1; i < 10; i++) expect((await client.rateLimitStatus()).rules).toEqual(status.rules);
+    const refused = await rejection(client.rateLimitStatus());
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(client.rateLimit?.rules.map((rule) => rule.remaining)).toEqual([PER_MINUTE - 2, PER_DAY - 2]);
+  });
+});
