@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_LIMIT_STATUS_RULE } from '../../src/adapters/http/contract/declarations/get-rate-limit.js';
 import { PetStoreClient } from '../../src/client.js';
 import { assertMatchesOpenApi } from '../support/openapi-validator.js';
 import { startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
@@ -39,7 +40,7 @@ describe('PetStoreClient.rateLimitStatus()', () => {
     ]);
     // The fields of its answer say the same, and reading again finds nothing spent.
     expect(client.rateLimit?.rules.map((rule) => rule.remaining)).toEqual([PER_MINUTE - 2, PER_DAY - 2]);
-    for (let i = 1; i < 10; i++) expect((await client.rateLimitStatus()).rules).toEqual(status.rules);
+    for (let i = 1; i < RATE_LIMIT_STATUS_RULE.limit; i++) expect((await client.rateLimitStatus()).rules).toEqual(status.rules);
     const refused = await rejection(client.rateLimitStatus());
     expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(client.rateLimit?.rules.map((rule) => rule.remaining)).toEqual([PER_MINUTE - 2, PER_DAY - 2]);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_LIMIT_STATUS_RULE } from '../../src/adapters/http/contract/declarations/get-rate-limit.js';
 import { expectError, HttpClient, type HttpResult } from '../support/http-client.js';
 import { startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
 
@@ -82,9 +83,9 @@ describe('GET /v1/rate_limit', () => {
     expect(remainingOf(next)).toEqual({ minute: PER_MINUTE - 2, day: PER_DAY - 2 });
   });
 
-  it('past its own rule (10 per minute per key) answers 429 rate_limited with Retry-After, and still spends no quota', async () => {
+  it('past its own rule (RATE_LIMIT_STATUS_RULE, per key) answers 429 rate_limited with Retry-After, and still spends no quota', async () => {
     const client = as(KEYS.own);
-    for (let i = 0; i < 10; i++) await status(client);
+    for (let i = 0; i < RATE_LIMIT_STATUS_RULE.limit; i++) await status(client);
     const refused = await client.get('/rate_limit');
     expectError(refused, 429, 'rate_limited');
     const retryAfter = Number(refused.headers.get('retry-after'));
