@@ -2,7 +2,7 @@
 # The README's curl session, replayed against a fresh server: start it, create and list pets,
 # fetch one, make mistakes, open the docs page, order a pet and move the order through its
 # statuses with a staff key, replay an idempotent POST, spend a Free key's minute, then get it
-# banned. Bounded: 100 requests.
+# banned and read its quota. Bounded: 100 requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${PORT:-8089}
@@ -38,9 +38,10 @@ show curl -s -X PATCH -H "Authorization: Bearer $STAFF" -H "$J" -d '{"status":"a
 show curl -s -X PATCH -H "Authorization: Bearer $STAFF" -H "$J" -d '{"status":"delivered"}' "$B/store/orders/1"
 show curl -s -X DELETE -H "Authorization: Bearer $PRO" "$B/store/orders/1"
 show curl -s -H "Authorization: Bearer $PRO" "$B/store/inventory"
-echo "\$ # 54 more requests: 60 in this minute"
-for _ in $(seq 1 54); do curl -s -o /dev/null -w '%{http_code} ' -H "$H" "$B/pets"; done; echo; echo
+echo "\$ # 55 more requests: 60 in this minute"
+for _ in $(seq 1 55); do curl -s -o /dev/null -w '%{http_code} ' -H "$H" "$B/pets"; done; echo; echo
 show curl -si -H "$H" "$B/pets"
 echo "\$ # 19 more before Retry-After: strikes"
 for _ in $(seq 1 19); do curl -s -o /dev/null -w '%{http_code} ' -H "$H" "$B/pets"; done; echo; echo
 show curl -si -H "$H" "$B/pets"
+show curl -s -H "$H" "$B/rate_limit"

@@ -1,8 +1,8 @@
-import type { Admission, AdmissionOptions } from '../../../domain/quota/request-admission.js';
-import { RequestAdmission } from '../../../domain/quota/request-admission.js';
+import { RequestAdmission, type Admission, type AdmissionOptions } from '../../../domain/quota/request-admission.js';
 import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
 import type { ApiKeyRegistry } from '../../../ports/api-key-registry.js';
 import type { QuotaStore } from '../../../ports/quota-store.js';
+import { peekingQuotaStore } from '../../peeking-quota-store.js';
 import { RATE_LIMIT_STATUS_RULE } from '../contract/declarations/get-rate-limit.js';
 import type { QuotaStanding } from '../wire/request-context.js';
 
@@ -15,13 +15,6 @@ export interface StatusAdmission {
 const STATUS_POLICY: QuotaPolicy = { rules: [RATE_LIMIT_STATUS_RULE] };
 /** Beside `key:` and `addr:` of the admission, so the route's counts never mix with a plan's. */
 const STATUS_SUBJECT = 'rate_limit:';
-
-/** The store as the status reads it: every decision a peek, counting and striking nothing. */
-const peekingStore = (quotas: QuotaStore): QuotaStore => ({
-  decide: (subject, policy, cost) => quotas.peek(subject, policy, cost),
-  peek: (subject, policy, cost) => quotas.peek(subject, policy, cost),
-  reset: (subject) => quotas.reset(subject),
-});
 
 /**
  * What GET /rate_limit needs beside the admission: the caller's standing, read through a
@@ -36,7 +29,7 @@ export class RateLimitStatus {
     private readonly quotas: QuotaStore,
     options: AdmissionOptions,
   ) {
-    this.standings = new RequestAdmission(keys, peekingStore(quotas), options);
+    this.standings = new RequestAdmission(keys, peekingQuotaStore(quotas), options);
   }
 
   /** Undefined when the key is not a valid one: the request is then admitted like any without a key. */

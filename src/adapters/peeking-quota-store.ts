@@ -1,0 +1,12 @@
+import type { QuotaStore } from '../ports/quota-store.js';
+
+/**
+ * `quotas` as a reading of a key's standing sees it: every decision a peek, counting and
+ * striking nothing. Handed to a RequestAdmission, it reads the very subject and policy the
+ * key's requests are counted under, which only the admission forms.
+ */
+export const peekingQuotaStore = (quotas: QuotaStore): QuotaStore => ({
+  decide: (subject, policy, cost) => quotas.peek(subject, policy, cost),
+  peek: (subject, policy, cost) => quotas.peek(subject, policy, cost),
+  reset: (subject) => quotas.reset(subject),
+});
