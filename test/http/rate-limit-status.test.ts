@@ -107,7 +107,12 @@ describe('GET /v1/rate_limit', () => {
     expectError(answer!, 429, 'api_key_banned');
     const bannedAt = nowSeconds();
     const retryAfter = Number(answer!.headers.get('retry-after'));
-    const body = await status(client);
+    const read = await client.get('/rate_limit');
+    expect(read.status).toBe(200);
+    // The plan's fields as they stand: nothing left; the route itself refused nothing, so no Retry-After.
+    expect(read.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(read.headers.get('retry-after')).toBeNull();
+    const body = read.body as StatusBody;
     expect(body.bannedUntil).not.toBeNull();
     expect(Math.abs(body.bannedUntil! - (bannedAt + retryAfter))).toBeLessThanOrEqual(2);
     expect(body.bannedUntil!).toBeGreaterThan(nowSeconds() + 14 * 60);
