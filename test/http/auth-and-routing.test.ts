@@ -145,6 +145,6 @@ describe('GET /v1/openapi.json', () => {
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(document.paths['/pets/{petId}'].get.deprecated).toBe(true);
-    expect(Object.keys(document.paths).sort()).toEqual(['/docs', '/docs/{asset}', '/openapi.json', '/pets', '/pets/{petId}', '/store/inventory', '/store/orders', '/store/orders/{orderId}']);
+    expect(Object.keys(document.paths).sort()).toEqual(['/docs', '/docs/{asset}', '/openapi.json', '/pets', '/pets/{petId}', '/rate_limit', '/store/inventory', '/store/orders', '/store/orders/{orderId}']);
   });
 });
