@@ -147,3 +147,72 @@ export const banScenarioArb: fc.Arbitrary<BanScenario> = fc.oneof(
       scheduleArb(rules, { maxSteps: 300, maxBurst: 25 }).map((times) => ({ policy: { rules, ban: DEFAULT_BAN_POLICY }, times })),
     ),
 );
+
+export interface PlanChangeScenario {
+  /** The plans a key moves between, as the policies they decide with: the same windows and ban, other limits. */
+  readonly policies: readonly QuotaPolicy[];
+  /** Non-decreasing request times. */
+  readonly times: readonly number[];
+  /** Which policy decides each request: the plan changes just before each request whose policy differs from the one before. */
+  readonly policyAt: readonly number[];
+}
+
+interface PlanChangeOptions {
+  /** Most steps of the schedule, each a burst of requests at one time (scheduleArb's default unless told). */
+  readonly maxSteps?: number;
+}
+
+/** The policy of each request: most keep the one before, about one in eight moves to another. */
+const policyAtArb = (policies: number, requests: number): fc.Arbitrary<number[]> =>
+  fc
+    .tuple(
+      fc.nat({ max: policies - 1 }),
+      fc.array(fc.oneof({ arbitrary: fc.constant(undefined), weight: 7 }, fc.nat({ max: policies - 1 })), {
+        minLength: requests,
+        maxLength: requests,
+      }),
+    )
+    .map(([first, moves]) => {
+      let current = first;
+      return moves.map((move) => (current = move ?? current));
+    });
+
+const planChangesOf = (
+  rulesOfPlans: readonly (readonly QuotaRule[])[],
+  ban: BanPolicy | undefined,
+  options: PlanChangeOptions,
+  maxBurst: number,
+): fc.Arbitrary<PlanChangeScenario> => {
+  const policies = rulesOfPlans.map((rules): QuotaPolicy => (ban === undefined ? { rules } : { rules, ban }));
+  return scheduleArb(rulesOfPlans[0]!, { ...options, maxBurst }).chain((times) =>
+    policyAtArb(policies.length, times.length).map((policyAt) => ({ policies, times, policyAt })),
+  );
+};
+
+/** `rules` with limits drawn again, from 1 to 8: another plan of the same windows. */
+const otherLimitsArb = (rules: readonly QuotaRule[]): fc.Arbitrary<readonly QuotaRule[]> =>
+  fc.tuple(...rules.map((rule) => fc.integer({ min: 1, max: 8 }).map((limit): QuotaRule => ({ ...rule, limit }))));
+
+/**
+ * A key whose plan changes at random times among two to four plans of the same windows (a
+ * plan changes limits, never windows): small rules, or a short rule beside a long one still
+ * spent when a ban ends; with or without a ban.
+ */
+export const planChangeScenarioArb = (options: PlanChangeOptions = {}): fc.Arbitrary<PlanChangeScenario> =>
+  fc
+    .oneof(
+      { arbitrary: fc.tuple(smallRulesArb, fc.option(smallBanArb, { nil: undefined })), weight: 2 },
+      fc.tuple(
+        fc.tuple(smallRuleArb('short'), longRuleArb).map((rules): readonly QuotaRule[] => rules),
+        anyBanArb.map((ban): BanPolicy | undefined => ban),
+      ),
+    )
+    .chain(([rules, ban]) =>
+      fc.array(otherLimitsArb(rules), { minLength: 1, maxLength: 3 }).chain((others) => planChangesOf([rules, ...others], ban, options, 8)),
+    );
+
+/** A key moving between real plans (and small enterprise ones, so that it is refused) under the default ban. */
+export const realPlanChangeScenarioArb = (options: PlanChangeOptions = {}): fc.Arbitrary<PlanChangeScenario> =>
+  fc
+    .shuffledSubarray([STANDARD_PLANS.free, STANDARD_PLANS.pro, enterprisePlan(1, 3), enterprisePlan(5, 8), enterprisePlan(2, 40)], { minLength: 2 })
+    .chain((plans) => planChangesOf(plans.map((plan) => plan.rules), DEFAULT_BAN_POLICY, options, 25));

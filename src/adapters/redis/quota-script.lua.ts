@@ -22,6 +22,7 @@
  *          '1' to report a refusal's strikes: the times of the last ones, oldest first, after
  *          the reply's fields.
  * Hash     w    the windows the state was kept for; other windows start the subject over.
+ *               Other limits (a plan change) keep everything: they decide from then on.
  *          la   lastAt: the latest time counted to. A clock stepping back keeps counting in
  *               the newest bucket rather than rewriting the past.
  *          r<i> rule i's 61-bucket ring, stored sparse and packed: the running total (uint32),
@@ -33,6 +34,8 @@
  *          st   the strike ring's size, then the times of the last strikes, oldest first.
  *          bu   bannedUntil.
  *          bx   what the ban answers, worked out when it started: each rule's reset.
+ *          bl   the limits bx was worked out for; under others (a plan changed during the
+ *               ban) QUOTA_LUA works it out again, as the engine does.
  * Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule.
  *
  * STRIKES_LUA adds the strikes a cache in front of the store answered itself (LocalRefusals),
@@ -54,9 +57,13 @@ local n = tonumber(ARGV[2])
 local banStrikes = tonumber(ARGV[3 + 2 * n])
 local strikeWindowMs = tonumber(ARGV[4 + 2 * n])
 local banMs = tonumber(ARGV[5 + 2 * n])
-local windows = {}
-for i = 1, n do windows[i] = ARGV[2 + 2 * i] end
+local windows, limits = {}, {}
+for i = 1, n do
+  limits[i] = ARGV[1 + 2 * i]
+  windows[i] = ARGV[2 + 2 * i]
+end
 local signature = table.concat(windows, ',')
+local limitsSignature = table.concat(limits, ',')
 
 -- What a ban answers at t: remaining 0, each rule's reset no earlier than the ban's end.
 local function bannedReply(t, bannedUntil, resets)
@@ -131,17 +138,47 @@ local function toldUntil(refusedUntil, t, retryAt)
   return math.max(refusedUntil, t + 1000 * math.ceil((retryAt - t) / 1000))
 end
 
--- A ban starting at banStart: bu, bx (each rule's reset: the ban's end or, still spent then,
--- when it admits again, so a client obeying Retry-After is admitted) and an emptied strike ring.
-local function writeBan(writes, banStart, retries)
-  local bannedUntil = banStart + banMs
+-- What a ban ending at bannedUntil answers under ARGV's limits, from the rules as loaded: each
+-- rule's reset, the ban's end or, still spent then, when one request fits again (whatever the
+-- cost of the one refused: the engine's banDecision), so a client obeying Retry-After is admitted.
+local function resetsOf(bannedUntil, rules)
   local resets = {}
-  for i = 1, n do resets[i] = num(math.max(bannedUntil, retries[i] or bannedUntil)) end
-  writes[#writes + 1] = 'bu'
-  writes[#writes + 1] = num(bannedUntil)
+  for i = 1, n do resets[i] = num(math.max(bannedUntil, ruleRetry(rules[i], 1) or bannedUntil)) end
+  return resets
+end
+local function writeBanAnswer(writes, resets)
   writes[#writes + 1] = 'bx'
   writes[#writes + 1] = table.concat(resets, ' ')
+  writes[#writes + 1] = 'bl'
+  writes[#writes + 1] = limitsSignature
+end
+
+-- A ban starting at banStart: bu and its answer.
+local function writeBan(writes, banStart, rules)
+  local bannedUntil = banStart + banMs
+  local resets = resetsOf(bannedUntil, rules)
+  writes[#writes + 1] = 'bu'
+  writes[#writes + 1] = num(bannedUntil)
+  writeBanAnswer(writes, resets)
   return bannedUntil, resets
+end
+
+-- The current ban's answer under ARGV's limits: bx when worked out for them (bl), else worked
+-- out again from the rings as the ban left them at la, since nothing is counted during a ban.
+-- The second value tells it was worked out again.
+local function banAnswer(bx, bl, bannedUntil)
+  if bl == limitsSignature then
+    local resets = {}
+    for v in string.gmatch(bx or '', '%S+') do resets[#resets + 1] = v end
+    return resets, false
+  end
+  local fields = { 'la' }
+  for i = 1, n do fields[1 + i] = 'r' .. i end
+  local stored = redis.call('HMGET', KEYS[1], unpack(fields))
+  local lastAt = tonumber(stored[1])
+  local rules = {}
+  for i = 1, n do rules[i] = loadRule(i, stored[1 + i] or '', lastAt) end
+  return resetsOf(bannedUntil, rules), true
 end
 local function writeStrikes(writes, strikes)
   writes[#writes + 1] = 'st'
@@ -157,14 +194,19 @@ local peek = ARGV[7 + 2 * n] == '1'
 -- next refusals counts them on, and tells the strike that starts the ban without asking.
 local reportStrikes = ARGV[8 + 2 * n] == '1'
 
--- A ban answers what was worked out when it started (bx: each rule's reset), so a banned
--- subject costs one small read: nothing is counted during a ban.
-local head = redis.call('HMGET', KEYS[1], 'w', 'bu', 'bx')
+-- A ban answers what was worked out when it started (bx: each rule's reset) for the limits
+-- still in force (bl), so a banned subject costs one small read: nothing is counted during a ban.
+local head = redis.call('HMGET', KEYS[1], 'w', 'bu', 'bx', 'bl')
 local bannedUntil = -math.huge
 if head[1] == signature then bannedUntil = tonumber(head[2]) or -math.huge end
 if bannedUntil > t then
-  local resets = {}
-  for v in string.gmatch(head[3] or '', '%S+') do resets[#resets + 1] = v end
+  local resets, again = banAnswer(head[3], head[4], bannedUntil)
+  -- Kept for the rest of the ban, as the engine keeps it; a peek writes nothing.
+  if again and not peek then
+    local writes = {}
+    writeBanAnswer(writes, resets)
+    redis.call('HSET', KEYS[1], unpack(writes))
+  end
   return bannedReply(t, bannedUntil, resets)
 end
 
@@ -269,10 +311,7 @@ if verdict == 'rate_limited' and banStrikes > 0 then
   strikes = readStrikes(stored[5])
   if strike then
     if addStrike(strikes, t) then
-      -- The ban tells when one request fits again, whatever this one's cost (the engine's banDecision).
-      local banRetries = {}
-      for i = 1, n do banRetries[i] = ruleRetry(rules[i], 1) end
-      bannedUntil, banResets = writeBan(writes, t, banRetries)
+      bannedUntil, banResets = writeBan(writes, t, rules)
       strikes = {}
     end
     writeStrikes(writes, strikes)
@@ -308,8 +347,8 @@ return answer
  */
 export const STRIKES_LUA = `${QUOTA_LUA_HELPERS}
 local t = timeOf(ARGV[1])
-local fields = { 'w', 'la', 'bu', 'ru', 'st', 'bx' }
-for i = 1, n do fields[6 + i] = 'r' .. i end
+local fields = { 'w', 'la', 'bu', 'ru', 'st', 'bx', 'bl' }
+for i = 1, n do fields[7 + i] = 'r' .. i end
 local stored = redis.call('HMGET', KEYS[1], unpack(fields))
 if stored[1] ~= signature then return nil end
 
@@ -333,11 +372,10 @@ end
 local writes = { 'ru', num(refusedUntil) }
 local resets
 if banStart then
-  local retries = {}
+  local rules = {}
   local at = math.max(t, tonumber(stored[2]) or -math.huge)
-  -- A ban tells when one request fits again, as QUOTA_LUA's.
-  for i = 1, n do retries[i] = ruleRetry(loadRule(i, stored[6 + i] or '', at), 1) end
-  bannedUntil, resets = writeBan(writes, banStart, retries)
+  for i = 1, n do rules[i] = loadRule(i, stored[7 + i] or '', at) end
+  bannedUntil, resets = writeBan(writes, banStart, rules)
 end
 writeStrikes(writes, strikes)
 redis.call('HSET', KEYS[1], unpack(writes))
@@ -346,9 +384,6 @@ local ttl = math.max(redis.call('PTTL', KEYS[1]), bannedUntil - t + 1000, refuse
 redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(ttl)))
 
 if bannedUntil <= t then return nil end
-if not resets then
-  resets = {}
-  for v in string.gmatch(stored[6] or '', '%S+') do resets[#resets + 1] = v end
-end
+if not resets then resets = banAnswer(stored[6], stored[7], bannedUntil) end
 return bannedReply(t, bannedUntil, resets)
 `;

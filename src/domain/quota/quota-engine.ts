@@ -23,8 +23,10 @@ export interface QuotaState extends BanState {
   policy: QuotaPolicy;
   /** The latest time the counters were advanced to. */
   lastAt: number;
-  /** The decision of the current or last ban, worked out when it started. */
+  /** The decision of the current or last ban, worked out when it started and again under other limits (a plan change). */
   ban: QuotaDecision | null;
+  /** The rules `ban` was worked out for. */
+  banRules: readonly QuotaRule[];
 }
 
 /** A subject that has never been seen. Throws on a rule no counter can hold: a configuration mistake. */
@@ -38,6 +40,7 @@ export const createQuotaState = (policy: QuotaPolicy): QuotaState => {
     bannedUntil: Number.NEGATIVE_INFINITY,
     strikes: null,
     ban: null,
+    banRules: policy.rules,
   };
 };
 
@@ -69,11 +72,11 @@ export const isQuotaStateIdle = (state: QuotaState, now: number): boolean => {
 };
 
 /**
- * What a ban answers until it ends, worked out once when it starts: nothing before the ban
- * ends, and from then on what the counters allow. Nothing is counted during a ban, so the
- * counters as they stand then tell when each rule admits again: a rule still exhausted at the
- * ban's end resets when it admits, and Retry-After points to the latest of these, so a client
- * that obeys it is admitted.
+ * What a ban answers under `rules` until it ends, worked out when it starts and again when a
+ * plan change brings other limits: nothing before the ban ends, and from then on what the
+ * counters allow. Nothing is counted during a ban, so the counters as they stand then tell
+ * when each rule admits again: a rule still exhausted at the ban's end resets when it admits,
+ * and Retry-After points to the latest of these, so a client that obeys it is admitted.
  */
 const banDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number): QuotaDecision => {
   const ruleCount = rules.length;
@@ -92,9 +95,22 @@ const banDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number
     resetAt[i] = reset;
     if (reset > retryAt) retryAt = reset;
   }
-  const decision: QuotaDecision = { verdict: 'banned', decidedAt: now, remaining: new Array<number>(ruleCount).fill(0), resetAt, retryAt };
+  return { verdict: 'banned', decidedAt: now, remaining: new Array<number>(ruleCount).fill(0), resetAt, retryAt };
+};
+
+/** Works out the ban's answer under `rules` and keeps it for the rest of the ban. */
+const keepBanDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number): QuotaDecision => {
+  const decision = banDecision(state, rules, now);
   state.ban = decision;
+  state.banRules = rules;
   return decision;
+};
+
+/** Whether `rules` have the limits of `held`, rules of the same windows. */
+const sameLimits = (held: readonly QuotaRule[], rules: readonly QuotaRule[]): boolean => {
+  if (held === rules) return true;
+  for (let i = 0; i < rules.length; i++) if (held[i]!.limit !== rules[i]!.limit) return false;
+  return true;
 };
 
 /** The ban's decision as of `now`; its arrays are shared by every answer of the ban, read only. */
@@ -147,13 +163,17 @@ const standing = (state: QuotaState, rules: readonly QuotaRule[], now: number, a
  * requests: an integer from 1 to the smallest limit), and records it in `state`: admitted only
  * if every rule has room for all of it, and then counted in every rule; a refusal counts in
  * none. A banned subject gets nothing and can get nothing before the ban ends: remaining 0,
- * retry no earlier than its end.
+ * retry no earlier than its end. A policy of other limits (a plan change) keeps what was
+ * counted, the strikes and any ban, and decides by its own limits from now on, the ban's
+ * answer included.
  */
 export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost = 1): QuotaDecision => {
   const rules = policy.rules;
   const ruleCount = rules.length;
   state.policy = policy;
-  if (isBanned(state, now) && state.ban !== null) return duringBan(state.ban, now);
+  if (isBanned(state, now) && state.ban !== null) {
+    return sameLimits(state.banRules, rules) ? duringBan(state.ban, now) : keepBanDecision(state, rules, now);
+  }
 
   if (advanceAll(state, rules, now, cost)) {
     const at = state.lastAt;
@@ -173,7 +193,7 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
 
   const refused = standing(state, rules, now, state.lastAt, cost);
   if (policy.ban !== undefined && registerRefusal(state, policy.ban, now, refused.retryAt)) {
-    return banDecision(state, rules, now);
+    return keepBanDecision(state, rules, now);
   }
   return { verdict: 'rate_limited', decidedAt: now, ...refused };
 };
@@ -184,7 +204,9 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
  * admitted. `state` is left as it was, so a peek never changes a later decision.
  */
 export const peekQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost = 1): QuotaDecision => {
-  if (isBanned(state, now) && state.ban !== null) return duringBan(state.ban, now);
+  if (isBanned(state, now) && state.ban !== null) {
+    return sameLimits(state.banRules, policy.rules) ? duringBan(state.ban, now) : banDecision(state, policy.rules, now);
+  }
   const probe: QuotaState = { ...state, cells: state.cells.slice(), policy };
   const fits = advanceAll(probe, policy.rules, now, cost);
   return { verdict: fits ? 'admitted' : 'rate_limited', decidedAt: now, ...standing(probe, policy.rules, now, probe.lastAt, cost) };
