@@ -34,9 +34,29 @@ export interface ManagedApiKey {
   readonly createdAt: number;
   readonly expiresAt?: number;
   readonly revokedAt?: number;
+  /** The last `updateKey`; absent: never updated. */
+  readonly updatedAt?: number;
+}
+
+/** A managed key and the digest its requests are known by: to read its quota, never to show. */
+export interface StoredApiKey {
+  readonly key: ManagedApiKey;
+  readonly digest: string;
 }
 
 export type RevokeOutcome = 'revoked' | 'already_revoked' | 'not_found';
+
+/** What `updateKey` changes; an absent field keeps its value. */
+export interface KeyChanges {
+  readonly plan?: Plan;
+  readonly role?: Role;
+  readonly label?: string;
+  /** Epoch milliseconds. */
+  readonly expiresAt?: number;
+}
+
+/** The key as updated; or why nothing changed: no such id, or the key is revoked (a revoked key stays revoked, as it was). */
+export type UpdateOutcome = { readonly updated: ManagedApiKey } | 'not_found' | 'revoked';
 
 /**
  * Managing keys by id, beside the lookup by digest: implemented by the registries whose keys
@@ -46,9 +66,16 @@ export interface KeyAdmin {
   /** Stores a new key under its digest; `key.revokedAt` must be absent. */
   createKey(keyDigest: string, key: ManagedApiKey): Promise<void>;
   /** Every managed key, revoked and expired ones too, oldest first. */
-  listKeys(): Promise<readonly ManagedApiKey[]>;
+  listKeys(): Promise<readonly StoredApiKey[]>;
+  findKey(id: string): Promise<StoredApiKey | undefined>;
   revokeKey(id: string, at: number): Promise<RevokeOutcome>;
+  /**
+   * Applies `changes` to the key and its grant in one step, recording `at` as its `updatedAt`:
+   * the lookup by digest answers the new grant at once (and every instance's cache within its TTL).
+   */
+  updateKey(id: string, changes: KeyChanges, at: number): Promise<UpdateOutcome>;
 }
+
 
 /** Whether a grant's key has expired at `now`. */
 export const isExpired = (grant: { readonly expiresAt?: number }, now: number): boolean =>

@@ -74,17 +74,46 @@ describe('CachedApiKeyRegistry', () => {
     expect(backing.lookups, 'decided from the cached answer and the clock').toBe(1);
   });
 
-  it('refuses a key revoked in the shared store once its cached answer is ttlMs old, never later', async () => {
+  it.each([
+    ['revoked', (store: MemoryApiKeyRegistry, at: number) => store.revokeKey('key_1', at), undefined],
+    ['updated', (store: MemoryApiKeyRegistry, at: number) => store.updateKey('key_1', { plan: STANDARD_PLANS.free, role: 'staff' }, at), freeStaff],
+  ] as const)('answers a key %s in the shared store anew once its cached answer is ttlMs old, never later', async (_, change, after) => {
     const clock = new ManualClock(0);
     const store = new MemoryApiKeyRegistry(clock);
     await store.createKey('digest', { id: 'key_1', label: '', plan: STANDARD_PLANS.pro, role: 'customer', createdAt: 0 });
     const cached = new CachedApiKeyRegistry(store, clock, 5_000, 100);
     expect(await cached.grantOf('digest')).toEqual(pro);
     clock.set(1_000);
-    await store.revokeKey('key_1', clock.now());
+    await change(store, clock.now());
     clock.set(4_999);
-    expect(await cached.grantOf('digest'), 'another instance may still serve it from its cache').toEqual(pro);
+    expect(await cached.grantOf('digest'), 'another instance may still serve the old grant from its cache').toEqual(pro);
     clock.set(5_000);
-    expect(await cached.grantOf('digest')).toBeUndefined();
+    expect(await cached.grantOf('digest')).toEqual(after);
+  });
+
+  it('keeps an answer read before an update no longer than ttlMs from when its lookup began, however late it arrives', async () => {
+    const clock = new ManualClock(0);
+    const store = new MemoryApiKeyRegistry(clock);
+    await store.createKey('digest', { id: 'key_1', label: '', plan: STANDARD_PLANS.pro, role: 'customer', createdAt: 0 });
+    let release = (): void => {};
+    let lookups = 0;
+    const slow: ApiKeyRegistry = {
+      // The first lookup reads the old grant at 0 and delivers it only after the update; later ones answer at once.
+      grantOf: (digest) => {
+        const read = store.grantOf(digest);
+        return ++lookups > 1 ? Promise.resolve(read) : new Promise((resolve) => (release = () => resolve(read)));
+      },
+      register: (digest, grant) => store.register(digest, grant),
+    };
+    const cached = new CachedApiKeyRegistry(slow, clock, 5_000, 100);
+    const pending = cached.grantOf('digest');
+    clock.set(3_000);
+    await store.updateKey('key_1', { plan: STANDARD_PLANS.free, role: 'staff' }, clock.now());
+    release();
+    expect(await pending).toEqual(pro);
+    clock.set(4_999);
+    expect(cached.grantOf('digest')).toEqual(pro);
+    clock.set(5_000);
+    expect(await cached.grantOf('digest'), 'within 5 s of the update: 2 s after it').toEqual(freeStaff);
   });
 });

@@ -74,7 +74,7 @@ describe('RedisApiKeyRegistry', () => {
     const registry = new RedisApiKeyRegistry(shared.redis, prefix);
     await registry.createKey('bb'.repeat(32), { id: 'key_2', label: '', plan: STANDARD_PLANS.free, role: 'customer', createdAt: 1 });
     expect(await registry.grantOf('aa'.repeat(32))).toEqual({ plan: STANDARD_PLANS.business, role: 'staff' });
-    expect((await registry.listKeys()).map((key) => key.id)).toEqual(['key_2']);
+    expect((await registry.listKeys()).map(({ key }) => key.id)).toEqual(['key_2']);
   });
 
   it('never answers a grant for an id field looked up as a digest', async () => {

@@ -81,7 +81,7 @@ describe('the standalone server (CLI)', () => {
     const help = startCli({}, ['--help']);
     expect(await help.exited()).toBe(0);
     expect(help.output()).toMatch(/^Usage: petstore \[--port N\]/);
-    expect(help.output()).toContain('petstore keys create|list|revoke');
+    expect(help.output()).toContain('petstore keys create|update|show|list|revoke');
 
     const unknown = startCli({}, ['--port', '0', '--colour', 'red']);
     expect(await unknown.exited()).toBe(2);

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
+import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
+import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import { KEYS_USAGE, parseDuration, parseKeysArgs, runKeysCommand, type KeysDependencies } from '../../src/app/cli/keys-command.js';
@@ -48,6 +51,7 @@ describe('parseKeysArgs', () => {
   it('refuses a bad plan, a missing plan, and limits that do not fit the plan', () => {
     expect(action(['create', '--plan', 'gold'])).toEqual({ error: '--plan "gold": must be one of free, pro, business, enterprise' });
     expect(action(['create'])).toEqual({ error: 'create needs --plan free|pro|business|enterprise' });
+    expect(action(['create', '--per-minute', '100', '--per-day', '5000'])).toEqual({ error: '--per-minute and --per-day go with --plan enterprise' });
     expect(action(['create', '--plan', 'enterprise', '--per-minute', '100'])).toEqual({ error: expect.stringContaining('--per-day') });
     expect(action(['create', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'])).toEqual({ error: expect.stringContaining('--per-minute') });
     expect(action(['create', '--plan', 'enterprise', '--per-minute', '5', '--per-day', '4294967296'])).toEqual({ error: expect.stringContaining('--per-day') });
@@ -65,16 +69,48 @@ describe('parseKeysArgs', () => {
     expect(action(['create', '--plan', 'pro', '--colour', 'red'])).toEqual({ error: expect.stringContaining("'--colour'") });
     expect(action(['create', '--plan'])).toEqual({ error: expect.stringContaining('--plan') });
     expect(action(['create', 'extra', '--plan', 'pro'])).toEqual({ error: 'create takes no argument: "extra"' });
-    expect(action(['list', '--plan', 'pro'])).toEqual({ error: '--plan is an option of create, not of list' });
+    expect(action(['list', '--plan', 'pro'])).toEqual({ error: '--plan is an option of create and update, not of list' });
+    expect(action(['show', 'key_1', '--label', 'x'])).toEqual({ error: '--label is an option of create and update, not of show' });
     expect(action(['list', 'all'])).toEqual({ error: 'list takes no argument: "all"' });
     expect(action(['revoke'])).toEqual({ error: expect.stringContaining('revoke needs the ID') });
     expect(action(['revoke', 'a', 'b'])).toEqual({ error: 'revoke takes one ID' });
-    expect(action([])).toEqual({ error: 'a command is required: create, list or revoke' });
-    expect(action(['delete', 'x'])).toEqual({ error: 'unknown command "delete": expected create, list or revoke' });
+    expect(action(['show'])).toEqual({ error: expect.stringContaining('show needs the ID') });
+    expect(action(['show', 'a', 'b'])).toEqual({ error: 'show takes one ID' });
+    expect(action([])).toEqual({ error: 'a command is required: create, update, show, list or revoke' });
+    expect(action(['delete', 'x'])).toEqual({ error: 'unknown command "delete": expected create, update, show, list or revoke' });
   });
 
-  it('reads list, revoke and --help', () => {
+  it('reads update with only what it changes, through the same readers as create', () => {
+    expect(action(['update', 'key_1', '--plan', 'business'])).toEqual({ kind: 'update', id: 'key_1', changes: { plan: STANDARD_PLANS.business } });
+    expect(action(['update', '--role', 'staff', 'key_1', '--label', '', '--expires-in', '12h'])).toEqual({
+      kind: 'update',
+      id: 'key_1',
+      changes: { role: 'staff', label: '', expiresInMs: 43_200_000 },
+    });
+    expect(action(['update', 'key_1', '--plan', 'enterprise', '--per-minute', '100', '--per-day', '5000'])).toEqual({
+      kind: 'update',
+      id: 'key_1',
+      changes: { plan: enterprisePlan(100, 5_000) },
+    });
+  });
+
+  it('refuses an update without an id, with nothing to change, or with a value create would refuse', () => {
+    expect(action(['update', '--plan', 'pro'])).toEqual({ error: 'update needs the ID of a key (petstore keys list shows them)' });
+    expect(action(['update', 'a', 'b', '--plan', 'pro'])).toEqual({ error: 'update takes one ID' });
+    expect(action(['update', 'key_1'])).toEqual({ error: 'update needs something to change: --plan, --role, --expires-in or --label' });
+    expect(action(['update', 'key_1', '--plan', 'gold'])).toEqual({ error: '--plan "gold": must be one of free, pro, business, enterprise' });
+    expect(action(['update', 'key_1', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'])).toEqual({ error: expect.stringContaining('--per-minute must be') });
+    expect(action(['update', 'key_1', '--plan', 'enterprise', '--per-minute', '5', '--per-day', '4294967296'])).toEqual({ error: expect.stringContaining('--per-day must be') });
+    expect(action(['update', 'key_1', '--per-day', '5000'])).toEqual({ error: '--per-minute and --per-day go with --plan enterprise' });
+    expect(action(['update', 'key_1', '--plan', 'pro', '--per-minute', '100'])).toEqual({ error: expect.stringContaining('for --plan enterprise') });
+    expect(action(['update', 'key_1', '--expires-in', 'tomorrow'])).toEqual({ error: expect.stringContaining('--expires-in "tomorrow"') });
+    expect(action(['update', 'key_1', '--role', 'admin'])).toEqual({ error: '--role "admin": must be customer or staff' });
+    expect(action(['update', 'key_1', '--label', 'a\tb'])).toEqual({ error: expect.stringContaining('--label') });
+  });
+
+  it('reads list, show, revoke and --help', () => {
     expect(action(['list'])).toEqual({ kind: 'list' });
+    expect(action(['show', 'key_0123'])).toEqual({ kind: 'show', id: 'key_0123' });
     expect(action(['revoke', 'key_0123'])).toEqual({ kind: 'revoke', id: 'key_0123' });
     expect(action(['--help'])).toEqual({ kind: 'help' });
     expect(action(['create', '-h'])).toEqual({ kind: 'help' });
@@ -99,6 +135,7 @@ describe('parseKeysArgs', () => {
 const harness = () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 4, 0, 0));
   const registry = new MemoryApiKeyRegistry(clock);
+  const quotas = new MemoryQuotaStore(clock);
   const out: string[] = [];
   const err: string[] = [];
   const opened: PetStoreConfig[] = [];
@@ -106,7 +143,7 @@ const harness = () => {
   const deps: Partial<KeysDependencies> = {
     openAdmin: async (config) => {
       opened.push(config);
-      return { admin: registry, clock, close: async () => {} };
+      return { admin: registry, clock, quotas: async () => quotas, close: async () => {} };
     },
     // Deterministic: each call a buffer of its own repeated byte.
     randomBytes: (bytes) => Buffer.alloc(bytes, ++counter),
@@ -116,8 +153,19 @@ const harness = () => {
     err.length = 0;
     return runKeysCommand(argv, environ, { out: (line) => out.push(line), err: (line) => err.push(line) }, deps);
   };
-  return { run, out, err, opened, registry, clock };
+  /** Requests of the key with `digest`, as a server admits them (counted). */
+  const spend = (digest: string, requests: number): void => {
+    const admission = new RequestAdmission(registry, quotas, { anonymousPolicy: { rules: [] }, ban: DEFAULT_BAN_POLICY });
+    for (let i = 0; i < requests; i++) void admission.admit(digest, '127.0.0.1');
+  };
+  return { run, out, err, opened, registry, clock, spend };
 };
+
+/** The id and key create printed. */
+const created = (out: readonly string[]): { id: string; key: string } => ({
+  id: /^id:\s+(\S+)/.exec(out[0] ?? '')?.[1] ?? '',
+  key: /^key:\s+(\S+)/.exec(out[1] ?? '')?.[1] ?? '',
+});
 
 describe('runKeysCommand', () => {
   it('answers a command line it cannot understand with the reason and the usage, exit 2, touching no store', async () => {
@@ -142,13 +190,19 @@ describe('runKeysCommand', () => {
     expect(await run(['list'], {})).toBe(1);
     expect(err).toEqual([expect.stringMatching(/^petstore keys: the memory store lives inside each server process.*PETSTORE_STORE=redis/)]);
     expect(await run(['list', '--store', 'memory'], REDIS_ENV)).toBe(1);
+    // Its keys come from PETSTORE_API_KEYS: changed by changing that and restarting, not here.
+    for (const argv of [['update', 'key_1', '--plan', 'pro'], ['show', 'key_1']]) {
+      expect(await run(argv, {})).toBe(1);
+      expect(err).toEqual([expect.stringMatching(/^petstore keys: the memory store lives inside each server process/)]);
+    }
     expect(opened).toEqual([]);
   });
 
   it('uses the store the server would: Redis by default in staging and production, with its URL and prefix', async () => {
     const { run, opened } = harness();
     expect(await run(['list'], { PETSTORE_ENV: 'production', REDIS_URL: 'redis://10.1.2.3:6380', PETSTORE_REDIS_PREFIX: 'shop:' })).toBe(0);
-    expect(opened).toMatchObject([{ store: 'redis', redisUrl: 'redis://10.1.2.3:6380', redisPrefix: 'shop:' }]);
+    // Counters from the shared store or none: an outage fails show and list rather than showing a local store's.
+    expect(opened).toMatchObject([{ store: 'redis', redisUrl: 'redis://10.1.2.3:6380', redisPrefix: 'shop:', quotaFallback: 'deny' }]);
   });
 
   it('reports a bad store setting as the server does, exit 1', async () => {
@@ -207,10 +261,10 @@ describe('runKeysCommand', () => {
     clock.advance(90_000);
     expect(await run(['list'])).toBe(0);
     expect(out.map((line) => line.split(/\s{2,}/))).toEqual([
-      ['ID', 'STATE', 'PLAN', 'ROLE', 'CREATED', 'EXPIRES', 'REVOKED', 'LABEL'],
-      [firstId, 'active', 'pro (300/min, 10000/day)', 'customer', '2026-11-23T04:00:00Z', 'never', '-', 'first'],
-      [secondId, 'expired', 'enterprise (100/min, 5000/day)', 'customer', '2026-11-23T04:00:01Z', '2026-11-23T04:01:31Z', '-'],
-      [thirdId, 'revoked', 'free (60/min, 1000/day)', 'customer', '2026-11-23T04:00:02Z', 'never', '2026-11-23T04:00:02Z', 'to revoke'],
+      ['ID', 'STATE', 'PLAN', 'ROLE', 'USED TODAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LABEL'],
+      [firstId, 'active', 'pro (300/min, 10000/day)', 'customer', '0', '2026-11-23T04:00:00Z', 'never', '-', 'first'],
+      [secondId, 'expired', 'enterprise (100/min, 5000/day)', 'customer', '0', '2026-11-23T04:00:01Z', '2026-11-23T04:01:31Z', '-'],
+      [thirdId, 'revoked', 'free (60/min, 1000/day)', 'customer', '0', '2026-11-23T04:00:02Z', 'never', '2026-11-23T04:00:02Z', 'to revoke'],
     ]);
     expect(out.join('\n')).not.toContain(firstKey.slice(3));
   });
@@ -219,5 +273,107 @@ describe('runKeysCommand', () => {
     const { run, out } = harness();
     expect(await run(['list'], { PETSTORE_STORE: 'redis', PETSTORE_REDIS_PREFIX: 'shop:' })).toBe(0);
     expect(out).toEqual(['No keys created with petstore keys create under the prefix "shop:".']);
+  });
+
+  it('updates a key by id: prints what it now grants; the grant by digest changes, its id, key and creation stay', async () => {
+    const { run, out, registry, clock } = harness();
+    await run(['create', '--plan', 'free', '--label', 'shop']);
+    const { id, key } = created(out);
+    clock.advance(60_000);
+    expect(await run(['update', id, '--plan', 'enterprise', '--per-minute', '500', '--per-day', '20000', '--role', 'staff', '--expires-in', '7d'])).toBe(0);
+    expect(out).toEqual([
+      `Updated ${id}: every instance applies it within 5 s.`,
+      'plan:    enterprise (500/min, 20000/day), staff',
+      'expires: 2026-11-30T04:01:00Z',
+      'label:   shop',
+    ]);
+    expect(registry.grantOf(digestApiKey(key))).toEqual({ plan: enterprisePlan(500, 20_000), role: 'staff', expiresAt: Date.UTC(2026, 10, 30, 4, 1) });
+    expect(await run(['update', id, '--label', 'shop, upgraded'])).toBe(0);
+    expect(out.at(-1)).toBe('label:   shop, upgraded');
+    expect((await registry.findKey(id))?.key).toMatchObject({ id, createdAt: Date.UTC(2026, 10, 23, 4), updatedAt: Date.UTC(2026, 10, 23, 4, 1) });
+  });
+
+  it('refuses to update an unknown id or a revoked key, exit 1, and bad input with the usage, exit 2: nothing changes', async () => {
+    const { run, out, err, registry } = harness();
+    await run(['create', '--plan', 'pro']);
+    const { id, key } = created(out);
+    const before = await registry.listKeys();
+    expect(await run(['update', 'key_unknown', '--plan', 'free'])).toBe(1);
+    expect(err).toEqual(['petstore keys: no key has the id "key_unknown" (petstore keys list shows them)']);
+    for (const argv of [
+      ['update', id],
+      ['update', id, '--plan', 'platinum'],
+      ['update', id, '--plan', 'enterprise', '--per-minute', '0', '--per-day', '10'],
+      ['update', id, '--expires-in', '1y'],
+    ]) {
+      expect(await run(argv), argv.join(' ')).toBe(2);
+      expect(err[1]).toBe(KEYS_USAGE);
+    }
+    expect(await registry.listKeys()).toEqual(before);
+
+    expect(await run(['revoke', id])).toBe(0);
+    expect(await run(['update', id, '--plan', 'business'])).toBe(1);
+    expect(err).toEqual([`petstore keys: ${id} is revoked, and a revoked key stays so: nothing changed (petstore keys create makes a new one)`]);
+    expect(registry.grantOf(digestApiKey(key))).toBeUndefined();
+    expect((await registry.findKey(id))?.key.plan).toEqual(STANDARD_PLANS.pro);
+  });
+
+  it('shows a key: its plan, role, dates and state, and per rule its limit, used, remaining and reset; never the key', async () => {
+    const { run, out, err, clock, spend } = harness();
+    await run(['create', '--plan', 'free', '--label', 'shop', '--expires-in', '30d']);
+    const { id, key } = created(out);
+    clock.advance(30_500);
+    spend(digestApiKey(key), 12);
+    expect(await run(['show', id])).toBe(0);
+    expect(out).toEqual([
+      `id:      ${id}`,
+      'label:   shop',
+      'plan:    free (60/min, 1000/day), customer',
+      'state:   active',
+      'created: 2026-11-23T04:00:00Z',
+      'updated: -',
+      'expires: 2026-12-23T04:00:00Z',
+      'revoked: -',
+      'banned:  no',
+      expect.stringMatching(/^RULE\s+LIMIT\s+USED\s+REMAINING\s+RESET$/),
+      expect.stringMatching(/^minute\s+60\s+12\s+48\s+2026-11-23T04:01:31Z$/),
+      expect.stringMatching(/^day\s+1000\s+12\s+988\s+2026-11-24T04:24:00Z$/),
+    ]);
+    expect(out.join('\n')).not.toContain(key.slice(3));
+    expect(out.join('\n')).not.toContain(digestApiKey(key));
+
+    expect(await run(['list'])).toBe(0);
+    expect(out[1]?.split(/\s{2,}/)[4], 'used today').toBe('12');
+    expect(await run(['show', 'key_unknown'])).toBe(1);
+    expect(err).toEqual(['petstore keys: no key has the id "key_unknown" (petstore keys list shows them)']);
+  });
+
+  it('shows a key spent to its limit, an update to a larger plan, and a ban with the time it lets requests in again', async () => {
+    const { run, out, clock, spend } = harness();
+    await run(['create', '--plan', 'free']);
+    const { id, key } = created(out);
+    spend(digestApiKey(key), 60);
+    await run(['show', id]);
+    expect(out.slice(-2)).toEqual([expect.stringMatching(/^minute\s+60\s+60\s+0\s+2026-11-23T04:01:01Z$/), expect.stringMatching(/^day\s+1000\s+60\s+940\s/)]);
+    await run(['update', id, '--plan', 'pro']);
+    await run(['show', id]);
+    expect(out.slice(-2), 'counted requests stay counted under the new limits').toEqual([
+      expect.stringMatching(/^minute\s+300\s+60\s+240\s/),
+      expect.stringMatching(/^day\s+10000\s+60\s+9940\s/),
+    ]);
+    expect(out[5]).toBe('updated: 2026-11-23T04:00:00Z');
+
+    await run(['update', id, '--plan', 'free']);
+    // The first refusal is no strike; the 20 that follow it are, and the 20th bans the key.
+    spend(digestApiKey(key), 1 + DEFAULT_BAN_POLICY.strikes);
+    clock.advance(1_000);
+    await run(['show', id]);
+    expect(out[8]).toMatch(/^banned:  yes, every request refused until 2026-11-23T04:15:00Z$/);
+    expect(out.slice(-2), 'during a ban nothing remains, and what was used is not told').toEqual([
+      expect.stringMatching(/^minute\s+60\s+-\s+0\s/),
+      expect.stringMatching(/^day\s+1000\s+-\s+0\s/),
+    ]);
+    await run(['list']);
+    expect(out[1]?.split(/\s{2,}/)[4]).toBe('-');
   });
 });

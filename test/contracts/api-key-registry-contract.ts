@@ -182,13 +182,13 @@ export const describeKeyAdminContract = (adapterName: string, create: (clock: Cl
       await fixture.cleanup();
     });
 
-    it('a created key answers its grant by digest and is listed with its id, label, plan, role and dates, never a digest', async () => {
+    it('a created key answers its grant by digest, and is listed and found by id with its label, plan, role, dates and digest', async () => {
       const key = managed('key_a', T0, { plan: enterprisePlan(100, 5_000), role: 'staff', label: 'ci deploys', expiresAt: T0 + 60_000 });
       await registry.createKey(digestOf('secret-a'), key);
       expect(await registry.grantOf(digestOf('secret-a'))).toEqual({ plan: enterprisePlan(100, 5_000), role: 'staff', expiresAt: T0 + 60_000 });
-      const listed = await registry.listKeys();
-      expect(listed).toEqual([key]);
-      expect(JSON.stringify(listed)).not.toContain(digestOf('secret-a'));
+      expect(await registry.listKeys()).toEqual([{ key, digest: digestOf('secret-a') }]);
+      expect(await registry.findKey('key_a')).toEqual({ key, digest: digestOf('secret-a') });
+      expect(await registry.findKey('key_unknown')).toBeUndefined();
     });
 
     it('an expiring key has its grant until its expiry and none from then on, and is still listed', async () => {
@@ -199,7 +199,7 @@ export const describeKeyAdminContract = (adapterName: string, create: (clock: Cl
       clock.set(T0 + 2_000);
       expect(await registry.grantOf(digestOf('short'))).toBeUndefined();
       expect(await registry.grantOf(digestOf('forever'))).toEqual(customer(STANDARD_PLANS.pro));
-      expect((await registry.listKeys()).map((key) => key.id)).toEqual(['key_short', 'key_forever']);
+      expect((await registry.listKeys()).map(({ key }) => key.id)).toEqual(['key_short', 'key_forever']);
     });
 
     it('a grant registered with an expiry is refused from then on', async () => {
@@ -215,7 +215,7 @@ export const describeKeyAdminContract = (adapterName: string, create: (clock: Cl
       expect(await registry.revokeKey('key_a', T0 + 5)).toBe('revoked');
       expect(await registry.grantOf(digestOf('a'))).toBeUndefined();
       expect(await registry.grantOf(digestOf('b'))).toEqual(customer(STANDARD_PLANS.pro));
-      expect(await registry.listKeys()).toEqual([managed('key_a', T0, { revokedAt: T0 + 5 }), managed('key_b', T0 + 1)]);
+      expect((await registry.listKeys()).map(({ key }) => key)).toEqual([managed('key_a', T0, { revokedAt: T0 + 5 }), managed('key_b', T0 + 1)]);
     });
 
     it('revoking twice says so and keeps the first time; an unknown id is not found', async () => {
@@ -223,7 +223,7 @@ export const describeKeyAdminContract = (adapterName: string, create: (clock: Cl
       expect(await registry.revokeKey('key_a', T0 + 5)).toBe('revoked');
       expect(await registry.revokeKey('key_a', T0 + 9)).toBe('already_revoked');
       expect(await registry.revokeKey('key_unknown', T0 + 9)).toBe('not_found');
-      expect((await registry.listKeys())[0]?.revokedAt).toBe(T0 + 5);
+      expect((await registry.listKeys())[0]?.key.revokedAt).toBe(T0 + 5);
     });
 
     it('of concurrent revocations of one key exactly one revokes it', async () => {
@@ -236,7 +236,7 @@ export const describeKeyAdminContract = (adapterName: string, create: (clock: Cl
     it('lists every managed key oldest first, and only those: keys registered by digest alone are not listed', async () => {
       await registry.register(digestOf('registered'), customer(STANDARD_PLANS.free));
       for (const [index, id] of ['key_3', 'key_1', 'key_2'].entries()) await registry.createKey(digestOf(id), managed(id, T0 + [3, 1, 2][index]!));
-      expect((await registry.listKeys()).map((key) => key.id)).toEqual(['key_1', 'key_2', 'key_3']);
+      expect((await registry.listKeys()).map(({ key }) => key.id)).toEqual(['key_1', 'key_2', 'key_3']);
       expect(await registry.grantOf(digestOf('registered'))).toEqual(customer(STANDARD_PLANS.free));
     });
 
@@ -246,7 +246,56 @@ export const describeKeyAdminContract = (adapterName: string, create: (clock: Cl
       await expect(registry.createKey(digestOf('a'), managed('key_other', T0 + 1))).rejects.toThrow();
       expect(await registry.grantOf(digestOf('a'))).toEqual(customer(STANDARD_PLANS.pro));
       expect(await registry.grantOf(digestOf('other'))).toBeUndefined();
-      expect((await registry.listKeys()).map((key) => key.id)).toEqual(['key_a']);
+      expect((await registry.listKeys()).map(({ key }) => key.id)).toEqual(['key_a']);
+    });
+
+    it('an update changes the grant by digest at once and the listed key, stamped with its time; what it is not given stays', async () => {
+      await registry.createKey(digestOf('a'), managed('key_a', T0, { plan: STANDARD_PLANS.free, label: 'before', expiresAt: T0 + 60_000 }));
+      await registry.createKey(digestOf('b'), managed('key_b', T0 + 1));
+      const updated = managed('key_a', T0, { plan: enterprisePlan(500, 20_000), label: 'before', expiresAt: T0 + 60_000, updatedAt: T0 + 7 });
+      expect(await registry.updateKey('key_a', { plan: enterprisePlan(500, 20_000) }, T0 + 7)).toEqual({ updated });
+      expect(await registry.grantOf(digestOf('a'))).toEqual({ plan: enterprisePlan(500, 20_000), role: 'customer', expiresAt: T0 + 60_000 });
+      expect(await registry.findKey('key_a')).toEqual({ key: updated, digest: digestOf('a') });
+
+      const changes = { plan: STANDARD_PLANS.business, role: 'staff', label: 'after', expiresAt: T0 + 120_000 } as const;
+      expect(await registry.updateKey('key_a', changes, T0 + 9)).toEqual({ updated: managed('key_a', T0, { ...changes, updatedAt: T0 + 9 }) });
+      expect(await registry.grantOf(digestOf('a'))).toEqual({ plan: STANDARD_PLANS.business, role: 'staff', expiresAt: T0 + 120_000 });
+      expect((await registry.listKeys()).map(({ key }) => key)).toEqual([managed('key_a', T0, { ...changes, updatedAt: T0 + 9 }), managed('key_b', T0 + 1)]);
+      expect(await registry.grantOf(digestOf('b'))).toEqual(customer(STANDARD_PLANS.pro));
+    });
+
+    it('an expired key updated with a later expiry has its grant again', async () => {
+      await registry.createKey(digestOf('a'), managed('key_a', T0, { expiresAt: T0 + 1_000 }));
+      clock.set(T0 + 5_000);
+      expect(await registry.grantOf(digestOf('a'))).toBeUndefined();
+      expect(await registry.updateKey('key_a', { expiresAt: T0 + 10_000 }, T0 + 5_000)).toMatchObject({ updated: { expiresAt: T0 + 10_000 } });
+      expect(await registry.grantOf(digestOf('a'))).toEqual({ ...customer(STANDARD_PLANS.pro), expiresAt: T0 + 10_000 });
+    });
+
+    it('updating an unknown id is not found and a revoked key is refused: nothing changes, the revoked key keeps no grant', async () => {
+      await registry.createKey(digestOf('a'), managed('key_a', T0));
+      expect(await registry.updateKey('key_unknown', { plan: STANDARD_PLANS.free }, T0 + 1)).toBe('not_found');
+      expect(await registry.revokeKey('key_a', T0 + 2)).toBe('revoked');
+      expect(await registry.updateKey('key_a', { plan: STANDARD_PLANS.business, label: 'x' }, T0 + 3)).toBe('revoked');
+      expect(await registry.grantOf(digestOf('a'))).toBeUndefined();
+      expect(await registry.listKeys()).toEqual([{ key: managed('key_a', T0, { revokedAt: T0 + 2 }), digest: digestOf('a') }]);
+    });
+
+    it('of an update and a revocation racing, the key ends revoked with no grant; concurrent updates each apply whole', async () => {
+      await registry.createKey(digestOf('a'), managed('key_a', T0));
+      const [updated, revoked] = await Promise.all([registry.updateKey('key_a', { plan: STANDARD_PLANS.business }, T0 + 1), registry.revokeKey('key_a', T0 + 1)]);
+      expect(revoked).toBe('revoked');
+      // Either order is fine; an update that came second found the key revoked.
+      expect(typeof updated === 'object' ? 'updated' : updated).toMatch(/^(updated|revoked)$/);
+      expect(await registry.grantOf(digestOf('a'))).toBeUndefined();
+
+      await registry.createKey(digestOf('b'), managed('key_b', T0));
+      const plans = [STANDARD_PLANS.free, STANDARD_PLANS.business, enterprisePlan(7, 70)];
+      await Promise.all(plans.map((plan, i) => registry.updateKey('key_b', { plan, label: `update ${i}` }, T0 + i)));
+      const [final] = await registry.listKeys().then((keys) => keys.filter(({ key }) => key.id === 'key_b'));
+      const winner = plans.findIndex((plan) => JSON.stringify(plan) === JSON.stringify(final?.key.plan));
+      expect(final?.key.label, 'plan and label from the same update').toBe(`update ${winner}`);
+      expect(await registry.grantOf(digestOf('b'))).toEqual(customer(plans[winner]!));
     });
   });
 };

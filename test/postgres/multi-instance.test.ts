@@ -124,13 +124,14 @@ describe('three server processes on one PostgreSQL database', () => {
     expect((await instance(2).customer.get(`/pets/${id}`)).body).toEqual(first.body);
   });
 
+  const keys = async (...args: string[]): Promise<{ code: number | string; output: string }> => {
+    const cli = startCli({ REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix }, ['keys', ...args, '--store', 'postgres', '--database-url', database.url]);
+    const code = await cli.exited();
+    return { code, output: cli.output() };
+  };
+  const statusOf = async (client: HttpClient, key: string): Promise<number> => (await client.get('/pets?limit=1', { key })).status;
+
   it('admits on every instance a key created with `petstore keys create --store postgres`, and every instance refuses it within 5 s of `keys revoke`', async () => {
-    const keys = async (...args: string[]): Promise<{ code: number | string; output: string }> => {
-      const cli = startCli({}, ['keys', ...args, '--store', 'postgres', '--database-url', database.url]);
-      const code = await cli.exited();
-      return { code, output: cli.output() };
-    };
-    const statusOf = async (client: HttpClient, key: string): Promise<number> => (await client.get('/pets?limit=1', { key })).status;
 
     const created = await keys('create', '--plan', 'free', '--label', 'postgres process test');
     expect(created.code, created.output).toBe(0);
@@ -169,5 +170,55 @@ describe('three server processes on one PostgreSQL database', () => {
     }
     for (let i = 0; i < INSTANCES; i++) expect(await statusOf(instance(i).customer, key), 'and refused from then on').toBe(401);
     for (let i = 0; i < INSTANCES; i++) expect(await statusOf(instance(i).customer, CUSTOMER), 'configured keys work as before').toBe(200);
+  });
+
+  it('updates a key with `petstore keys update --store postgres`: every instance answers under the new plan within 5 s; show and list tell its usage', async () => {
+    const created = await keys('create', '--plan', 'pro', '--label', 'postgres update test');
+    expect(created.code, created.output).toBe(0);
+    const [, id = ''] = /^id:\s+(\S+)$/m.exec(created.output) ?? [];
+    const [, key = ''] = /^key:\s+(\S+)$/m.exec(created.output) ?? [];
+    const policyOf = async (i: number): Promise<string | null> => (await instance(i).customer.get('/pets?limit=1', { key })).headers.get('ratelimit-policy');
+    const PRO = '"minute";q=300;w=60, "day";q=10000;w=86400';
+    const BUSINESS = '"minute";q=1000;w=60, "day";q=100000;w=86400';
+    for (let i = 0; i < INSTANCES; i++) expect(await policyOf(i)).toBe(PRO);
+
+    const bad = await keys('update', id, '--plan', 'enterprise', '--per-minute', '10');
+    expect(bad.code).toBe(2);
+    expect(bad.output).toContain('--per-day must be a whole number');
+    const unknown = await keys('update', 'key_0000000000000000', '--plan', 'free');
+    expect(unknown.code).toBe(1);
+    expect(unknown.output).toContain('no key has the id "key_0000000000000000"');
+
+    const updated = await keys('update', id, '--plan', 'business', '--role', 'staff');
+    expect(updated.code, updated.output).toBe(0);
+    const updatedAt = Date.now();
+    expect(await runPsql(database.url, `SELECT plan->>'name', role, updated_at IS NOT NULL FROM api_keys WHERE id = '${id}'`)).toBe('business|staff|t');
+    const applied = await Promise.all(
+      Array.from({ length: INSTANCES }, async (_, i) => {
+        const seen: (string | null)[] = [];
+        while (Date.now() - updatedAt < 8_000) {
+          const policy = await policyOf(i);
+          if (policy === BUSINESS) return { at: Date.now(), seen };
+          seen.push(policy);
+          await sleep(250);
+        }
+        throw new Error(`instance ${i} still answers ${seen.at(-1)} after 8 s`);
+      }),
+    );
+    for (const { at, seen } of applied) {
+      expect(at - updatedAt, 'under the new plan within the 5 s an instance caches a lookup').toBeLessThanOrEqual(5_000);
+      expect(new Set(seen), 'the old plan until then').toEqual(new Set(seen.length === 0 ? [] : [PRO]));
+    }
+
+    const shown = await keys('show', id);
+    expect(shown.code, shown.output).toBe(0);
+    expect(shown.output).toMatch(/^plan:\s+business \(1000\/min, 100000\/day\), staff$/m);
+    expect(shown.output).toMatch(/^updated:\s+\d{4}-\d\d-\d\dT/m);
+    const used = Number(/^day\s+100000\s+(\d+)\s/m.exec(shown.output)?.[1]);
+    // Three before the update and at least one per instance after it.
+    expect(used).toBeGreaterThanOrEqual(2 * INSTANCES);
+    expect(shown.output).not.toContain(key.slice(3));
+    const row = (await keys('list')).output.split('\n').find((line) => line.startsWith(id)) ?? '';
+    expect(row.split(/\s{2,}/).slice(1, 5)).toEqual(['active', 'business (1000/min, 100000/day)', 'staff', String(used)]);
   });
 });

@@ -166,16 +166,36 @@ describe('three instances on a Redis Cluster of three masters', () => {
     expect(await checkStores(probes, 1_000)).toEqual([{ store: 'redis', up: true }]);
   });
 
-  it('petstore keys creates a key on the Cluster that every instance admits', async () => {
+  it('petstore keys creates a key on the Cluster that every instance admits, updates it (every instance follows within 5 s) and shows its usage', async () => {
     const out: string[] = [];
     const env = { PETSTORE_STORE: 'redis', REDIS_CLUSTER_NODES: cluster.nodesVariable, PETSTORE_REDIS_PREFIX: PREFIX };
     const output = { out: (line: string) => out.push(line), err: (line: string) => out.push(line) };
     expect(await runKeysCommand(['create', '--plan', 'pro', '--label', 'on the cluster'], env, output)).toBe(0);
     const key = /^key:\s+(\S+)/m.exec(out.join('\n'))?.[1] ?? '';
+    const id = /^id:\s+(\S+)/m.exec(out.join('\n'))?.[1] ?? '';
     for (let i = 0; i < 3; i++) expect((await send(i, '/pets?limit=1', key)).status).toBe(200);
     out.length = 0;
     expect(await runKeysCommand(['list'], env, output)).toBe(0);
+    expect(out.find((line) => line.startsWith(id))?.split(/\s{2,}/).slice(1, 5)).toEqual(['active', 'pro (300/min, 10000/day)', 'customer', '3']);
     expect(out.join('\n')).toContain('on the cluster');
+
+    expect(await runKeysCommand(['update', id, '--plan', 'business'], env, output)).toBe(0);
+    const updatedAt = Date.now();
+    const BUSINESS = '"minute";q=1000;w=60, "day";q=100000;w=86400';
+    for (let i = 0; i < 3; i++) {
+      let policy = (await send(i, '/pets?limit=1', key)).headers.get('ratelimit-policy');
+      while (policy !== BUSINESS && Date.now() - updatedAt < 8_000) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        policy = (await send(i, '/pets?limit=1', key)).headers.get('ratelimit-policy');
+      }
+      expect(policy, `instance ${i}`).toBe(BUSINESS);
+      expect(Date.now() - updatedAt, 'within the 5 s an instance caches a lookup').toBeLessThanOrEqual(5_000 + 250);
+    }
+    out.length = 0;
+    expect(await runKeysCommand(['show', id], env, output)).toBe(0);
+    const used = Number(/^day\s+100000\s+(\d+)\s/m.exec(out.join('\n'))?.[1]);
+    expect(used).toBeGreaterThanOrEqual(6);
+    expect(out.join('\n')).toMatch(/^plan:\s+business \(1000\/min, 100000\/day\), customer$/m);
   });
 
   it('refuses to start when no node of REDIS_CLUSTER_NODES answers', async () => {

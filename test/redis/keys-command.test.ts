@@ -4,7 +4,8 @@ import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
 /**
  * `petstore keys` against two server processes on one Redis: a key created by the CLI works
- * on both at once, and a revoked or expired one is refused by both within 5 s.
+ * on both at once, a revoked or expired one is refused by both within 5 s, and an updated one
+ * is answered under its new plan by both within 5 s.
  */
 describe('petstore keys with two running instances', () => {
   let redis: TestRedis;
@@ -69,7 +70,8 @@ describe('petstore keys with two running instances', () => {
     const listed = await keys('list');
     expect(listed.code).toBe(0);
     const row = listed.output.split('\n').find((line) => line.startsWith(id)) ?? '';
-    expect(row.split(/\s{2,}/)).toEqual([id, 'active', 'pro (300/min, 10000/day)', 'customer', expect.stringMatching(/^\d{4}-\d\d-\d\dT/), 'never', '-', 'process test']);
+    // Used today: one request on each instance, counted under the one key.
+    expect(row.split(/\s{2,}/)).toEqual([id, 'active', 'pro (300/min, 10000/day)', 'customer', '2', expect.stringMatching(/^\d{4}-\d\d-\d\dT/), 'never', '-', 'process test']);
     expect(listed.output).not.toContain(key.slice(3));
 
     const revoked = await keys('revoke', id);
@@ -103,5 +105,82 @@ describe('petstore keys with two running instances', () => {
     }
     const listed = await keys('list');
     expect(listed.output).toMatch(/\s+expired\s+free \(60\/min, 1000\/day\)/);
+  });
+
+  const policyOf = async (url: string, key: string): Promise<string | null> => {
+    const response = await fetch(`${url}/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+    await response.arrayBuffer();
+    return response.headers.get('ratelimit-policy');
+  };
+
+  it('updates a key from free to enterprise: both instances answer under the new plan within 5 s; show and list tell its usage', async () => {
+    const created = await keys('create', '--plan', 'free', '--label', 'upgrade test');
+    expect(created.code, created.output).toBe(0);
+    const [, id = ''] = /^id:\s+(\S+)$/m.exec(created.output) ?? [];
+    const [, key = ''] = /^key:\s+(\S+)$/m.exec(created.output) ?? [];
+    const FREE = '"minute";q=60;w=60, "day";q=1000;w=86400';
+    const ENTERPRISE = '"minute";q=500;w=60, "day";q=20000;w=86400';
+    for (const url of urls) expect(await policyOf(url, key)).toBe(FREE);
+
+    const updated = await keys('update', id, '--plan', 'enterprise', '--per-minute', '500', '--per-day', '20000', '--label', 'upgraded');
+    expect(updated.code, updated.output).toBe(0);
+    expect(updated.output).toContain(`Updated ${id}: every instance applies it within 5 s.`);
+    const updatedAt = Date.now();
+    // Polled every 250 ms on both: far fewer than the free plan's 60 a minute.
+    const applied = await Promise.all(
+      urls.map(async (url) => {
+        const before = new Set<string | null>();
+        while (Date.now() - updatedAt < 8_000) {
+          const policy = await policyOf(url, key);
+          if (policy === ENTERPRISE) return { at: Date.now(), before };
+          before.add(policy);
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        throw new Error(`${url} still answers ${[...before].join(' | ')} after 8 s`);
+      }),
+    );
+    for (const { at, before } of applied) {
+      expect(at - updatedAt, 'under the new plan within the 5 s the instances cache a lookup').toBeLessThanOrEqual(5_000);
+      expect([...before].every((policy) => policy === FREE), 'the old plan until then').toBe(true);
+    }
+
+    const shown = await keys('show', id);
+    expect(shown.code, shown.output).toBe(0);
+    const lines = shown.output.trim().split('\n');
+    expect(lines.slice(0, 3)).toEqual([`id:      ${id}`, 'label:   upgraded', 'plan:    enterprise (500/min, 20000/day), customer']);
+    const used = Number(/^day\s+20000\s+(\d+)\s+(\d+)\s/m.exec(shown.output)?.[1]);
+    // Two requests before the update, and the polls after it: every one counted, on either instance, under one key.
+    expect(used).toBeGreaterThanOrEqual(4);
+    expect(shown.output).toMatch(new RegExp(`^minute\\s+500\\s+${used}\\s+${500 - used}\\s+\\d{4}-`, 'm'));
+    expect(shown.output).not.toContain(key.slice(3));
+    const listed = await keys('list');
+    const row = listed.output.split('\n').find((line) => line.startsWith(id)) ?? '';
+    expect(row.split(/\s{2,}/).slice(1, 5)).toEqual(['active', 'enterprise (500/min, 20000/day)', 'customer', String(used)]);
+  });
+
+  it('answers bad updates with a reason and an exit code, changing nothing', async () => {
+    const created = await keys('create', '--plan', 'pro');
+    const [, id = ''] = /^id:\s+(\S+)$/m.exec(created.output) ?? [];
+    const refusals: [string[], number, RegExp][] = [
+      [['update', 'key_0000000000000000', '--plan', 'free'], 1, /no key has the id "key_0000000000000000"/],
+      [['update', id], 2, /update needs something to change/],
+      [['update', id, '--plan', 'enterprise', '--per-minute', '0', '--per-day', '10'], 2, /--per-minute must be a whole number/],
+      [['update', id, '--plan', 'gold'], 2, /--plan "gold"/],
+      [['update', id, '--expires-in', 'soon'], 2, /--expires-in "soon"/],
+      [['show', 'key_0000000000000000'], 1, /no key has the id "key_0000000000000000"/],
+    ];
+    for (const [args, code, message] of refusals) {
+      const result = await keys(...args);
+      expect(result.code, args.join(' ')).toBe(code);
+      expect(result.output).toMatch(message);
+    }
+    expect(await keys('revoke', id)).toMatchObject({ code: 0 });
+    const onRevoked = await keys('update', id, '--plan', 'business');
+    expect(onRevoked.code).toBe(1);
+    expect(onRevoked.output).toContain(`${id} is revoked, and a revoked key stays so: nothing changed`);
+    const shown = await keys('show', id);
+    expect(shown.output).toMatch(/^plan:\s+pro \(300\/min, 10000\/day\), customer$/m);
+    expect(shown.output).toMatch(/^state:\s+revoked$/m);
+    expect(shown.output).toMatch(/^updated:\s+-$/m);
   });
 });

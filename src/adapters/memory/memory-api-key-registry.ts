@@ -4,8 +4,11 @@ import {
   type ApiKeyGrant,
   type ApiKeyRegistry,
   type KeyAdmin,
+  type KeyChanges,
   type ManagedApiKey,
   type RevokeOutcome,
+  type StoredApiKey,
+  type UpdateOutcome,
 } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 
@@ -17,6 +20,8 @@ const frozenCopy = ({ plan, role, expiresAt }: ApiKeyGrant): ApiKeyGrant =>
   Object.freeze({ plan: frozenPlan(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }) });
 
 const frozenKey = (key: ManagedApiKey): ManagedApiKey => Object.freeze({ ...key, plan: frozenPlan(key.plan) });
+
+const grantOfKey = ({ plan, role, expiresAt }: ManagedApiKey): ApiKeyGrant => frozenCopy({ plan, role, ...(expiresAt === undefined ? {} : { expiresAt }) });
 
 const SYSTEM_TIME: Clock = { now: () => Date.now() };
 
@@ -41,13 +46,19 @@ export class MemoryApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
 
   async createKey(keyDigest: string, key: ManagedApiKey): Promise<void> {
     if (this.managed.has(key.id) || this.grants.has(keyDigest)) throw new Error(`API key ${key.id} or its digest exists already`);
-    const { plan, role, expiresAt } = key;
-    this.grants.set(keyDigest, frozenCopy({ plan, role, ...(expiresAt === undefined ? {} : { expiresAt }) }));
+    this.grants.set(keyDigest, grantOfKey(key));
     this.managed.set(key.id, { digest: keyDigest, key: frozenKey(key) });
   }
 
-  async listKeys(): Promise<readonly ManagedApiKey[]> {
-    return [...this.managed.values()].map(({ key }) => key).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  async listKeys(): Promise<readonly StoredApiKey[]> {
+    return [...this.managed.values()]
+      .map(({ key, digest }) => ({ key, digest }))
+      .sort(({ key: a }, { key: b }) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async findKey(id: string): Promise<StoredApiKey | undefined> {
+    const entry = this.managed.get(id);
+    return entry === undefined ? undefined : { key: entry.key, digest: entry.digest };
   }
 
   async revokeKey(id: string, at: number): Promise<RevokeOutcome> {
@@ -57,5 +68,14 @@ export class MemoryApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     entry.key = frozenKey({ ...entry.key, revokedAt: at });
     this.grants.delete(entry.digest);
     return 'revoked';
+  }
+
+  async updateKey(id: string, changes: KeyChanges, at: number): Promise<UpdateOutcome> {
+    const entry = this.managed.get(id);
+    if (entry === undefined) return 'not_found';
+    if (entry.key.revokedAt !== undefined) return 'revoked';
+    entry.key = frozenKey({ ...entry.key, ...changes, updatedAt: at });
+    this.grants.set(entry.digest, grantOfKey(entry.key));
+    return { updated: entry.key };
   }
 }

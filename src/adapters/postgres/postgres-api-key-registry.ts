@@ -1,11 +1,22 @@
 import { ROLES, type Role } from '../../domain/access/caller.js';
 import { planOfRecord, planRecord } from '../../domain/quota/plan-record.js';
 import type { Plan } from '../../domain/quota/plan.js';
-import { isExpired, type ApiKeyGrant, type ApiKeyRegistry, type KeyAdmin, type ManagedApiKey, type RevokeOutcome } from '../../ports/api-key-registry.js';
+import {
+  isExpired,
+  type ApiKeyGrant,
+  type ApiKeyRegistry,
+  type KeyAdmin,
+  type KeyChanges,
+  type ManagedApiKey,
+  type RevokeOutcome,
+  type StoredApiKey,
+  type UpdateOutcome,
+} from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
 interface KeyRow {
+  readonly digest: string;
   readonly id: string | null;
   readonly label: string;
   readonly plan: unknown;
@@ -13,6 +24,7 @@ interface KeyRow {
   readonly created_at: string | null;
   readonly expires_at: string | null;
   readonly revoked_at: string | null;
+  readonly updated_at: string | null;
 }
 
 const isRole = (value: unknown): value is Role => ROLES.some((role) => role === value);
@@ -26,7 +38,24 @@ const planAndRole = (row: KeyRow): { plan: Plan; role: Role } => {
   return { plan, role: row.role };
 };
 
-const KEY_COLUMNS = 'id, label, plan, role, created_at, expires_at, revoked_at';
+const KEY_COLUMNS = 'digest, id, label, plan, role, created_at, expires_at, revoked_at, updated_at';
+
+const timeOf = (column: string | null): number | undefined => (column === null ? undefined : Number(column));
+
+const storedKeyOf = (row: KeyRow): StoredApiKey => {
+  if (row.id === null || row.created_at === null) throw malformed();
+  const [expiresAt, revokedAt, updatedAt] = [timeOf(row.expires_at), timeOf(row.revoked_at), timeOf(row.updated_at)];
+  const key = {
+    id: row.id,
+    label: row.label,
+    ...planAndRole(row),
+    createdAt: Number(row.created_at),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(revokedAt === undefined ? {} : { revokedAt }),
+    ...(updatedAt === undefined ? {} : { updatedAt }),
+  };
+  return { key, digest: row.digest };
+};
 
 /** API keys in PostgreSQL, by SHA-256 digest; keys made by `petstore keys` also by id. */
 export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
@@ -64,19 +93,15 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     ]);
   }
 
-  async listKeys(): Promise<readonly ManagedApiKey[]> {
+  async listKeys(): Promise<readonly StoredApiKey[]> {
     const { rows } = await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id IS NOT NULL ORDER BY created_at, id`);
-    return rows.map((row) => {
-      if (row.id === null || row.created_at === null) throw malformed();
-      return {
-        id: row.id,
-        label: row.label,
-        ...planAndRole(row),
-        createdAt: Number(row.created_at),
-        ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
-        ...(row.revoked_at === null ? {} : { revokedAt: Number(row.revoked_at) }),
-      };
-    });
+    return rows.map(storedKeyOf);
+  }
+
+  async findKey(id: string): Promise<StoredApiKey | undefined> {
+    const { rows } = await this.db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    const row = rows[0];
+    return row === undefined ? undefined : storedKeyOf(row);
   }
 
   async revokeKey(id: string, at: number): Promise<RevokeOutcome> {
@@ -89,5 +114,21 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     const outcome = rows[0];
     if (outcome?.revoked === true) return 'revoked';
     return outcome?.known === true ? 'already_revoked' : 'not_found';
+  }
+
+  async updateKey(id: string, { plan, role, label, expiresAt }: KeyChanges, at: number): Promise<UpdateOutcome> {
+    // One statement under the row lock: a concurrent revocation either comes first (nothing updated) or after.
+    const { rows } = await this.db.query<KeyRow & { updated: boolean }>(
+      `WITH updated AS (
+         UPDATE api_keys SET plan = COALESCE($2, plan), role = COALESCE($3, role), label = COALESCE($4, label),
+                             expires_at = COALESCE($5, expires_at), updated_at = $6
+         WHERE id = $1 AND revoked_at IS NULL RETURNING ${KEY_COLUMNS})
+       SELECT true AS updated, * FROM updated
+       UNION ALL SELECT false, ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM updated)`,
+      [id, plan === undefined ? null : planRecord(plan), role ?? null, label ?? null, expiresAt ?? null, at],
+    );
+    const row = rows[0];
+    if (row === undefined) return 'not_found';
+    return row.updated ? { updated: storedKeyOf(row).key } : 'revoked';
   }
 }

@@ -22,3 +22,15 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 or redis.call('HEXISTS', KEYS[1]
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 return 1
 `;
+
+/**
+ * Updates a managed key, if its record is still the one the caller read (compare and set):
+ * writes the record and the grant under the key's digest, in one step. KEYS[1] the registry's
+ * hash; ARGV: the id's field, the record read, the updated record, the digest, the grant.
+ * Returns 1, or 0 when the record changed meanwhile.
+ */
+export const UPDATE_API_KEY_LUA = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3], ARGV[4], ARGV[5])
+return 1
+`;

@@ -6,17 +6,21 @@ import {
   type ApiKeyGrant,
   type ApiKeyRegistry,
   type KeyAdmin,
+  type KeyChanges,
   type ManagedApiKey,
   type RevokeOutcome,
+  type StoredApiKey,
+  type UpdateOutcome,
 } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
-import { CREATE_API_KEY_LUA, REVOKE_API_KEY_LUA } from './api-key-scripts.lua.js';
+import { CREATE_API_KEY_LUA, REVOKE_API_KEY_LUA, UPDATE_API_KEY_LUA } from './api-key-scripts.lua.js';
 import { fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
 
 interface ApiKeyScripts {
   petstoreCreateApiKey(key: string, field: string, record: string, digest: string, grant: string): Promise<number>;
   petstoreRevokeApiKey(key: string, field: string, read: string, revoked: string, digest: string): Promise<number>;
+  petstoreUpdateApiKey(key: string, field: string, read: string, updated: string, digest: string, grant: string): Promise<number>;
 }
 
 const SYSTEM_TIME: Clock = { now: () => Date.now() };
@@ -30,11 +34,12 @@ const ID_FIELD = 'id:';
  *   the role), with `expiresAt` (epoch ms) when the key expires. Records written before keys
  *   had roles lack `role` and are customers; records written by `register` have no expiry.
  * - field `id:<id>`, for keys created through KeyAdmin: `{digest, label, name, rules, role,
- *   createdAt, expiresAt?, revokedAt?}`, what `listKeys` shows.
+ *   createdAt, expiresAt?, revokedAt?, updatedAt?}`, what `listKeys` shows.
  *
  * Revoking writes `revokedAt` and deletes the digest's field in one script: a revoked key has
  * no grant at all, so even an instance running an older release, which knows nothing of
- * revocation, refuses it. Expiry is checked against `clock` at each lookup.
+ * revocation, refuses it. Updating rewrites the record and the grant in one script. Expiry is
+ * checked against `clock` at each lookup.
  */
 export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   private readonly key: string;
@@ -48,6 +53,7 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     this.key = `${assertValidKeyPrefix(prefix)}api-keys`;
     redis.defineCommand('petstoreCreateApiKey', { numberOfKeys: 1, lua: CREATE_API_KEY_LUA });
     redis.defineCommand('petstoreRevokeApiKey', { numberOfKeys: 1, lua: REVOKE_API_KEY_LUA });
+    redis.defineCommand('petstoreUpdateApiKey', { numberOfKeys: 1, lua: UPDATE_API_KEY_LUA });
     this.redis = redis as RedisClient & ApiKeyScripts;
   }
 
@@ -75,13 +81,18 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     if (created !== 1) throw new Error(`An API key with id ${id}, or with its digest, exists already`);
   }
 
-  async listKeys(): Promise<readonly ManagedApiKey[]> {
+  async listKeys(): Promise<readonly StoredApiKey[]> {
     const fields = await fromRedis(this.redis, () => this.redis.hgetall(this.key));
-    const keys: ManagedApiKey[] = [];
+    const keys: StoredApiKey[] = [];
     for (const [field, record] of Object.entries(fields)) {
-      if (field.startsWith(ID_FIELD)) keys.push(managedKeyOf(field.slice(ID_FIELD.length), record).key);
+      if (field.startsWith(ID_FIELD)) keys.push(managedKeyOf(field.slice(ID_FIELD.length), record));
     }
-    return keys.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    return keys.sort(({ key: a }, { key: b }) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async findKey(id: string): Promise<StoredApiKey | undefined> {
+    const record = await fromRedis(this.redis, () => this.redis.hget(this.key, `${ID_FIELD}${id}`));
+    return record === null ? undefined : managedKeyOf(id, record);
   }
 
   async revokeKey(id: string, at: number): Promise<RevokeOutcome> {
@@ -95,6 +106,23 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
       const revoked = JSON.stringify({ ...(JSON.parse(read) as object), revokedAt: at });
       const done = await fromRedis(this.redis, () => this.redis.petstoreRevokeApiKey(this.key, field, read, revoked, digest));
       if (done === 1) return 'revoked';
+    }
+  }
+
+  async updateKey(id: string, changes: KeyChanges, at: number): Promise<UpdateOutcome> {
+    const field = `${ID_FIELD}${id}`;
+    // Compare and set, as revokeKey: a revocation or another update meanwhile is read again.
+    for (;;) {
+      const read = await fromRedis(this.redis, () => this.redis.hget(this.key, field));
+      if (read === null) return 'not_found';
+      const { key, digest } = managedKeyOf(id, read);
+      if (key.revokedAt !== undefined) return 'revoked';
+      const updated: ManagedApiKey = Object.freeze({ ...key, ...changes, updatedAt: at });
+      const { label, plan, role, expiresAt } = updated;
+      // Over the record read, as revokeKey: fields this class does not know of are kept.
+      const record = JSON.stringify({ ...(JSON.parse(read) as object), label, ...planRecord(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }), updatedAt: at });
+      const done = await fromRedis(this.redis, () => this.redis.petstoreUpdateApiKey(this.key, field, read, record, digest, grantRecord(updated)));
+      if (done === 1) return { updated };
     }
   }
 }
@@ -120,16 +148,17 @@ const grantOf = (record: string): ApiKeyGrant => {
   throw malformed();
 };
 
-const managedKeyOf = (id: string, record: string): { key: ManagedApiKey; digest: string } => {
+const managedKeyOf = (id: string, record: string): StoredApiKey => {
   const { plan, role } = grantOf(record);
   const fields = JSON.parse(record) as Record<string, unknown>;
-  const { digest, label, createdAt, expiresAt, revokedAt } = fields;
+  const { digest, label, createdAt, expiresAt, revokedAt, updatedAt } = fields;
   if (
     typeof digest !== 'string' ||
     typeof label !== 'string' ||
     !isTime(createdAt) ||
     !(expiresAt === undefined || isTime(expiresAt)) ||
-    !(revokedAt === undefined || isTime(revokedAt))
+    !(revokedAt === undefined || isTime(revokedAt)) ||
+    !(updatedAt === undefined || isTime(updatedAt))
   ) {
     throw malformed();
   }
@@ -141,6 +170,7 @@ const managedKeyOf = (id: string, record: string): { key: ManagedApiKey; digest:
     createdAt,
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...(revokedAt === undefined ? {} : { revokedAt }),
+    ...(updatedAt === undefined ? {} : { updatedAt }),
   });
   return { key, digest };
 };

@@ -39,7 +39,7 @@ const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|sta
                 [--log-level fatal|error|warn|info|debug|trace|silent] [--access-log on|off]
                 [--admin-port N] [--admin-host H] [--drain-seconds S] [--shutdown-grace-ms MS]
                 [--workers N|auto]
-       petstore keys create|list|revoke ...   (see petstore keys --help)
+       petstore keys create|update|show|list|revoke ...   (see petstore keys --help)
        petstore migrate [--dry-run] [--database-url URL]   (see petstore migrate --help)
 Every flag can be given as its environment variable instead (see README).`;
 

@@ -1,0 +1,2 @@
+-- When `petstore keys update` last changed a key (epoch milliseconds); NULL: never.
+ALTER TABLE api_keys ADD COLUMN updated_at bigint;
