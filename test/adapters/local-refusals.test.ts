@@ -61,7 +61,7 @@ class ScriptedStore implements QuotaStore, StrikeRecorder {
   }
 }
 
-const setUp = (maxEntries = 100) => {
+const setUp = (maxEntries = 100, recheckMs?: number) => {
   const clock = new ManualClock(START);
   const store = new ScriptedStore(clock);
   const scheduled: number[] = [];
@@ -69,6 +69,7 @@ const setUp = (maxEntries = 100) => {
   const cache = new LocalRefusals(store, store, clock, {
     strikeLagMs: LAG,
     maxEntries,
+    ...(recheckMs === undefined ? {} : { recheckMs }),
     schedule: (_flush, delayMs) => scheduled.push(delayMs),
     onFlushError: (error) => flushErrors.push(error),
   });
@@ -89,6 +90,21 @@ describe('LocalRefusals', () => {
     expect((await cache.decide('key:a', policy)).verdict).toBe('admitted');
     expect(store.decisions).toBe(2);
     expect(store.recorded).toEqual([]);
+  });
+
+  it('with recheckMs, answers a ban itself for that long only, then asks the store, which an operator may have reset', async () => {
+    const { clock, store, cache } = setUp(100, 5_000);
+    const end = START + SKEW + 900_000;
+    const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 2, windowMs: 60_000 }, { name: 'day', limit: 9, windowMs: 86_400_000 }], ban: BAN };
+    store.answers.push(refusal('banned', START + SKEW, end + 30_000, [end, end + 30_000]));
+    await cache.decide('key:a', policy);
+    clock.advance(4_999);
+    expect((await cache.decide('key:a', policy)).verdict).toBe('banned');
+    expect(store.decisions).toBe(1);
+    // The store, reset meanwhile, admits.
+    clock.advance(1);
+    expect((await cache.decide('key:a', policy)).verdict).toBe('admitted');
+    expect(store.decisions).toBe(2);
   });
 
   it('asks the store during a ban whose end no rule pins (every window longer than the ban)', async () => {
@@ -223,5 +239,6 @@ describe('LocalRefusals', () => {
     const store = new ScriptedStore(clock);
     const options = { strikeLagMs: 0, maxEntries: 1, schedule: () => undefined, onFlushError: () => undefined };
     expect(() => new LocalRefusals(store, store, clock, options)).toThrow(/strikeLagMs must be a positive integer/);
+    expect(() => new LocalRefusals(store, store, clock, { ...options, strikeLagMs: 1, recheckMs: 0 })).toThrow(/recheckMs must be a positive integer/);
   });
 });

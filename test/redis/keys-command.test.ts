@@ -183,4 +183,34 @@ describe('petstore keys with two running instances', () => {
     expect(shown.output).toMatch(/^state:\s+revoked$/m);
     expect(shown.output).toMatch(/^updated:\s+-$/m);
   });
+
+  it('unbans a key a retry loop got banned: both instances admit it again within 5 s, and show says it is not banned', async () => {
+    const created = await keys('create', '--plan', 'free', '--label', 'retry loop');
+    const [, id = ''] = /^id:\s+(\S+)$/m.exec(created.output) ?? [];
+    const [, key = ''] = /^key:\s+(\S+)$/m.exec(created.output) ?? [];
+    // 60 admitted, then 20 refusals ignored: the 20th strike starts the ban, and both instances answer it.
+    const statuses: number[] = [];
+    for (let i = 0; i < 85; i++) statuses.push(await statusOf(urls[i % 2]!, key));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(60);
+    expect(statuses.at(-1)).toBe(429);
+    expect((await keys('show', id)).output).toMatch(/^banned:\s+yes, every request refused until \d{4}-/m);
+    for (const url of urls) expect(await statusOf(url, key)).toBe(429);
+
+    const unbanned = await keys('unban', id);
+    expect(unbanned.code, unbanned.output).toBe(0);
+    expect(unbanned.output).toContain(`Unbanned ${id}: its quota starts over`);
+    const unbannedAt = Date.now();
+    const admitted = await Promise.all(
+      urls.map(async (url) => {
+        while (Date.now() - unbannedAt < 8_000) {
+          if ((await statusOf(url, key)) === 200) return Date.now();
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        throw new Error(`${url} still refuses the key 8 s after unban`);
+      }),
+    );
+    for (const at of admitted) expect(at - unbannedAt, 'within the 5 s an instance answers a refusal itself').toBeLessThanOrEqual(5_000);
+    expect((await keys('show', id)).output).toMatch(/^banned:\s+no$/m);
+    expect(await keys('unban', 'key_0000000000000000')).toMatchObject({ code: 1, output: expect.stringMatching(/no key has the id "key_0000000000000000"/) });
+  });
 });

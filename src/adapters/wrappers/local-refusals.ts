@@ -14,6 +14,12 @@ export interface LocalRefusalsOptions {
   readonly strikeLagMs: number;
   /** Most subjects remembered; the longest remembered is forgotten first. */
   readonly maxEntries: number;
+  /**
+   * The longest a refusal is answered here before the store is asked again, whatever it said:
+   * an operator's reset (`petstore keys unban`) gives quota back, which the store alone knows.
+   * Absent: until the store's answer could change by time alone.
+   */
+  readonly recheckMs?: number;
   /** Runs `flush` once, `delayMs` from now (an unref'd timer in a server; a test runs it by hand). */
   readonly schedule: (flush: () => void, delayMs: number) => void;
   /** A flush that failed other than by an outage (an outage only loses its strikes, which can only delay a ban). */
@@ -44,7 +50,7 @@ interface PendingStrikes {
  * change, so refused and banned clients cost a remote store no round trip:
  * - a ban until its end, when the decision tells it (some rule's window, plus its last
  *   bucket and the strike lag, fits in the ban, so that rule resets exactly when it ends);
- *   nothing but time lifts a ban, and nothing is counted during one;
+ *   nothing but time or an operator's reset lifts a ban (see `recheckMs`), and nothing is counted during one;
  * - a rate_limited refusal until its retryAt (less `strikeLagMs` under a ban rule): other
  *   instances can only spend quota, never give it back, so the store refuses until then too,
  *   with the same retryAt. Each such refusal is a strike (it comes before the Retry-After the
@@ -66,6 +72,9 @@ export class LocalRefusals implements QuotaStore {
   readonly #banEnds = new WeakMap<QuotaPolicy, boolean>();
 
   constructor(store: QuotaStore, recorder: StrikeRecorder, clock: Clock, options: LocalRefusalsOptions) {
+    if (options.recheckMs !== undefined && (!Number.isSafeInteger(options.recheckMs) || options.recheckMs < 1)) {
+      throw new RangeError('local refusals: recheckMs must be a positive integer');
+    }
     for (const field of ['strikeLagMs', 'maxEntries'] as const) {
       if (!Number.isSafeInteger(options[field]) || options[field] < 1) throw new RangeError(`local refusals: ${field} must be a positive integer`);
     }
@@ -191,7 +200,7 @@ export class LocalRefusals implements QuotaStore {
     const storeUntil = this.#answerableUntil(policy, decision);
     if (storeUntil === undefined) return decision;
     const offset = decision.decidedAt - sentAt;
-    const until = storeUntil - offset;
+    const until = Math.min(storeUntil - offset, sentAt + (this.#options.recheckMs ?? Number.POSITIVE_INFINITY));
     if (until <= sentAt) return decision;
     const refusals = this.#refusals;
     if (refusals.size >= this.#options.maxEntries && !refusals.has(subject)) {

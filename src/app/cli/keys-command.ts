@@ -18,6 +18,7 @@ import { buildContainer } from '../container/build-container.js';
 import { TOKENS } from '../container/tokens.js';
 import { createLogger } from '../logging/logger.js';
 import { peekKeyUsage } from './key-usage.js';
+import { keySubject } from '../../domain/quota/request-admission.js';
 import { STORE_FLAGS } from './store-flags.js';
 
 export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business [--role customer|staff]
@@ -26,6 +27,7 @@ export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business 
        petstore keys update ID [--plan PLAN [--per-minute N --per-day N]] [--role customer|staff]
                             [--expires-in DURATION] [--label TEXT]
        petstore keys show ID
+       petstore keys unban ID
        petstore keys list
        petstore keys revoke ID
 Each also takes the server's store flags, or their environment variables (see README):
@@ -34,7 +36,8 @@ Each also takes the server's store flags, or their environment variables (see RE
        (a Cluster's password: REDIS_PASSWORD in the environment)
 DURATION: a whole number and a unit: 90s, 30m, 12h, 7d, 90d (at most 3650d), from now.
 The key is printed once, by create: the store keeps only its SHA-256 digest.
-update changes only what it is given; every instance applies it within 5 s.`;
+update changes only what it is given; every instance applies it within 5 s.
+unban starts the key's quota over (counts, strikes and any ban); every instance admits it within 5 s.`;
 
 /** The options of create and update, as given: update changes only these. */
 export interface KeyOptions {
@@ -55,6 +58,7 @@ export type KeysAction =
   | { readonly kind: 'create'; readonly key: NewKeyRequest }
   | { readonly kind: 'update'; readonly id: string; readonly changes: KeyOptions }
   | { readonly kind: 'show'; readonly id: string }
+  | { readonly kind: 'unban'; readonly id: string }
   | { readonly kind: 'list' }
   | { readonly kind: 'revoke'; readonly id: string };
 
@@ -199,6 +203,7 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
       return changes.ok ? invocation({ kind: 'update', id: id.value, changes: changes.value }) : changes;
     }
     case 'show':
+    case 'unban':
     case 'revoke': {
       const id = idOperand(command, operands);
       return id.ok ? invocation({ kind: command, id: id.value }) : id;
@@ -296,6 +301,8 @@ export async function runKeysCommand(
         return await update(opened, action.id, action.changes, output);
       case 'show':
         return await show(opened, action.id, config.value.ban, output);
+      case 'unban':
+        return await unban(opened, action.id, output);
       case 'list':
         return await list(opened, config.value.redisPrefix, config.value.ban, output);
       case 'revoke':
@@ -429,6 +436,14 @@ async function show(opened: OpenedKeyAdmin, id: string, ban: BanPolicy, output: 
     ],
     output,
   );
+  return 0;
+}
+
+async function unban({ admin, quotas }: OpenedKeyAdmin, id: string, output: CommandOutput): Promise<number> {
+  const stored = await admin.findKey(id);
+  if (stored === undefined) return notFound(id, output);
+  await (await quotas()).reset(keySubject(stored.digest));
+  output.out(`Unbanned ${id}: its quota starts over (counts, strikes and any ban); every instance admits it within 5 s.`);
   return 0;
 }
 

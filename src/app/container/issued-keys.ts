@@ -6,9 +6,9 @@ import type { Clock } from '../../ports/clock.js';
 import type { PetStoreConfig } from '../config/config.js';
 import { configuredKeys } from './configured-keys.js';
 import { TOKENS } from './tokens.js';
+import { CHANGES_REACH_INSTANCES_MS } from './change-propagation.js';
 
 /** A key's grant is re-read from the shared store at most this often, so revocations spread within it. */
-const KEY_CACHE_TTL_MS = 5_000;
 const KEY_CACHE_ENTRIES = 100_000;
 
 /**
@@ -20,7 +20,7 @@ export function bindIssuedKeys(bind: Bind, issued: ServiceIdentifier<ApiKeyRegis
   bind(TOKENS.apiKeyRegistry)
     .toResolvedValue(
       async (keys: ApiKeyRegistry, config: PetStoreConfig, clock: Clock) =>
-        new LayeredApiKeyRegistry(await configuredKeys(config), new CachedApiKeyRegistry(keys, clock, KEY_CACHE_TTL_MS, KEY_CACHE_ENTRIES)),
+        new LayeredApiKeyRegistry(await configuredKeys(config), new CachedApiKeyRegistry(keys, clock, CHANGES_REACH_INSTANCES_MS, KEY_CACHE_ENTRIES)),
       [issued, TOKENS.config, TOKENS.clock],
     )
     .inSingletonScope();

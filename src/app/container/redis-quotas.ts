@@ -9,6 +9,7 @@ import type { PetStoreConfig } from '../config/config.js';
 import type { StoreProbe } from '../admin/store-probes.js';
 import { openRedis, pingRedis } from './open-redis.js';
 import { TOKENS } from './tokens.js';
+import { CHANGES_REACH_INSTANCES_MS } from './change-propagation.js';
 
 /** The Redis (or Redis Cluster) client every Redis binding of a container shares. */
 export const REDIS: ServiceIdentifier<RedisClient> = Symbol('Redis');
@@ -54,6 +55,7 @@ export function bindRedisQuotas(bind: Bind, { quotaClock, commandTimeoutMs }: Re
         const localRefusals = new LocalRefusals(redisQuotas, redisQuotas, clock, {
           strikeLagMs: STRIKE_LAG_MS,
           maxEntries: LOCAL_REFUSALS,
+          recheckMs: CHANGES_REACH_INSTANCES_MS,
           schedule: (flush, delayMs) => setTimeout(flush, delayMs).unref(),
           onFlushError: (error) => logError('quota strikes not recorded', error),
         });

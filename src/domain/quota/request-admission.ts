@@ -5,6 +5,9 @@ import type { Plan } from './plan.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { BanPolicy, QuotaPolicy } from './quota-rule.js';
 
+/** The quota subject of a key: what its requests are counted, struck and banned under. */
+export const keySubject = (keyDigest: string): string => `key:${keyDigest}`;
+
 export interface Admission {
   /** The caller's plan; undefined when the request carried no known key (limited per address). */
   readonly plan: Plan | undefined;
@@ -51,7 +54,7 @@ export class RequestAdmission {
   private decideFor(grant: ApiKeyGrant | undefined, keyDigest: string, clientAddress: string): Admission | Promise<Admission> {
     if (grant === undefined) return this.decideAnonymous(clientAddress);
     const { caller, policy } = this.holderOf(grant, keyDigest);
-    return settle(grant.plan, caller, policy, this.quotas.decide(`key:${keyDigest}`, policy));
+    return settle(grant.plan, caller, policy, this.quotas.decide(keySubject(keyDigest), policy));
   }
 
   private decideAnonymous(clientAddress: string): Admission | Promise<Admission> {
