@@ -9,12 +9,10 @@
  * BENCH_SECONDS (5), BENCH_CONNECTIONS (10). Every scraper stops with its round's load, and
  * after SCRAPES_PER_CLIENT scrapes at most.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { Agent, request } from 'node:http';
 import { stopChild } from './http/child-process.js';
+import { startCliServer, type CliServer } from './http/cli-server.js';
 import { positiveFromEnv } from './http/env.js';
-import { UNLIMITED } from './http/keys.js';
 import { runLoad, type Measurement } from './http/load.js';
 import { median } from './http/report.js';
 import { scenarios } from './http/scenarios.js';
@@ -26,39 +24,13 @@ const rounds = positiveFromEnv('BENCH_ROUNDS', 3);
 const seconds = positiveFromEnv('BENCH_SECONDS', 5);
 const connections = positiveFromEnv('BENCH_CONNECTIONS', 10);
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly baseUrl: string;
-  readonly adminUrl: string;
-}
+type Running = CliServer & { readonly adminUrl: string };
 
-const start = (): Promise<Running> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/src/app/cli/cli.js'], {
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        PETSTORE_ADMIN_HOST: '127.0.0.1',
-        PETSTORE_ADMIN_PORT: '0',
-        PETSTORE_ENV: 'test',
-        PETSTORE_STORE: 'memory',
-        PETSTORE_API_KEYS: `${UNLIMITED.key}:${UNLIMITED.plan}`,
-        PETSTORE_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const timer = setTimeout(() => reject(new Error('not listening within 20 s')), 20_000);
-    let baseUrl: string | undefined;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      baseUrl ??= /listening on (\S+)/.exec(line)?.[1];
-      const admin = /Admin listening on (\S+)/.exec(line)?.[1];
-      if (admin === undefined || baseUrl === undefined) return;
-      clearTimeout(timer);
-      resolve({ child, baseUrl, adminUrl: admin });
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening`)));
-  });
+const start = async (): Promise<Running> => {
+  const server = await startCliServer('metrics bench server', { PETSTORE_ADMIN_HOST: '127.0.0.1', PETSTORE_ADMIN_PORT: '0', PETSTORE_STORE: 'memory' });
+  if (server.adminUrl === undefined) throw new Error('metrics bench server: no admin listener');
+  return { ...server, adminUrl: server.adminUrl };
+};
 
 /** One scraper: GET /metrics on a kept-alive connection, the next as soon as the last is read, until `until` or its bound. */
 const scrapeLoop = async (adminUrl: string, until: number): Promise<number> => {

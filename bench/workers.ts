@@ -9,13 +9,11 @@
  * (4), BENCH_WARMUP_SECONDS (1), REDIS_URL. The load generator and Redis share the machine's
  * cores with the workers: on 2 cores a second worker has less than a core of its own.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { cpuSecondsOf, stopChild } from './http/child-process.js';
+import { startCliServer, type CliServer } from './http/cli-server.js';
 import { positiveFromEnv } from './http/env.js';
-import { UNLIMITED } from './http/keys.js';
 import { runLoad } from './http/load.js';
 import { connectRedis, deleteKeysUnder } from './http/redis-stats.js';
 import { median } from './http/report.js';
@@ -37,36 +35,8 @@ const VARIANTS: readonly Variant[] = [
   { label: '2 workers, round robin', env: { PETSTORE_WORKERS: '2', NODE_CLUSTER_SCHED_POLICY: 'rr' } },
 ];
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly baseUrl: string;
-}
-
-const start = (variant: Variant, prefix: string): Promise<Running> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/src/app/cli/cli.js'], {
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        PORT: '0',
-        PETSTORE_ENV: 'test',
-        PETSTORE_STORE: 'redis',
-        REDIS_URL: redisUrl,
-        PETSTORE_REDIS_PREFIX: prefix,
-        PETSTORE_API_KEYS: `${UNLIMITED.key}:${UNLIMITED.plan}`,
-        PETSTORE_LOG_LEVEL: 'warn',
-        ...variant.env,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const timer = setTimeout(() => reject(new Error(`${variant.label}: not listening within 20 s`)), 20_000);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /listening on (\S+)/.exec(line);
-      if (match === null) return;
-      clearTimeout(timer);
-      resolve({ child, baseUrl: match[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`${variant.label}: exited with ${code} before listening`)));
-  });
+const start = (variant: Variant, prefix: string): Promise<CliServer> =>
+  startCliServer(variant.label, { PETSTORE_STORE: 'redis', REDIS_URL: redisUrl, PETSTORE_REDIS_PREFIX: prefix, ...variant.env });
 
 /** The supervisor's CPU seconds and its workers' (its children, from /proc). */
 const treeCpuSeconds = (pid: number): number => {
@@ -81,7 +51,7 @@ const prefix = `petstore-bench:${randomBytes(4).toString('hex')}:workers:`;
 console.log(`${list.title}; ${CONNECTIONS} connections, ${rounds} interleaved rounds of ${seconds} s after ${warmUpSeconds} s of warm-up, node ${process.version}`);
 
 const results = VARIANTS.map(() => ({ rps: [] as number[], cpuUs: [] as number[], failed: 0 }));
-const running: Running[] = [];
+const running: CliServer[] = [];
 try {
   for (const [i, variant] of VARIANTS.entries()) running.push(await start(variant, `${prefix}${i}:`));
   const loads = await Promise.all(running.map((server) => list.prepare(server.baseUrl, 'redis')));
