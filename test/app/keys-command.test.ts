@@ -5,26 +5,27 @@ import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
-import { KEYS_USAGE, parseDuration, parseKeysArgs, runKeysCommand, type KeysDependencies } from '../../src/app/cli/keys-command.js';
+import { KEYS_USAGE, parseKeysArgs, runKeysCommand, type KeysDependencies } from '../../src/app/cli/keys-command.js';
 import type { PetStoreConfig } from '../../src/app/config/config.js';
 import { digestApiKey } from '../../src/adapters/api-key-digest.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { parseDuration } from '../../src/app/keys/key-fields.js';
 
 const REDIS_ENV = { PETSTORE_STORE: 'redis' };
 
 describe('parseDuration', () => {
   it('reads a whole number and a unit s, m, h or d', () => {
-    expect(parseDuration('90s')).toEqual({ ok: true, value: 90_000 });
-    expect(parseDuration('30m')).toEqual({ ok: true, value: 1_800_000 });
-    expect(parseDuration('12h')).toEqual({ ok: true, value: 43_200_000 });
-    expect(parseDuration('7d')).toEqual({ ok: true, value: 604_800_000 });
-    expect(parseDuration('90d')).toEqual({ ok: true, value: 7_776_000_000 });
-    expect(parseDuration('3650d')).toEqual({ ok: true, value: 315_360_000_000 });
+    expect(parseDuration('90s', '--expires-in')).toEqual({ ok: true, value: 90_000 });
+    expect(parseDuration('30m', '--expires-in')).toEqual({ ok: true, value: 1_800_000 });
+    expect(parseDuration('12h', '--expires-in')).toEqual({ ok: true, value: 43_200_000 });
+    expect(parseDuration('7d', '--expires-in')).toEqual({ ok: true, value: 604_800_000 });
+    expect(parseDuration('90d', '--expires-in')).toEqual({ ok: true, value: 7_776_000_000 });
+    expect(parseDuration('3650d', '--expires-in')).toEqual({ ok: true, value: 315_360_000_000 });
   });
 
-  it('refuses anything else, naming the flag', () => {
+  it('refuses anything else, naming the field', () => {
     for (const raw of ['', '7', 'd', '0s', '0d', '1.5h', '-1d', '7w', '7 d', '7D', '3651d', '1e3s', ' 7d']) {
-      const parsed = parseDuration(raw);
+      const parsed = parseDuration(raw, '--expires-in');
       expect(parsed.ok, raw).toBe(false);
       if (!parsed.ok) expect(parsed.error).toContain('--expires-in');
     }

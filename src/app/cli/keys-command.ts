@@ -1,24 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { digestApiKey } from '../../adapters/api-key-digest.js';
-import { ROLES, type Role } from '../../domain/access/caller.js';
-import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
-import { parsePlan } from '../../domain/quota/plan-parser.js';
-import { DAY_MS, type Plan } from '../../domain/quota/plan.js';
-import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
-import type { BanPolicy } from '../../domain/quota/quota-rule.js';
+import type { Plan } from '../../domain/quota/plan.js';
 import { err, ok, type Result } from '../../domain/result.js';
-import { isExpired, type KeyAdmin, type KeyChanges, type ManagedApiKey } from '../../ports/api-key-registry.js';
+import type { KeyAdmin, ManagedApiKey } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
-import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
-import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { loadConfig, type Environ, type PetStoreConfig } from '../config/config.js';
 import { buildContainer } from '../container/build-container.js';
 import { TOKENS } from '../container/tokens.js';
+import { KEY_FIELDS, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../keys/key-fields.js';
+import { KeyOperations, usedToday, type IssuedSecret, type KeyRefusal, type KeyStanding } from '../keys/key-operations.js';
 import { createLogger } from '../logging/logger.js';
-import { peekKeyUsage } from './key-usage.js';
-import { keySubject } from '../../domain/quota/request-admission.js';
+import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
+import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { STORE_FLAGS } from './store-flags.js';
 
 export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business [--role customer|staff]
@@ -39,20 +33,6 @@ The key is printed once, by create: the store keeps only its SHA-256 digest.
 update changes only what it is given; every instance applies it within 5 s.
 unban starts the key's quota over (counts, strikes and any ban); every instance admits it within 5 s.`;
 
-/** The options of create and update, as given: update changes only these. */
-export interface KeyOptions {
-  readonly plan?: Plan;
-  readonly role?: Role;
-  readonly expiresInMs?: number;
-  readonly label?: string;
-}
-
-export interface NewKeyRequest extends KeyOptions {
-  readonly plan: Plan;
-  readonly role: Role;
-  readonly label: string;
-}
-
 export type KeysAction =
   | { readonly kind: 'help' }
   | { readonly kind: 'create'; readonly key: NewKeyRequest }
@@ -68,85 +48,14 @@ export interface KeysInvocation {
   readonly environ: Environ;
 }
 
-const MAX_DURATION_MS = 3_650 * 86_400_000;
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** `30m`, `12h`, `7d`, `90d`, `90s`: a positive whole number and a unit, in milliseconds. */
-export function parseDuration(raw: string): Result<number, string> {
-  const match = /^([0-9]{1,7})([smhd])$/.exec(raw);
-  const ms = match === null ? Number.NaN : Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
-  return ms >= 1_000 && ms <= MAX_DURATION_MS
-    ? ok(ms)
-    : err(`--expires-in ${JSON.stringify(raw)}: expected a whole number and a unit s, m, h or d (30m, 12h, 7d), from 1s to 3650d`);
-}
-
-const LIMIT_FLAGS = { perMinute: 'per-minute', perDay: 'per-day' } as const;
+/** Each key field's flag. */
+const FLAG_OF = { plan: 'plan', perMinute: 'per-minute', perDay: 'per-day', role: 'role', label: 'label', expiresIn: 'expires-in', grace: 'grace' } as const satisfies Record<KeyField | 'grace', string>;
+const flagName: FieldNames = (field) => `--${FLAG_OF[field]}`;
+const KEY_FLAGS: readonly string[] = KEY_FIELDS.map((field) => FLAG_OF[field]);
 
 type Flags = Readonly<Record<string, string | undefined>>;
 
-function planOfFlags(values: Flags): Result<Plan, string> {
-  const name = values['plan'];
-  const plan = parsePlan({ name, perMinute: values['per-minute'], perDay: values['per-day'] });
-  if (plan.ok) return plan;
-  const problem = plan.error;
-  switch (problem.kind) {
-    case 'limit_not_whole':
-    case 'limit_too_large':
-      return err(`--${LIMIT_FLAGS[problem.limit]} must be a whole number from 1 to ${MAX_RULE_LIMIT}`);
-    case 'limits_not_allowed':
-      return err(`--per-minute and --per-day are for --plan enterprise; ${problem.plan} has its own limits`);
-    case 'unknown_plan':
-      return err(
-        name === undefined ? '--per-minute and --per-day go with --plan enterprise' : `--plan ${JSON.stringify(name)}: must be one of free, pro, business, enterprise`,
-      );
-  }
-}
-
-function parseRole(raw: string): Result<Role, string> {
-  const role = ROLES.find((known) => known === raw);
-  return role === undefined ? err(`--role ${JSON.stringify(raw)}: must be customer or staff`) : ok(role);
-}
-
-function parseLabel(label: string): Result<string, string> {
-  // A label is printed in a terminal table: no control characters, no line breaks.
-  return [...label].length <= 100 && !/\p{Cc}/u.test(label) ? ok(label) : err('--label must be at most 100 characters, none of them control characters');
-}
-
-/** Each option of create and update: the flags it is read from (any one given), and its reader. */
-const KEY_OPTION_FLAGS: { readonly [Option in keyof KeyOptions]-?: { readonly flags: readonly string[]; read(values: Flags): Result<NonNullable<KeyOptions[Option]>, string> } } = {
-  plan: { flags: ['plan', 'per-minute', 'per-day'], read: planOfFlags },
-  role: { flags: ['role'], read: (values) => parseRole(values['role'] ?? '') },
-  label: { flags: ['label'], read: (values) => parseLabel(values['label'] ?? '') },
-  expiresInMs: { flags: ['expires-in'], read: (values) => parseDuration(values['expires-in'] ?? '') },
-};
-
-const KEY_FLAGS = Object.values(KEY_OPTION_FLAGS).flatMap(({ flags }) => flags);
-
-/** The options given, each read by its entry of KEY_OPTION_FLAGS; the first unreadable one is the error. */
-function parseKeyOptions(values: Flags): Result<KeyOptions, string> {
-  const options: Record<string, unknown> = {};
-  for (const [option, { flags, read }] of Object.entries(KEY_OPTION_FLAGS)) {
-    if (!flags.some((flag) => values[flag] !== undefined)) continue;
-    const value = read(values);
-    if (!value.ok) return value;
-    options[option] = value.value;
-  }
-  return ok(options as KeyOptions);
-}
-
-function parseNewKey(values: Flags): Result<NewKeyRequest, string> {
-  const options = parseKeyOptions(values);
-  if (!options.ok) return options;
-  const { plan, role = 'customer', label = '' } = options.value;
-  if (plan === undefined) return err('create needs --plan free|pro|business|enterprise');
-  return ok({ ...options.value, plan, role, label });
-}
-
-function parseChanges(values: Flags): Result<KeyOptions, string> {
-  const options = parseKeyOptions(values);
-  if (!options.ok) return options;
-  return Object.keys(options.value).length > 0 ? options : err('update needs something to change: --plan, --role, --expires-in or --label');
-}
+const fieldsOfFlags = (flags: Flags): KeyFieldValues => Object.fromEntries(KEY_FIELDS.map((field) => [field, flags[FLAG_OF[field]]]));
 
 /** The one ID operand of update, show and revoke. */
 function idOperand(command: string, operands: readonly string[]): Result<string, string> {
@@ -193,13 +102,13 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
   switch (command) {
     case 'create': {
       if (operands.length > 0) return err(`create takes no argument: ${JSON.stringify(operands[0])}`);
-      const key = parseNewKey(strings);
+      const key = readNewKey(fieldsOfFlags(strings), flagName);
       return key.ok ? invocation({ kind: 'create', key: key.value }) : key;
     }
     case 'update': {
       const id = idOperand(command, operands);
       if (!id.ok) return id;
-      const changes = parseChanges(strings);
+      const changes = readKeyChanges(fieldsOfFlags(strings), flagName);
       return changes.ok ? invocation({ kind: 'update', id: id.value, changes: changes.value }) : changes;
     }
     case 'show':
@@ -293,20 +202,21 @@ export async function runKeysCommand(
     output.err(`petstore keys: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
+  const operations = new KeyOperations({ ...opened, ban: config.value.ban, randomBytes: deps.randomBytes });
   try {
     switch (action.kind) {
       case 'create':
-        return await create(opened, action.key, deps.randomBytes, output);
+        return printIssued(await operations.create(action.key), output);
       case 'update':
-        return await update(opened, action.id, action.changes, output);
+        return printUpdated(action.id, await operations.update(action.id, action.changes), output);
       case 'show':
-        return await show(opened, action.id, config.value.ban, output);
+        return printStanding(action.id, await operations.show(action.id), output);
       case 'unban':
-        return await unban(opened, action.id, output);
+        return printUnbanned(action.id, await operations.unban(action.id), output);
       case 'list':
-        return await list(opened, config.value.redisPrefix, config.value.ban, output);
+        return printList(await operations.list(), config.value.redisPrefix, output);
       case 'revoke':
-        return await revoke(opened, action.id, output);
+        return printRevoked(action.id, await operations.revoke(action.id), output);
     }
   } catch (error) {
     output.err(`petstore keys: ${error instanceof Error ? error.message : String(error)}`);
@@ -335,33 +245,13 @@ function storeConfig(environ: Environ): Result<PetStoreConfig, readonly string[]
 
 const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+/** Whole seconds, rounded up as X-RateLimit-Reset is: the second by which the rule's remaining has risen. */
+const isoSecondsUp = (ms: number): string => isoSeconds(Math.ceil(ms / 1_000) * 1_000);
+
 const describePlan = ({ name, rules }: Plan): string => {
   const [perMinute, perDay] = rules.map((rule) => rule.limit);
   return `${name} (${perMinute}/min, ${perDay}/day)`;
 };
-
-export const stateOf = (key: ManagedApiKey, now: number): 'active' | 'expired' | 'revoked' =>
-  key.revokedAt !== undefined ? 'revoked' : isExpired(key, now) ? 'expired' : 'active';
-
-async function create({ admin, clock }: OpenedKeyAdmin, request: NewKeyRequest, random: KeysDependencies['randomBytes'], output: CommandOutput): Promise<number> {
-  const key = `ps_${random(32).toString('base64url')}`;
-  const id = `key_${random(8).toString('hex')}`;
-  const createdAt = clock.now();
-  const expiresAt = request.expiresInMs === undefined ? undefined : createdAt + request.expiresInMs;
-  await admin.createKey(digestApiKey(key), {
-    id,
-    label: request.label,
-    plan: request.plan,
-    role: request.role,
-    createdAt,
-    ...(expiresAt === undefined ? {} : { expiresAt }),
-  });
-  output.out(`id:      ${id}`);
-  output.out(`key:     ${key}`);
-  for (const line of grantLines({ plan: request.plan, role: request.role, label: request.label, ...(expiresAt === undefined ? {} : { expiresAt }) })) output.out(line);
-  output.out('The key is shown only this once: the store keeps its digest, not the key.');
-  return 0;
-}
 
 /** What a key entitles its holder to, as create and update print it. */
 const grantLines = ({ plan, role, expiresAt, label }: Pick<ManagedApiKey, 'plan' | 'role' | 'expiresAt' | 'label'>): string[] => [
@@ -370,35 +260,30 @@ const grantLines = ({ plan, role, expiresAt, label }: Pick<ManagedApiKey, 'plan'
   ...(label === '' ? [] : [`label:   ${label}`]),
 ];
 
-const notFound = (id: string, output: CommandOutput): number => {
-  output.err(`petstore keys: no key has the id ${JSON.stringify(id)} (petstore keys list shows them)`);
+/** The refusal of a verb that changed nothing, exit 1. */
+function refused(id: string, refusal: KeyRefusal, output: CommandOutput): number {
+  output.err(
+    refusal === 'not_found'
+      ? `petstore keys: no key has the id ${JSON.stringify(id)} (petstore keys list shows them)`
+      : `petstore keys: ${id} is revoked, and a revoked key stays so: nothing changed (petstore keys create makes a new one)`,
+  );
   return 1;
-};
+}
 
-async function update({ admin, clock }: OpenedKeyAdmin, id: string, { expiresInMs, ...changes }: KeyOptions, output: CommandOutput): Promise<number> {
-  const at = clock.now();
-  const keyChanges: KeyChanges = { ...changes, ...(expiresInMs === undefined ? {} : { expiresAt: at + expiresInMs }) };
-  const outcome = await admin.updateKey(id, keyChanges, at);
-  if (outcome === 'not_found') return notFound(id, output);
-  if (outcome === 'revoked') {
-    output.err(`petstore keys: ${id} is revoked, and a revoked key stays so: nothing changed (petstore keys create makes a new one)`);
-    return 1;
-  }
-  output.out(`Updated ${id}: every instance applies it within 5 s.`);
-  for (const line of grantLines(outcome.updated)) output.out(line);
+function printIssued({ key, secret }: IssuedSecret, output: CommandOutput): number {
+  output.out(`id:      ${key.id}`);
+  output.out(`key:     ${secret}`);
+  for (const line of grantLines(key)) output.out(line);
+  output.out('The key is shown only this once: the store keeps its digest, not the key.');
   return 0;
 }
 
-/**
- * Requests counted in a rule's window: its limit less what remains. During a ban nothing
- * remains whatever was counted, so it is not known (undefined); a rule counted past a lower
- * limit a plan change brought shows that limit.
- */
-const usedOf = (decision: QuotaDecision, rule: number, limit: number): number | undefined =>
-  decision.verdict === 'banned' ? undefined : limit - (decision.remaining[rule] ?? 0);
-
-/** Whole seconds, rounded up as X-RateLimit-Reset is: the second by which the rule's remaining has risen. */
-const isoSecondsUp = (ms: number): string => isoSeconds(Math.ceil(ms / 1_000) * 1_000);
+function printUpdated(id: string, outcome: Result<ManagedApiKey, KeyRefusal>, output: CommandOutput): number {
+  if (!outcome.ok) return refused(id, outcome.error, output);
+  output.out(`Updated ${id}: every instance applies it within 5 s.`);
+  for (const line of grantLines(outcome.value)) output.out(line);
+  return 0;
+}
 
 /** Columns padded to their widest cell, two spaces apart. */
 const printTable = (rows: readonly (readonly string[])[], output: CommandOutput): void => {
@@ -406,85 +291,59 @@ const printTable = (rows: readonly (readonly string[])[], output: CommandOutput)
   for (const row of rows) output.out(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd());
 };
 
-async function show(opened: OpenedKeyAdmin, id: string, ban: BanPolicy, output: CommandOutput): Promise<number> {
-  const stored = await opened.admin.findKey(id);
-  if (stored === undefined) return notFound(id, output);
-  const usage = await peekKeyUsage(await opened.quotas(), stored, ban);
-  const { key } = stored;
+function printStanding(id: string, outcome: Result<KeyStanding, 'not_found'>, output: CommandOutput): number {
+  if (!outcome.ok) return refused(id, outcome.error, output);
+  const { key, state, rules, bannedUntil } = outcome.value;
   output.out(`id:      ${key.id}`);
   output.out(`label:   ${key.label === '' ? '-' : key.label}`);
   output.out(`plan:    ${describePlan(key.plan)}, ${key.role}`);
-  output.out(`state:   ${stateOf(key, opened.clock.now())}`);
+  output.out(`state:   ${state}`);
   output.out(`created: ${isoSeconds(key.createdAt)}`);
   output.out(`updated: ${key.updatedAt === undefined ? '-' : isoSeconds(key.updatedAt)}`);
   output.out(`expires: ${key.expiresAt === undefined ? 'never' : isoSeconds(key.expiresAt)}`);
   output.out(`revoked: ${key.revokedAt === undefined ? '-' : isoSeconds(key.revokedAt)}`);
-  output.out(`banned:  ${usage.verdict === 'banned' ? `yes, every request refused until ${isoSecondsUp(usage.retryAt)}` : 'no'}`);
+  output.out(`banned:  ${bannedUntil === undefined ? 'no' : `yes, every request refused until ${isoSecondsUp(bannedUntil)}`}`);
   printTable(
     [
       ['RULE', 'LIMIT', 'USED', 'REMAINING', 'RESET'],
-      ...key.plan.rules.map((rule, index) => {
-        const resetAt = usage.resetAt[index] ?? usage.decidedAt;
-        return [
-          rule.name,
-          String(rule.limit),
-          String(usedOf(usage, index, rule.limit) ?? '-'),
-          String(usage.remaining[index] ?? 0),
-          resetAt > usage.decidedAt ? isoSecondsUp(resetAt) : '-',
-        ];
-      }),
+      ...rules.map(({ name, limit, used, remaining, resetAt }) => [name, String(limit), String(used ?? '-'), String(remaining), resetAt === undefined ? '-' : isoSecondsUp(resetAt)]),
     ],
     output,
   );
   return 0;
 }
 
-async function unban({ admin, quotas }: OpenedKeyAdmin, id: string, output: CommandOutput): Promise<number> {
-  const stored = await admin.findKey(id);
-  if (stored === undefined) return notFound(id, output);
-  await (await quotas()).reset(keySubject(stored.digest));
+function printUnbanned(id: string, outcome: Result<ManagedApiKey, 'not_found'>, output: CommandOutput): number {
+  if (!outcome.ok) return refused(id, outcome.error, output);
   output.out(`Unbanned ${id}: its quota starts over (counts, strikes and any ban); every instance admits it within 5 s.`);
   return 0;
 }
 
-async function list({ admin, clock, quotas }: OpenedKeyAdmin, prefix: string, ban: BanPolicy, output: CommandOutput): Promise<number> {
-  const keys = await admin.listKeys();
-  if (keys.length === 0) {
+function printList(standings: readonly KeyStanding[], prefix: string, output: CommandOutput): number {
+  if (standings.length === 0) {
     output.out(`No keys created with petstore keys create under the prefix ${JSON.stringify(prefix)}.`);
     return 0;
   }
-  const store = await quotas();
-  const now = clock.now();
-  const rows = await Promise.all(
-    keys.map(async (stored) => {
-      const { key } = stored;
-      const usage = await peekKeyUsage(store, stored, ban);
-      const day = key.plan.rules.findIndex((rule) => rule.windowMs === DAY_MS);
-      const usedToday = usedOf(usage, day, key.plan.rules[day]?.limit ?? 0);
-      return [
-        key.id,
-        stateOf(key, now),
-        describePlan(key.plan),
-        key.role,
-        usedToday === undefined ? '-' : String(usedToday),
-        isoSeconds(key.createdAt),
-        key.expiresAt === undefined ? 'never' : isoSeconds(key.expiresAt),
-        key.revokedAt === undefined ? '-' : isoSeconds(key.revokedAt),
-        key.label,
-      ];
-    }),
-  );
+  const rows = standings.map((standing) => {
+    const { key, state } = standing;
+    return [
+      key.id,
+      state,
+      describePlan(key.plan),
+      key.role,
+      String(usedToday(standing) ?? '-'),
+      isoSeconds(key.createdAt),
+      key.expiresAt === undefined ? 'never' : isoSeconds(key.expiresAt),
+      key.revokedAt === undefined ? '-' : isoSeconds(key.revokedAt),
+      key.label,
+    ];
+  });
   printTable([['ID', 'STATE', 'PLAN', 'ROLE', 'USED TODAY', 'CREATED', 'EXPIRES', 'REVOKED', 'LABEL'], ...rows], output);
   return 0;
 }
 
-async function revoke({ admin, clock }: OpenedKeyAdmin, id: string, output: CommandOutput): Promise<number> {
-  const outcome = await admin.revokeKey(id, clock.now());
-  if (outcome === 'not_found') return notFound(id, output);
-  output.out(
-    outcome === 'revoked'
-      ? `Revoked ${id}: every instance refuses it within 5 s.`
-      : `${id} was revoked already.`,
-  );
+function printRevoked(id: string, outcome: Result<{ readonly alreadyRevoked: boolean }, 'not_found'>, output: CommandOutput): number {
+  if (!outcome.ok) return refused(id, outcome.error, output);
+  output.out(outcome.value.alreadyRevoked ? `${id} was revoked already.` : `Revoked ${id}: every instance refuses it within 5 s.`);
   return 0;
 }

@@ -1,0 +1,150 @@
+import { digestApiKey } from '../../adapters/api-key-digest.js';
+import { DAY_MS } from '../../domain/quota/plan.js';
+import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
+import type { BanPolicy } from '../../domain/quota/quota-rule.js';
+import { keySubject } from '../../domain/quota/request-admission.js';
+import { err, ok, type Result } from '../../domain/result.js';
+import { isExpired, type KeyAdmin, type KeyChanges, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
+import type { Clock } from '../../ports/clock.js';
+import type { QuotaStore } from '../../ports/quota-store.js';
+import type { KeyOptions, NewKeyRequest } from './key-fields.js';
+import { peekKeyUsage } from './key-usage.js';
+
+export interface KeyOperationsDependencies {
+  readonly admin: KeyAdmin;
+  /** The time keys are created, updated and revoked at. */
+  readonly clock: Clock;
+  /** The quota store the servers count in: usage is read there (peeked, never counted). Resolved only by the verbs that need it. */
+  quotas(): Promise<QuotaStore>;
+  /** The servers' ban policy, which a key's standing is read under. */
+  readonly ban: BanPolicy;
+  /** `bytes` random bytes, for new secrets and ids. */
+  randomBytes(bytes: number): Uint8Array;
+}
+
+export type KeyState = 'active' | 'expired' | 'revoked';
+
+const stateOf = (key: ManagedApiKey, now: number): KeyState =>
+  key.revokedAt !== undefined ? 'revoked' : isExpired(key, now) ? 'expired' : 'active';
+
+/** One rule of a key's plan as its requests would find it now. `used` is unknown during a ban; `resetAt` absent when the rule counts nothing. */
+export interface RuleUsage {
+  readonly name: string;
+  readonly limit: number;
+  readonly used: number | undefined;
+  readonly remaining: number;
+  readonly resetAt: number | undefined;
+}
+
+/** A key, its state and its quota as they stand: what `keys show` and `GET /keys/{id}` answer. */
+export interface KeyStanding {
+  readonly key: ManagedApiKey;
+  readonly state: KeyState;
+  readonly rules: readonly RuleUsage[];
+  /** The ban's end; absent: not banned. */
+  readonly bannedUntil: number | undefined;
+}
+
+/** A key just made or rolled: the secret is in no store and is shown this once. */
+export interface IssuedSecret {
+  readonly key: ManagedApiKey;
+  readonly secret: string;
+}
+
+/** Why a verb changed nothing: no key has the id, or the key is revoked (and stays so). */
+export type KeyRefusal = 'not_found' | 'revoked';
+
+/** A new secret: `ps_` and 32 random bytes. */
+const newSecret = (random: KeyOperationsDependencies['randomBytes']): string => `ps_${Buffer.from(random(32)).toString('base64url')}`;
+
+/**
+ * Requests counted in a rule's window: its limit less what remains. During a ban nothing
+ * remains whatever was counted, so it is not known; a rule counted past a lower limit a plan
+ * change brought shows that limit.
+ */
+const usedOf = (usage: QuotaDecision, rule: number, limit: number): number | undefined =>
+  usage.verdict === 'banned' ? undefined : limit - (usage.remaining[rule] ?? 0);
+
+/**
+ * The verbs of key management, once, for the `petstore keys` command and the admin API: each
+ * answers what it did or why it did nothing, and the front end words it.
+ */
+export class KeyOperations {
+  constructor(private readonly deps: KeyOperationsDependencies) {}
+
+  async create(request: NewKeyRequest): Promise<IssuedSecret> {
+    const { admin, clock, randomBytes } = this.deps;
+    const secret = newSecret(randomBytes);
+    const createdAt = clock.now();
+    const key: ManagedApiKey = {
+      id: `key_${Buffer.from(randomBytes(8)).toString('hex')}`,
+      label: request.label,
+      plan: request.plan,
+      role: request.role,
+      createdAt,
+      ...(request.expiresInMs === undefined ? {} : { expiresAt: createdAt + request.expiresInMs }),
+    };
+    await admin.createKey(digestApiKey(secret), key);
+    return { key, secret };
+  }
+
+  async update(id: string, { expiresInMs, ...options }: KeyOptions): Promise<Result<ManagedApiKey, KeyRefusal>> {
+    const at = this.deps.clock.now();
+    const changes: KeyChanges = { ...options, ...(expiresInMs === undefined ? {} : { expiresAt: at + expiresInMs }) };
+    const outcome = await this.deps.admin.updateKey(id, changes, at);
+    return typeof outcome === 'string' ? err(outcome) : ok(outcome.updated);
+  }
+
+  async show(id: string): Promise<Result<KeyStanding, 'not_found'>> {
+    const stored = await this.deps.admin.findKey(id);
+    return stored === undefined ? err('not_found') : ok(await this.standingOf(await this.deps.quotas(), stored));
+  }
+
+  /** Every managed key, oldest first, with its standing. */
+  async list(): Promise<KeyStanding[]> {
+    const stored = await this.deps.admin.listKeys();
+    if (stored.length === 0) return [];
+    const quotas = await this.deps.quotas();
+    return Promise.all(stored.map((key) => this.standingOf(quotas, key)));
+  }
+
+  /** Starts the key's quota over: counts, strikes and any ban. */
+  async unban(id: string): Promise<Result<ManagedApiKey, 'not_found'>> {
+    const stored = await this.deps.admin.findKey(id);
+    if (stored === undefined) return err('not_found');
+    await (await this.deps.quotas()).reset(keySubject(stored.digest));
+    return ok(stored.key);
+  }
+
+  /** The key as revoked; `alreadyRevoked` when it was before this call (nothing changed). */
+  async revoke(id: string): Promise<Result<{ readonly key: ManagedApiKey; readonly alreadyRevoked: boolean }, 'not_found'>> {
+    const outcome = await this.deps.admin.revokeKey(id, this.deps.clock.now());
+    if (outcome === 'not_found') return err('not_found');
+    const stored = await this.deps.admin.findKey(id);
+    if (stored === undefined) return err('not_found');
+    return ok({ key: stored.key, alreadyRevoked: outcome === 'already_revoked' });
+  }
+
+  private async standingOf(quotas: QuotaStore, stored: StoredApiKey): Promise<KeyStanding> {
+    const usage = await peekKeyUsage(quotas, stored, this.deps.ban);
+    const { key } = stored;
+    return {
+      key,
+      state: stateOf(key, this.deps.clock.now()),
+      rules: key.plan.rules.map((rule, index) => {
+        const resetAt = usage.resetAt[index] ?? usage.decidedAt;
+        return {
+          name: rule.name,
+          limit: rule.limit,
+          used: usedOf(usage, index, rule.limit),
+          remaining: usage.remaining[index] ?? 0,
+          resetAt: resetAt > usage.decidedAt ? resetAt : undefined,
+        };
+      }),
+      bannedUntil: usage.verdict === 'banned' ? usage.retryAt : undefined,
+    };
+  }
+}
+
+/** Requests counted today (the plan's day rule): the `used today` of a list. */
+export const usedToday = ({ key, rules }: KeyStanding): number | undefined => rules[key.plan.rules.findIndex((rule) => rule.windowMs === DAY_MS)]?.used;
