@@ -11,7 +11,16 @@ export interface ApiKeyGrant {
    * once, however long its grant was cached.
    */
   readonly expiresAt?: number;
+  /**
+   * The digest the key's quota and orders are known by, when it is not the digest the grant was
+   * looked up by: a rolled key's secrets all name the digest it was created with, so they count
+   * against one quota and own the same orders. Absent: the looked-up digest itself.
+   */
+  readonly holder?: string;
 }
+
+/** Who a grant's requests are counted and known as: see `ApiKeyGrant.holder`. */
+export const holderOf = (grant: ApiKeyGrant, keyDigest: string): string => grant.holder ?? keyDigest;
 
 /**
  * API keys are known only by their SHA-256 digest (lowercase hex): no raw key is ever stored.
@@ -36,9 +45,20 @@ export interface ManagedApiKey {
   readonly revokedAt?: number;
   /** The last `updateKey`; absent: never updated. */
   readonly updatedAt?: number;
+  /** The last `rollKey`; absent: never rolled. */
+  readonly rolledAt?: number;
+  /**
+   * Until when (epoch ms, exclusive) the secret before the last roll is still accepted, as the
+   * roll set it; absent: a roll without grace, or none. It may lie in the past; a revocation
+   * brings it down to the revocation's time, and the key's expiry ends that secret too.
+   */
+  readonly previousSecretUntil?: number;
 }
 
-/** A managed key and the digest its requests are known by: to read its quota, never to show. */
+/**
+ * A managed key and the digest its requests are known by (the one it was created with, whatever
+ * its secret is now): to read its quota, never to show.
+ */
 export interface StoredApiKey {
   readonly key: ManagedApiKey;
   readonly digest: string;
@@ -58,6 +78,9 @@ export interface KeyChanges {
 /** The key as updated; or why nothing changed: no such id, or the key is revoked (a revoked key stays revoked, as it was). */
 export type UpdateOutcome = { readonly updated: ManagedApiKey } | 'not_found' | 'revoked';
 
+/** The key as rolled; or why nothing changed: no such id, or the key is revoked. */
+export type RollOutcome = { readonly rolled: ManagedApiKey } | 'not_found' | 'revoked';
+
 /**
  * Managing keys by id, beside the lookup by digest: implemented by the registries whose keys
  * outlive a process (and by the memory registry, for tests). A revoked key has no grant.
@@ -74,9 +97,36 @@ export interface KeyAdmin {
    * the lookup by digest answers the new grant at once (and every instance's cache within its TTL).
    */
   updateKey(id: string, changes: KeyChanges, at: number): Promise<UpdateOutcome>;
+  /**
+   * Gives the key a new secret, `newDigest`, in one step, recording `at` as its `rolledAt`: the
+   * new secret answers the key's grant at once, with the key's `holder`, and so does the secret it
+   * had until `graceEndsAt` (epoch ms, exclusive; `at` or earlier: not at all). One previous secret
+   * at most: a roll during a grace ends the older secret at once. An expired key may be rolled
+   * (its secrets stay refused until `updateKey` moves its expiry); a revoked one may not. A
+   * `newDigest` that is any key's secret already is refused with an error, as in `createKey`.
+   * Later updates and the revocation apply to both secrets.
+   */
+  rollKey(id: string, newDigest: string, graceEndsAt: number, at: number): Promise<RollOutcome>;
 }
 
 
 /** Whether a grant's key has expired at `now`. */
 export const isExpired = (grant: { readonly expiresAt?: number }, now: number): boolean =>
   grant.expiresAt !== undefined && grant.expiresAt <= now;
+
+/**
+ * The grant a secret (`secretDigest`) of the managed key first created as `keyDigest` answers:
+ * the key's plan and role, the key's digest as `holder` unless the secret is that digest, and
+ * for the secret before the last roll (`previous`) an expiry at the end of its grace, or at the
+ * key's own expiry if that comes first.
+ */
+export function secretGrant(
+  key: Pick<ManagedApiKey, 'plan' | 'role' | 'expiresAt' | 'previousSecretUntil'>,
+  keyDigest: string,
+  secretDigest: string,
+  previous: boolean,
+): ApiKeyGrant {
+  const { plan, role, expiresAt, previousSecretUntil: graceEnd } = key;
+  const until = previous && graceEnd !== undefined && (expiresAt === undefined || graceEnd < expiresAt) ? graceEnd : expiresAt;
+  return { plan, role, ...(until === undefined ? {} : { expiresAt: until }), ...(secretDigest === keyDigest ? {} : { holder: keyDigest }) };
+}

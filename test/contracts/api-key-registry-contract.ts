@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../src/domain/access/caller.js';
 import { enterprisePlan, STANDARD_PLANS, type Plan } from '../../src/domain/quota/plan.js';
-import type { ApiKeyGrant, ApiKeyRegistry, KeyAdmin, ManagedApiKey } from '../../src/ports/api-key-registry.js';
+import { holderOf, type ApiKeyGrant, type ApiKeyRegistry, type KeyAdmin, type ManagedApiKey } from '../../src/ports/api-key-registry.js';
 import type { Clock } from '../../src/ports/clock.js';
 import { ManualClock } from '../support/manual-clock.js';
 
@@ -296,6 +296,131 @@ export const describeKeyAdminContract = (adapterName: string, create: (clock: Cl
       const winner = plans.findIndex((plan) => JSON.stringify(plan) === JSON.stringify(final?.key.plan));
       expect(final?.key.label, 'plan and label from the same update').toBe(`update ${winner}`);
       expect(await registry.grantOf(digestOf('b'))).toEqual(customer(plans[winner]!));
+    });
+
+    describe('rolling a key', () => {
+      const DAY = 86_400_000;
+      const [OLD, NEW, NEWER] = [digestOf('old secret'), digestOf('new secret'), digestOf('newer secret')];
+      const holderBy = async (digest: string): Promise<string | undefined> => {
+        const grant = await registry.grantOf(digest);
+        return grant === undefined ? undefined : holderOf(grant, digest);
+      };
+
+      it('answers the same grant by the old and the new secret, both known as the key, until the grace ends; then by the new one only', async () => {
+        const plan = enterprisePlan(100, 5_000);
+        await registry.createKey(OLD, managed('key_a', T0, { plan, role: 'staff', label: 'ci' }));
+        await registry.createKey(digestOf('b'), managed('key_b', T0 + 1));
+        const rolled = managed('key_a', T0, { plan, role: 'staff', label: 'ci', rolledAt: T0 + 10, previousSecretUntil: T0 + 10 + DAY });
+        expect(await registry.rollKey('key_a', NEW, T0 + 10 + DAY, T0 + 10)).toEqual({ rolled });
+        expect(await registry.grantOf(NEW)).toEqual({ plan, role: 'staff', holder: OLD });
+        expect(await registry.grantOf(OLD)).toEqual({ plan, role: 'staff', expiresAt: T0 + 10 + DAY });
+        // Its usage is still read by the digest it was created with.
+        expect(await registry.findKey('key_a')).toEqual({ key: rolled, digest: OLD });
+        expect(await registry.listKeys()).toEqual([{ key: rolled, digest: OLD }, { key: managed('key_b', T0 + 1), digest: digestOf('b') }]);
+
+        clock.set(T0 + 10 + DAY - 1);
+        expect([await holderBy(OLD), await holderBy(NEW)]).toEqual([OLD, OLD]);
+        clock.set(T0 + 10 + DAY);
+        expect([await holderBy(OLD), await holderBy(NEW)]).toEqual([undefined, OLD]);
+        expect(await registry.grantOf(digestOf('b'))).toEqual(customer(STANDARD_PLANS.pro));
+      });
+
+      it('with no grace refuses the old secret at once, and records no grace', async () => {
+        await registry.createKey(OLD, managed('key_a', T0));
+        expect(await registry.rollKey('key_a', NEW, T0 + 5, T0 + 5)).toEqual({ rolled: managed('key_a', T0, { rolledAt: T0 + 5 }) });
+        expect(await registry.grantOf(OLD)).toBeUndefined();
+        expect(await registry.grantOf(NEW)).toEqual({ ...customer(STANDARD_PLANS.pro), holder: OLD });
+        expect(await registry.rollKey('key_a', NEWER, T0, T0 + 6)).toEqual({ rolled: managed('key_a', T0, { rolledAt: T0 + 6 }) });
+        expect([await holderBy(OLD), await holderBy(NEW), await holderBy(NEWER)]).toEqual([undefined, undefined, OLD]);
+      });
+
+      it('a second roll during the grace ends the oldest secret at once; the key keeps one holder through every roll', async () => {
+        await registry.createKey(OLD, managed('key_a', T0));
+        await registry.rollKey('key_a', NEW, T0 + DAY, T0);
+        expect(await registry.rollKey('key_a', NEWER, T0 + 1 + 3_600_000, T0 + 1)).toEqual({
+          rolled: managed('key_a', T0, { rolledAt: T0 + 1, previousSecretUntil: T0 + 1 + 3_600_000 }),
+        });
+        expect([await holderBy(OLD), await holderBy(NEW), await holderBy(NEWER)]).toEqual([undefined, OLD, OLD]);
+        expect(await registry.grantOf(NEW)).toEqual({ ...customer(STANDARD_PLANS.pro), expiresAt: T0 + 1 + 3_600_000, holder: OLD });
+        clock.set(T0 + 1 + 3_600_000);
+        expect([await holderBy(OLD), await holderBy(NEW), await holderBy(NEWER)]).toEqual([undefined, undefined, OLD]);
+        expect((await registry.findKey('key_a'))?.digest).toBe(OLD);
+      });
+
+      it('an unknown id is not found and a revoked key is refused: nothing changes, the new secret has no grant', async () => {
+        await registry.createKey(OLD, managed('key_a', T0));
+        expect(await registry.rollKey('key_unknown', NEW, T0 + DAY, T0 + 1)).toBe('not_found');
+        expect(await registry.revokeKey('key_a', T0 + 2)).toBe('revoked');
+        expect(await registry.rollKey('key_a', NEW, T0 + DAY, T0 + 3)).toBe('revoked');
+        expect([await registry.grantOf(OLD), await registry.grantOf(NEW)]).toEqual([undefined, undefined]);
+        expect(await registry.listKeys()).toEqual([{ key: managed('key_a', T0, { revokedAt: T0 + 2 }), digest: OLD }]);
+      });
+
+      it('an expired key may be rolled: its secrets stay refused until an update moves its expiry', async () => {
+        await registry.createKey(OLD, managed('key_a', T0, { expiresAt: T0 + 1_000 }));
+        clock.set(T0 + 2_000);
+        expect(await registry.rollKey('key_a', NEW, T0 + 2_000 + DAY, T0 + 2_000)).toMatchObject({ rolled: { expiresAt: T0 + 1_000, rolledAt: T0 + 2_000 } });
+        expect([await registry.grantOf(OLD), await registry.grantOf(NEW)]).toEqual([undefined, undefined]);
+        await registry.updateKey('key_a', { expiresAt: T0 + 10_000 }, T0 + 2_000);
+        expect([await holderBy(OLD), await holderBy(NEW)]).toEqual([OLD, OLD]);
+      });
+
+      it('an update after a roll applies to both secrets; the old one ends with its grace or with the key, whichever is first', async () => {
+        await registry.createKey(OLD, managed('key_a', T0));
+        await registry.rollKey('key_a', NEW, T0 + DAY, T0);
+        expect(await registry.updateKey('key_a', { plan: STANDARD_PLANS.business, role: 'staff', expiresAt: T0 + 1_000 }, T0 + 1)).toEqual({
+          updated: managed('key_a', T0, { plan: STANDARD_PLANS.business, role: 'staff', expiresAt: T0 + 1_000, updatedAt: T0 + 1, rolledAt: T0, previousSecretUntil: T0 + DAY }),
+        });
+        const business = { plan: STANDARD_PLANS.business, role: 'staff' } as const;
+        expect(await registry.grantOf(OLD)).toEqual({ ...business, expiresAt: T0 + 1_000 });
+        expect(await registry.grantOf(NEW)).toEqual({ ...business, expiresAt: T0 + 1_000, holder: OLD });
+        await registry.updateKey('key_a', { expiresAt: T0 + 2 * DAY }, T0 + 2);
+        expect(await registry.grantOf(OLD)).toEqual({ ...business, expiresAt: T0 + DAY });
+        expect(await registry.grantOf(NEW)).toEqual({ ...business, expiresAt: T0 + 2 * DAY, holder: OLD });
+      });
+
+      it('revoking a rolled key refuses both secrets at once and ends the grace then', async () => {
+        await registry.createKey(OLD, managed('key_a', T0));
+        await registry.rollKey('key_a', NEW, T0 + DAY, T0);
+        expect(await registry.revokeKey('key_a', T0 + 7)).toBe('revoked');
+        expect([await registry.grantOf(OLD), await registry.grantOf(NEW)]).toEqual([undefined, undefined]);
+        expect(await registry.findKey('key_a')).toEqual({ key: managed('key_a', T0, { rolledAt: T0, previousSecretUntil: T0 + 7, revokedAt: T0 + 7 }), digest: OLD });
+      });
+
+      it('refuses a new secret that is a secret already, of this key or another, and changes nothing', async () => {
+        await registry.createKey(OLD, managed('key_a', T0));
+        await registry.createKey(digestOf('b'), managed('key_b', T0));
+        await registry.rollKey('key_b', digestOf('b2'), T0 + DAY, T0);
+        await registry.register(digestOf('registered'), customer(STANDARD_PLANS.free));
+        for (const taken of [OLD, digestOf('b'), digestOf('b2'), digestOf('registered')]) {
+          await expect(registry.rollKey('key_a', taken, T0 + DAY, T0 + 1), taken).rejects.toThrow();
+        }
+        expect(await registry.findKey('key_a')).toEqual({ key: managed('key_a', T0), digest: OLD });
+        expect([await holderBy(OLD), await holderBy(digestOf('b')), await holderBy(digestOf('b2'))]).toEqual([OLD, digestOf('b'), digestOf('b')]);
+      });
+
+      it('of a roll and a revocation racing, the key ends revoked with no secret; of rolls racing, each applies whole, one after the other', async () => {
+        await registry.createKey(OLD, managed('key_a', T0));
+        const [rolled, revoked] = await Promise.all([registry.rollKey('key_a', NEW, T0 + DAY, T0 + 1), registry.revokeKey('key_a', T0 + 1)]);
+        expect(revoked).toBe('revoked');
+        expect(typeof rolled === 'object' ? 'rolled' : rolled).toMatch(/^(rolled|revoked)$/);
+        expect([await registry.grantOf(OLD), await registry.grantOf(NEW)]).toEqual([undefined, undefined]);
+
+        const B = digestOf('b');
+        const secrets = [digestOf('b1'), digestOf('b2'), digestOf('b3')];
+        await registry.createKey(B, managed('key_b', T0));
+        const outcomes = await Promise.all(secrets.map((secret, i) => registry.rollKey('key_b', secret, T0 + DAY + i, T0 + 1)));
+        expect(outcomes.every((outcome) => typeof outcome === 'object')).toBe(true);
+        const grants = await Promise.all(secrets.map(async (secret) => registry.grantOf(secret)));
+        // The last roll's secret, the one before it in its grace, the first one ended by the second roll.
+        const current = grants.findIndex((grant) => grant !== undefined && grant.expiresAt === undefined);
+        const previous = grants.findIndex((grant) => grant?.expiresAt !== undefined);
+        expect(grants.filter((grant) => grant !== undefined)).toHaveLength(2);
+        expect(grants[previous]?.expiresAt).toBe((await registry.findKey('key_b'))?.key.previousSecretUntil);
+        expect(grants[previous]?.expiresAt).toBe(T0 + DAY + current);
+        expect(await registry.grantOf(B)).toBeUndefined();
+        expect(grants.map((grant) => grant?.holder)).toEqual(secrets.map((_, i) => (i === current || i === previous ? B : undefined)));
+      });
     });
   });
 };

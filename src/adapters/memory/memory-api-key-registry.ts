@@ -7,6 +7,8 @@ import {
   type KeyChanges,
   type ManagedApiKey,
   type RevokeOutcome,
+  type RollOutcome,
+  secretGrant,
   type StoredApiKey,
   type UpdateOutcome,
 } from '../../ports/api-key-registry.js';
@@ -16,19 +18,26 @@ const frozenPlan = (plan: Plan): Plan =>
   Object.freeze({ name: plan.name, rules: Object.freeze(plan.rules.map((rule) => Object.freeze({ ...rule }))) });
 
 /** Keeps a frozen copy of each grant, so neither the registering code nor a reader can alter another's view. */
-const frozenCopy = ({ plan, role, expiresAt }: ApiKeyGrant): ApiKeyGrant =>
-  Object.freeze({ plan: frozenPlan(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }) });
+const frozenCopy = ({ plan, role, expiresAt, holder }: ApiKeyGrant): ApiKeyGrant =>
+  Object.freeze({ plan: frozenPlan(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }), ...(holder === undefined ? {} : { holder }) });
 
 const frozenKey = (key: ManagedApiKey): ManagedApiKey => Object.freeze({ ...key, plan: frozenPlan(key.plan) });
 
-const grantOfKey = ({ plan, role, expiresAt }: ManagedApiKey): ApiKeyGrant => frozenCopy({ plan, role, ...(expiresAt === undefined ? {} : { expiresAt }) });
+interface ManagedEntry {
+  /** The digest the key was created with, which its quota and orders are known by. */
+  readonly digest: string;
+  key: ManagedApiKey;
+  /** The digest of its secret, and of the one before the last roll (graced by `key.previousSecretUntil`). */
+  secret: string;
+  previous: string | undefined;
+}
 
 const SYSTEM_TIME: Clock = { now: () => Date.now() };
 
 export class MemoryApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   private readonly grants = new Map<string, ApiKeyGrant>();
-  /** Managed keys by id, with their digest. */
-  private readonly managed = new Map<string, { readonly digest: string; key: ManagedApiKey }>();
+  /** Managed keys by id, with their digests. */
+  private readonly managed = new Map<string, ManagedEntry>();
 
   /** `clock` decides expiry; keys without an expiry (all configured keys) never consult it. */
   constructor(private readonly clock: Clock = SYSTEM_TIME) {}
@@ -46,8 +55,9 @@ export class MemoryApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
 
   async createKey(keyDigest: string, key: ManagedApiKey): Promise<void> {
     if (this.managed.has(key.id) || this.grants.has(keyDigest)) throw new Error(`API key ${key.id} or its digest exists already`);
-    this.grants.set(keyDigest, grantOfKey(key));
-    this.managed.set(key.id, { digest: keyDigest, key: frozenKey(key) });
+    const entry: ManagedEntry = { digest: keyDigest, key: frozenKey(key), secret: keyDigest, previous: undefined };
+    this.managed.set(key.id, entry);
+    this.grantSecrets(entry);
   }
 
   async listKeys(): Promise<readonly StoredApiKey[]> {
@@ -65,8 +75,10 @@ export class MemoryApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     const entry = this.managed.get(id);
     if (entry === undefined) return 'not_found';
     if (entry.key.revokedAt !== undefined) return 'already_revoked';
-    entry.key = frozenKey({ ...entry.key, revokedAt: at });
-    this.grants.delete(entry.digest);
+    const { previousSecretUntil } = entry.key;
+    entry.key = frozenKey({ ...entry.key, revokedAt: at, ...(previousSecretUntil === undefined ? {} : { previousSecretUntil: Math.min(previousSecretUntil, at) }) });
+    this.grants.delete(entry.secret);
+    if (entry.previous !== undefined) this.grants.delete(entry.previous);
     return 'revoked';
   }
 
@@ -75,7 +87,28 @@ export class MemoryApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     if (entry === undefined) return 'not_found';
     if (entry.key.revokedAt !== undefined) return 'revoked';
     entry.key = frozenKey({ ...entry.key, ...changes, updatedAt: at });
-    this.grants.set(entry.digest, grantOfKey(entry.key));
+    this.grantSecrets(entry);
     return { updated: entry.key };
+  }
+
+  async rollKey(id: string, newDigest: string, graceEndsAt: number, at: number): Promise<RollOutcome> {
+    const entry = this.managed.get(id);
+    if (entry === undefined) return 'not_found';
+    if (entry.key.revokedAt !== undefined) return 'revoked';
+    if (this.grants.has(newDigest)) throw new Error(`API key ${id} cannot be rolled to a digest in use`);
+    if (entry.previous !== undefined) this.grants.delete(entry.previous);
+    const graced = graceEndsAt > at;
+    if (!graced) this.grants.delete(entry.secret);
+    const { previousSecretUntil: _ended, ...key } = entry.key;
+    entry.key = frozenKey({ ...key, rolledAt: at, ...(graced ? { previousSecretUntil: graceEndsAt } : {}) });
+    entry.previous = graced ? entry.secret : undefined;
+    entry.secret = newDigest;
+    this.grantSecrets(entry);
+    return { rolled: entry.key };
+  }
+
+  private grantSecrets({ digest, key, secret, previous }: ManagedEntry): void {
+    this.grants.set(secret, frozenCopy(secretGrant(key, digest, secret, false)));
+    if (previous !== undefined) this.grants.set(previous, frozenCopy(secretGrant(key, digest, previous, true)));
   }
 }

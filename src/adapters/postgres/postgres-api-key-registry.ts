@@ -9,6 +9,8 @@ import {
   type KeyChanges,
   type ManagedApiKey,
   type RevokeOutcome,
+  type RollOutcome,
+  secretGrant,
   type StoredApiKey,
   type UpdateOutcome,
 } from '../../ports/api-key-registry.js';
@@ -25,6 +27,8 @@ interface KeyRow {
   readonly expires_at: string | null;
   readonly revoked_at: string | null;
   readonly updated_at: string | null;
+  readonly rolled_at: string | null;
+  readonly previous_until: string | null;
 }
 
 const isRole = (value: unknown): value is Role => ROLES.some((role) => role === value);
@@ -38,13 +42,14 @@ const planAndRole = (row: KeyRow): { plan: Plan; role: Role } => {
   return { plan, role: row.role };
 };
 
-const KEY_COLUMNS = 'digest, id, label, plan, role, created_at, expires_at, revoked_at, updated_at';
+const KEY_COLUMNS = 'digest, id, label, plan, role, created_at, expires_at, revoked_at, updated_at, rolled_at, previous_until';
 
 const timeOf = (column: string | null): number | undefined => (column === null ? undefined : Number(column));
 
 const storedKeyOf = (row: KeyRow): StoredApiKey => {
   if (row.id === null || row.created_at === null) throw malformed();
   const [expiresAt, revokedAt, updatedAt] = [timeOf(row.expires_at), timeOf(row.revoked_at), timeOf(row.updated_at)];
+  const [rolledAt, previousSecretUntil] = [timeOf(row.rolled_at), timeOf(row.previous_until)];
   const key = {
     id: row.id,
     label: row.label,
@@ -53,11 +58,18 @@ const storedKeyOf = (row: KeyRow): StoredApiKey => {
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...(revokedAt === undefined ? {} : { revokedAt }),
     ...(updatedAt === undefined ? {} : { updatedAt }),
+    ...(rolledAt === undefined ? {} : { rolledAt }),
+    ...(previousSecretUntil === undefined ? {} : { previousSecretUntil }),
   };
   return { key, digest: row.digest };
 };
 
-/** API keys in PostgreSQL, by SHA-256 digest; keys made by `petstore keys` also by id. */
+/**
+ * API keys in PostgreSQL, by SHA-256 digest; keys made by `petstore keys` also by id. A row is a
+ * key: `digest` the one it was created with, and after a roll its secrets' digests
+ * (`0003_key_rolls.sql`), whose grants are worked out from the row at each lookup, so an update
+ * or a revocation of the row applies to every secret at once.
+ */
 export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   constructor(
     private readonly db: PostgresDatabase,
@@ -65,10 +77,17 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   ) {}
 
   async grantOf(keyDigest: string): Promise<ApiKeyGrant | undefined> {
-    const { rows } = await this.db.read<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE digest = $1`, [keyDigest]);
+    // Each branch an index lookup: a key never rolled, a rolled key's secret, its previous one.
+    const { rows } = await this.db.read<KeyRow & { previous: boolean }>(
+      `SELECT ${KEY_COLUMNS}, previous_digest IS NOT DISTINCT FROM $1 AS previous FROM api_keys
+       WHERE (digest = $1 AND secret_digest IS NULL) OR secret_digest = $1 OR previous_digest = $1`,
+      [keyDigest],
+    );
     const row = rows[0];
     if (row === undefined || row.revoked_at !== null) return undefined;
-    const grant: ApiKeyGrant = { ...planAndRole(row), ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }) };
+    const [expiresAt, previousSecretUntil] = [timeOf(row.expires_at), timeOf(row.previous_until)];
+    const key = { ...planAndRole(row), ...(expiresAt === undefined ? {} : { expiresAt }), ...(previousSecretUntil === undefined ? {} : { previousSecretUntil }) };
+    const grant = secretGrant(key, row.digest, keyDigest, row.previous);
     return isExpired(grant, this.clock.now()) ? undefined : grant;
   }
 
@@ -107,7 +126,9 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   async revokeKey(id: string, at: number): Promise<RevokeOutcome> {
     // The row lock makes one of concurrent revocations the one that revokes.
     const { rows } = await this.db.query<{ revoked: boolean; known: boolean }>(
-      `WITH revoked AS (UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1)
+      `WITH revoked AS (
+         UPDATE api_keys SET revoked_at = $2, previous_until = CASE WHEN previous_until > $2 THEN $2 ELSE previous_until END
+         WHERE id = $1 AND revoked_at IS NULL RETURNING 1)
        SELECT EXISTS (SELECT 1 FROM revoked) AS revoked, EXISTS (SELECT 1 FROM api_keys WHERE id = $1) AS known`,
       [id, at],
     );
@@ -130,5 +151,27 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     const row = rows[0];
     if (row === undefined) return 'not_found';
     return row.updated ? { updated: storedKeyOf(row).key } : 'revoked';
+  }
+
+  async rollKey(id: string, newDigest: string, graceEndsAt: number, at: number): Promise<RollOutcome> {
+    // One statement under the row lock, as updateKey: concurrent rolls each find the secret the
+    // other left. A digest that is any row's secret is refused; the unique indexes refuse one
+    // taken by a statement running meanwhile.
+    const { rows } = await this.db.query<KeyRow & { rolled: boolean }>(
+      `WITH rolled AS (
+         UPDATE api_keys SET secret_digest = $2, previous_digest = CASE WHEN $3::bigint IS NULL THEN NULL ELSE COALESCE(secret_digest, digest) END,
+                             previous_until = $3, rolled_at = $4
+         WHERE id = $1 AND revoked_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM api_keys WHERE digest = $2 OR secret_digest = $2 OR previous_digest = $2)
+         RETURNING ${KEY_COLUMNS})
+       SELECT true AS rolled, * FROM rolled
+       UNION ALL SELECT false, ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM rolled)`,
+      [id, newDigest, graceEndsAt > at ? graceEndsAt : null, at],
+    );
+    const row = rows[0];
+    if (row === undefined) return 'not_found';
+    if (row.rolled) return { rolled: storedKeyOf(row).key };
+    if (row.revoked_at !== null) return 'revoked';
+    throw new Error(`API key ${id} cannot be rolled to a digest in use`);
   }
 }

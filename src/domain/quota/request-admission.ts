@@ -1,17 +1,20 @@
-import type { ApiKeyGrant, ApiKeyRegistry } from '../../ports/api-key-registry.js';
+import { holderOf, type ApiKeyGrant, type ApiKeyRegistry } from '../../ports/api-key-registry.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { Caller } from '../access/caller.js';
 import type { Plan } from './plan.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { BanPolicy, QuotaPolicy } from './quota-rule.js';
 
-/** The quota subject of a key: what its requests are counted, struck and banned under. */
-export const keySubject = (keyDigest: string): string => `key:${keyDigest}`;
+/**
+ * The quota subject of a key, by its holder's digest (`holderOf`: a rolled key's secrets share
+ * it): what its requests are counted, struck and banned under.
+ */
+export const keySubject = (holderDigest: string): string => `key:${holderDigest}`;
 
 export interface Admission {
   /** The caller's plan; undefined when the request carried no known key (limited per address). */
   readonly plan: Plan | undefined;
-  /** Who the key identifies (its digest) and its role; undefined exactly when `plan` is. */
+  /** Who the key identifies (its holder's digest) and its role; undefined exactly when `plan` is. */
   readonly caller: Caller | undefined;
   readonly policy: QuotaPolicy;
   readonly decision: QuotaDecision;
@@ -26,6 +29,7 @@ export interface AdmissionOptions {
 /** What a grant resolves to for one key, made once and reused by each of its requests. */
 interface KeyHolder {
   readonly caller: Caller;
+  readonly subject: string;
   readonly policy: QuotaPolicy;
 }
 
@@ -53,8 +57,8 @@ export class RequestAdmission {
 
   private decideFor(grant: ApiKeyGrant | undefined, keyDigest: string, clientAddress: string): Admission | Promise<Admission> {
     if (grant === undefined) return this.decideAnonymous(clientAddress);
-    const { caller, policy } = this.holderOf(grant, keyDigest);
-    return settle(grant.plan, caller, policy, this.quotas.decide(keySubject(keyDigest), policy));
+    const { caller, subject, policy } = this.keyHolder(grant, keyDigest);
+    return settle(grant.plan, caller, policy, this.quotas.decide(subject, policy));
   }
 
   private decideAnonymous(clientAddress: string): Admission | Promise<Admission> {
@@ -63,11 +67,13 @@ export class RequestAdmission {
   }
 
   // A registry hands out one grant object per key (and per cache refill), so this misses once
-  // per key; the id check keeps a grant object shared by several keys correct.
-  private holderOf(grant: ApiKeyGrant, keyDigest: string): KeyHolder {
+  // per key; the id check keeps a grant object shared by several keys correct. The subject is
+  // kept too: building it per request would allocate a string on the hot path.
+  private keyHolder(grant: ApiKeyGrant, keyDigest: string): KeyHolder {
+    const id = holderOf(grant, keyDigest);
     let holder = this.holders.get(grant);
-    if (holder === undefined || holder.caller.id !== keyDigest) {
-      holder = { caller: Object.freeze({ id: keyDigest, role: grant.role }), policy: this.policyOf(grant.plan) };
+    if (holder === undefined || holder.caller.id !== id) {
+      holder = { caller: Object.freeze({ id, role: grant.role }), subject: keySubject(id), policy: this.policyOf(grant.plan) };
       this.holders.set(grant, holder);
     }
     return holder;
