@@ -9,6 +9,8 @@ import { createDemoKeys } from './config/demo-keys.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { processAdminSource } from './admin/admin-source.js';
 import { pacedMetrics } from './admin/paced-metrics.js';
+import { createAdminKeyApi } from './admin/keys/admin-key-routes.js';
+import { keyOperationsOf } from './keys/served-key-operations.js';
 import { createLogger, type Logger, type PetStoreLogger } from './logging/logger.js';
 import { trackConnections } from './server-shutdown.js';
 
@@ -65,7 +67,14 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
     const metrics = await container.getAsync(TOKENS.metrics);
     if (serveAdmin && config.adminPort !== undefined && metrics !== null) {
       const probes = await container.getAsync(TOKENS.storeProbes);
-      admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, source: pacedMetrics(processAdminSource(metrics, probes)) });
+      admin = await startAdminServer({
+        host: config.adminHost,
+        port: config.adminPort,
+        source: pacedMetrics(processAdminSource(metrics, probes)),
+        ...(config.adminToken === undefined
+          ? {}
+          : { keyApi: createAdminKeyApi({ token: config.adminToken, keys: await keyOperationsOf(container, config), clock: container.get(TOKENS.clock) }) }),
+      });
     }
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

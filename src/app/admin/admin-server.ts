@@ -6,6 +6,7 @@ import { answerClientError } from '../../adapters/http/wire/parser-errors.js';
 import { CONNECTION_LIMITS } from '../../adapters/http/wire/request-limits.js';
 import { createRequestContext, sendBody, sendError, sendJson, type RequestContext } from '../../adapters/http/wire/request-context.js';
 import type { AdminSource } from './admin-source.js';
+import type { AdminKeyApi } from './keys/admin-key-routes.js';
 
 export interface AdminServer {
   /** `http://HOST:PORT`, the port actually bound. */
@@ -19,6 +20,8 @@ export interface AdminServerOptions {
   readonly host: string;
   readonly port: number;
   readonly source: AdminSource;
+  /** The key routes (PETSTORE_ADMIN_TOKEN set); absent: their paths answer 404. */
+  readonly keyApi?: AdminKeyApi;
 }
 
 const ALLOW = ['allow', 'GET, HEAD'];
@@ -28,15 +31,18 @@ const SHUTTING_DOWN = JSON.stringify({ status: 'shutting_down' });
 
 /**
  * The operators' listener, apart from the API: GET /metrics (Prometheus), /healthz (the process
- * runs), /readyz (the source is ready, and no shutdown has begun). Not rate limited, no key.
- * Held to the API's connection limits, and answered through the API's wire functions: errors in
- * the Error format, and an answer sent before a body was read closes the connection unread.
+ * runs), /readyz (the source is ready, and no shutdown has begun), not rate limited, no key; and
+ * with a key API, its routes behind the admin token. Held to the API's connection limits, and
+ * answered through the API's wire functions: errors in the Error format, and an answer sent
+ * before a body was read closes the connection unread.
  */
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   const { source } = options;
   let shuttingDown = false;
 
   const answer = async (ctx: RequestContext, method: string, path: string): Promise<void> => {
+    const keyAnswer = options.keyApi?.(ctx, method, path) ?? false;
+    if (keyAnswer !== false) return keyAnswer;
     if (path !== '/healthz' && path !== '/readyz' && path !== '/metrics') return sendError(ctx, 'not_found');
     if (method !== 'GET' && method !== 'HEAD') return sendError(ctx, 'method_not_allowed', undefined, ALLOW);
     if (path === '/healthz') return sendJson(ctx, 200, OK, NO_STORE);

@@ -8,7 +8,7 @@ import type { QuotaStore } from '../../ports/quota-store.js';
 import { loadConfig, type Environ, type PetStoreConfig } from '../config/config.js';
 import { buildContainer } from '../container/build-container.js';
 import { TOKENS } from '../container/tokens.js';
-import { KEY_FIELDS, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../keys/key-fields.js';
+import { KEY_FIELDS, parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../keys/key-fields.js';
 import { KeyOperations, usedToday, type IssuedSecret, type KeyRefusal, type KeyStanding } from '../keys/key-operations.js';
 import { createLogger } from '../logging/logger.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
@@ -22,6 +22,7 @@ export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business 
                             [--expires-in DURATION] [--label TEXT]
        petstore keys show ID
        petstore keys unban ID
+       petstore keys roll ID [--grace DURATION|0]
        petstore keys list
        petstore keys revoke ID
 Each also takes the server's store flags, or their environment variables (see README):
@@ -31,7 +32,9 @@ Each also takes the server's store flags, or their environment variables (see RE
 DURATION: a whole number and a unit: 90s, 30m, 12h, 7d, 90d (at most 3650d), from now.
 The key is printed once, by create: the store keeps only its SHA-256 digest.
 update changes only what it is given; every instance applies it within 5 s.
-unban starts the key's quota over (counts, strikes and any ban); every instance admits it within 5 s.`;
+unban starts the key's quota over (counts, strikes and any ban); every instance admits it within 5 s.
+roll prints a new key for the same id, plan, usage and label; the previous one keeps working
+for the grace (default 24h; 0: stops within 5 s), and both count against one quota.`;
 
 export type KeysAction =
   | { readonly kind: 'help' }
@@ -39,6 +42,7 @@ export type KeysAction =
   | { readonly kind: 'update'; readonly id: string; readonly changes: KeyOptions }
   | { readonly kind: 'show'; readonly id: string }
   | { readonly kind: 'unban'; readonly id: string }
+  | { readonly kind: 'roll'; readonly id: string; readonly graceMs: number }
   | { readonly kind: 'list' }
   | { readonly kind: 'revoke'; readonly id: string };
 
@@ -74,7 +78,7 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
     parsed = parseArgs({
       args: [...argv],
       options: {
-        ...Object.fromEntries([...Object.keys(STORE_FLAGS), ...KEY_FLAGS].map((flag) => [flag, { type: 'string' as const }])),
+        ...Object.fromEntries([...Object.keys(STORE_FLAGS), ...KEY_FLAGS, FLAG_OF.grace].map((flag) => [flag, { type: 'string' as const }])),
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: true,
@@ -99,6 +103,7 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
   if (command !== 'create' && command !== 'update' && command !== undefined && keyFlagsGiven.length > 0) {
     return err(`--${keyFlagsGiven[0]} is an option of create and update, not of ${command}`);
   }
+  if (command !== 'roll' && strings[FLAG_OF.grace] !== undefined) return err(`--${FLAG_OF.grace} is an option of roll`);
   switch (command) {
     case 'create': {
       if (operands.length > 0) return err(`create takes no argument: ${JSON.stringify(operands[0])}`);
@@ -110,6 +115,12 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
       if (!id.ok) return id;
       const changes = readKeyChanges(fieldsOfFlags(strings), flagName);
       return changes.ok ? invocation({ kind: 'update', id: id.value, changes: changes.value }) : changes;
+    }
+    case 'roll': {
+      const id = idOperand(command, operands);
+      if (!id.ok) return id;
+      const grace = parseGrace(strings[FLAG_OF.grace], flagName);
+      return grace.ok ? invocation({ kind: 'roll', id: id.value, graceMs: grace.value }) : grace;
     }
     case 'show':
     case 'unban':
@@ -126,7 +137,7 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
   }
 }
 
-const COMMANDS = 'create, update, show, list or revoke';
+const COMMANDS = 'create, update, show, unban, roll, list or revoke';
 
 export interface OpenedKeyAdmin {
   readonly admin: KeyAdmin;
@@ -213,6 +224,8 @@ export async function runKeysCommand(
         return printStanding(action.id, await operations.show(action.id), output);
       case 'unban':
         return printUnbanned(action.id, await operations.unban(action.id), output);
+      case 'roll':
+        return printRolled(action.id, await operations.roll(action.id, action.graceMs), output);
       case 'list':
         return printList(await operations.list(), config.value.redisPrefix, output);
       case 'revoke':
@@ -302,6 +315,7 @@ function printStanding(id: string, outcome: Result<KeyStanding, 'not_found'>, ou
   output.out(`updated: ${key.updatedAt === undefined ? '-' : isoSeconds(key.updatedAt)}`);
   output.out(`expires: ${key.expiresAt === undefined ? 'never' : isoSeconds(key.expiresAt)}`);
   output.out(`revoked: ${key.revokedAt === undefined ? '-' : isoSeconds(key.revokedAt)}`);
+  output.out(`rolled:  ${key.rolledAt === undefined ? '-' : `${isoSeconds(key.rolledAt)}${key.previousSecretUntil === undefined ? '' : `, the previous key works until ${isoSeconds(key.previousSecretUntil)}`}`}`);
   output.out(`banned:  ${bannedUntil === undefined ? 'no' : `yes, every request refused until ${isoSecondsUp(bannedUntil)}`}`);
   printTable(
     [
@@ -310,6 +324,17 @@ function printStanding(id: string, outcome: Result<KeyStanding, 'not_found'>, ou
     ],
     output,
   );
+  return 0;
+}
+
+function printRolled(id: string, outcome: Result<IssuedSecret, KeyRefusal>, output: CommandOutput): number {
+  if (!outcome.ok) return refused(id, outcome.error, output);
+  const { key, secret } = outcome.value;
+  const until = key.previousSecretUntil;
+  output.out(`id:      ${key.id}`);
+  output.out(`key:     ${secret}`);
+  output.out(`before:  ${until === undefined ? 'the previous key stops working within 5 s' : `the previous key works until ${isoSeconds(until)}`}`);
+  output.out('The key is shown only this once: the store keeps its digest, not the key.');
   return 0;
 }
 

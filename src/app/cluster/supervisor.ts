@@ -4,6 +4,10 @@ import { DEFAULT_BASE_PATH } from '../../adapters/http/contract/base-path.js';
 import { READINESS_DEADLINE_MS, type AdminSource, type Readiness } from '../admin/admin-source.js';
 import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
 import { pacedMetrics } from '../admin/paced-metrics.js';
+import { createAdminKeyApi } from '../admin/keys/admin-key-routes.js';
+import { buildContainer } from '../container/build-container.js';
+import { TOKENS } from '../container/tokens.js';
+import { keyOperationsOf } from '../keys/served-key-operations.js';
 import { apiKeyEntry, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
 import { createDemoKeys } from '../config/demo-keys.js';
 import type { PetStoreLogger } from '../logging/logger.js';
@@ -41,7 +45,8 @@ interface Member {
  * listener for all of them (metrics added up, readiness only while every worker is up and
  * ready), and on close drains them all.
  */
-export async function startSupervisor(environ: Environ, config: PetStoreConfig, { logger }: PetStoreLogger): Promise<RunningSupervisor> {
+export async function startSupervisor(environ: Environ, config: PetStoreConfig, log: PetStoreLogger): Promise<RunningSupervisor> {
+  const { logger } = log;
   const demoKeys = config.environment === 'development' && config.apiKeys.length === 0 ? createDemoKeys() : [];
   // Every worker must know the same keys: demo keys are made once, here, and handed down.
   const workerEnviron = demoKeys.length === 0 ? { ...environ } : { ...environ, PETSTORE_API_KEYS: demoKeys.map(apiKeyEntry).join(',') };
@@ -154,7 +159,26 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
   };
 
   let admin: AdminServer | undefined;
-  if (config.adminPort !== undefined) admin = await startAdminServer({ host: config.adminHost, port: config.adminPort, source: pacedMetrics(source) });
+  // The key routes reach the shared stores from here, through a container of their own: the workers serve only the API.
+  const keysContainer = config.adminToken === undefined ? undefined : buildContainer(config, { logger: log });
+  try {
+    if (config.adminPort !== undefined) {
+      admin = await startAdminServer({
+        host: config.adminHost,
+        port: config.adminPort,
+        source: pacedMetrics(source),
+        ...(config.adminToken === undefined || keysContainer === undefined
+          ? {}
+          : { keyApi: createAdminKeyApi({ token: config.adminToken, keys: await keyOperationsOf(keysContainer, config), clock: keysContainer.get(TOKENS.clock) }) }),
+      });
+    }
+  } catch (error) {
+    await keysContainer?.unbindAllAsync();
+    shuttingDown = true;
+    for (const { worker } of members.values()) worker.process.kill('SIGTERM');
+    await exitedAll();
+    throw error;
+  }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${boundPort}`;
   logger.info({ url: `${url}${DEFAULT_BASE_PATH}`, adminUrl: admin?.url, workers: config.workers, store: config.store }, 'started');
@@ -183,6 +207,7 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
         await exitedAll();
         clearTimeout(deadline);
         await admin?.close();
+        await keysContainer?.unbindAllAsync();
         const failed = codes.filter((code) => code !== 0).length;
         logger.info({ failed }, failed === 0 ? 'shutdown: every worker exited' : 'shutdown: some workers did not exit cleanly');
         return failed === 0 ? 0 : 1;

@@ -58,6 +58,8 @@ export interface PetStoreConfig {
   /** The admin listener (/metrics, /healthz, /readyz); undefined: none. 0: a free port. */
   readonly adminPort: number | undefined;
   readonly adminHost: string;
+  /** The bearer token of the admin listener's key routes (/keys); undefined: those routes answer 404. */
+  readonly adminToken: string | undefined;
   /** How long a shutdown lets requests in flight finish before cutting them. */
   readonly shutdownGraceMs: number;
   /** After SIGTERM, how long readiness answers 503 while the server still accepts and answers, so a load balancer stops sending. */
@@ -102,8 +104,8 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     if (raw === undefined || raw === '') return fallback;
     const parsed = parse(raw);
     if (parsed.ok) return parsed.value;
-    // Keys are secrets: a bad PETSTORE_API_KEYS is described, never echoed; a URL is echoed without its password.
-    problems.push(name === 'PETSTORE_API_KEYS' ? `${name}: ${parsed.error}` : `${name}=${JSON.stringify(withoutPassword(raw))}: ${parsed.error}`);
+    // Keys and tokens are secrets: a bad PETSTORE_API_KEYS or PETSTORE_ADMIN_TOKEN is described, never echoed; a URL is echoed without its password.
+    problems.push(SECRET_VARIABLES.has(name) ? `${name}: ${parsed.error}` : `${name}=${JSON.stringify(withoutPassword(raw))}: ${parsed.error}`);
     return fallback;
   };
 
@@ -139,6 +141,7 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     accessLog: read('PETSTORE_ACCESS_LOG', deployed, (raw) => (raw === 'on' ? ok(true) : raw === 'off' ? ok(false) : err('must be on or off'))),
     adminPort: read<number | undefined>('PETSTORE_ADMIN_PORT', undefined, integerIn(0, 65_535)),
     adminHost: read('PETSTORE_ADMIN_HOST', '127.0.0.1', (raw) => ok(raw)),
+    adminToken: read<string | undefined>('PETSTORE_ADMIN_TOKEN', undefined, parseAdminToken),
     shutdownGraceMs: read('PETSTORE_SHUTDOWN_GRACE_MS', 10_000, integerIn(0, 600_000)),
     // Deployed behind a load balancer, it needs a few of its readiness probes to see the 503; locally nothing does.
     drainSeconds: read('PETSTORE_DRAIN_SECONDS', deployed ? 10 : 0, integerIn(0, 600)),
@@ -151,11 +154,24 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
       `PETSTORE_WORKERS=${config.workers} needs a shared store: each worker's memory store would keep its own quotas and records. Set PETSTORE_STORE=redis or postgres, or PETSTORE_WORKERS=1`,
     );
   }
+  if (config.adminToken !== undefined && config.adminPort === undefined) {
+    problems.push('PETSTORE_ADMIN_TOKEN guards the key routes of the admin listener, which needs PETSTORE_ADMIN_PORT');
+  }
   if (deployed && config.apiKeys.length === 0) {
     problems.push(`PETSTORE_API_KEYS is required in ${environment}: comma-separated KEY:PLAN entries`);
   }
   return problems.length === 0 ? ok(config) : err(problems);
 }
+
+const SECRET_VARIABLES = new Set(['PETSTORE_API_KEYS', 'PETSTORE_ADMIN_TOKEN']);
+
+/** At least 32 characters, too many to guess; visible ASCII only, as a bearer token is sent. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+const parseAdminToken = (raw: string): Result<string, string> =>
+  raw.length >= MIN_ADMIN_TOKEN_LENGTH && raw.length <= 256 && /^[\x21-\x7e]+$/.test(raw)
+    ? ok(raw)
+    : err(`must be ${MIN_ADMIN_TOKEN_LENGTH} to 256 visible ASCII characters, no spaces (openssl rand -hex 32 makes one)`);
 
 /**
  * REDIS_CLUSTER_NODES names a Cluster, REDIS_URL one Redis: both set is a mistake, not a

@@ -1,10 +1,12 @@
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { createMemoryStores, type MemoryStores } from '../../adapters/memory/memory-stores.js';
 import { MemoryQuotaStore } from '../../adapters/memory/memory-quota-store.js';
+import type { MemoryApiKeyRegistry } from '../../adapters/memory/memory-api-key-registry.js';
 import { configuredKeys } from './configured-keys.js';
 import { TOKENS } from './tokens.js';
 
 const STORES: ServiceIdentifier<MemoryStores> = Symbol('MemoryStores');
+const KEYS: ServiceIdentifier<MemoryApiKeyRegistry> = Symbol('MemoryApiKeys');
 
 /** Every port in this process: one instance, nothing kept across restarts. */
 export const memoryStoresModule = new ContainerModule(({ bind }) => {
@@ -12,7 +14,10 @@ export const memoryStoresModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.petRepository).toResolvedValue((stores: MemoryStores) => stores.pets, [STORES]);
   bind(TOKENS.orderRepository).toResolvedValue((stores: MemoryStores) => stores.orders, [STORES]);
   bind(TOKENS.idempotencyStore).toResolvedValue((stores: MemoryStores) => stores.idempotency, [STORES]);
-  bind(TOKENS.apiKeyRegistry).toResolvedValue(configuredKeys, [TOKENS.config]).inSingletonScope();
+  // The configured keys, and beside them the keys the admin API creates: in this process only, gone at a restart.
+  bind(KEYS).toResolvedValue(configuredKeys, [TOKENS.config, TOKENS.clock]).inSingletonScope();
+  bind(TOKENS.apiKeyRegistry).toService(KEYS);
+  bind(TOKENS.keyAdmin).toService(KEYS);
   bind(TOKENS.quotaStore)
     .toResolvedValue((clock) => new MemoryQuotaStore(clock), [TOKENS.clock])
     .inSingletonScope();

@@ -24,7 +24,7 @@ export interface KeyOperationsDependencies {
 
 export type KeyState = 'active' | 'expired' | 'revoked';
 
-const stateOf = (key: ManagedApiKey, now: number): KeyState =>
+export const stateOf = (key: ManagedApiKey, now: number): KeyState =>
   key.revokedAt !== undefined ? 'revoked' : isExpired(key, now) ? 'expired' : 'active';
 
 /** One rule of a key's plan as its requests would find it now. `used` is unknown during a ban; `resetAt` absent when the rule counts nothing. */
@@ -123,6 +123,17 @@ export class KeyOperations {
     const stored = await this.deps.admin.findKey(id);
     if (stored === undefined) return err('not_found');
     return ok({ key: stored.key, alreadyRevoked: outcome === 'already_revoked' });
+  }
+
+  /**
+   * A new secret for the key: same id, plan, usage and label. The previous secret is accepted
+   * until `graceMs` from now (0: no longer); both count against the key's one quota.
+   */
+  async roll(id: string, graceMs: number): Promise<Result<IssuedSecret, KeyRefusal>> {
+    const secret = newSecret(this.deps.randomBytes);
+    const at = this.deps.clock.now();
+    const outcome = await this.deps.admin.rollKey(id, digestApiKey(secret), at + graceMs, at);
+    return typeof outcome === 'string' ? err(outcome) : ok({ key: outcome.rolled, secret });
   }
 
   private async standingOf(quotas: QuotaStore, stored: StoredApiKey): Promise<KeyStanding> {

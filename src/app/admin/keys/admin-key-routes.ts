@@ -1,0 +1,83 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import { readJsonRequest } from '../../../adapters/http/wire/json-request.js';
+import { sendError, sendJson, type RequestContext } from '../../../adapters/http/wire/request-context.js';
+import { StoreUnavailableError } from '../../../domain/errors.js';
+import type { Clock } from '../../../ports/clock.js';
+import type { KeyOperations } from '../../keys/key-operations.js';
+import { ADMIN_KEY_OPERATIONS, type AdminAnswer, type AdminOperation } from './admin-key-operations.js';
+import { adminOpenApiDocument } from './admin-openapi.js';
+
+export interface AdminKeyApiOptions {
+  /** PETSTORE_ADMIN_TOKEN. */
+  readonly token: string;
+  readonly keys: KeyOperations;
+  readonly clock: Clock;
+}
+
+/** Answers a request of the admin listener if its path is the key API's; false: not its path. */
+export type AdminKeyApi = (ctx: RequestContext, method: string, path: string) => false | Promise<void>;
+
+const NO_STORE = ['cache-control', 'no-store'];
+const CHALLENGE = ['www-authenticate', 'Bearer realm="petstore-admin"', ...NO_STORE];
+export const ADMIN_OPENAPI_PATH = '/openapi.json';
+const KEYS_PREFIX = '/keys';
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** Whether the request carries the token; digests of equal length compared in constant time, so timing tells nothing of the token. */
+function bearerMatches(authorization: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
+  return timingSafeEqual(sha256(match?.[1] ?? ''), expected) && match !== null;
+}
+
+const toRouterPath = (template: string): string => template.replace(/\{([^}]+)\}/g, ':$1');
+
+/**
+ * The key verbs over HTTP, on the admin listener: routed by find-my-way from the declared
+ * table, every route behind the admin token (checked before any body is read), the document
+ * of the table at /openapi.json.
+ */
+export function createAdminKeyApi({ token, keys, clock }: AdminKeyApiOptions): AdminKeyApi {
+  const expected = sha256(token);
+  const router = FindMyWay<HTTPVersion.V1>({ ignoreTrailingSlash: false });
+  const methods = new Set<string>();
+  for (const operation of ADMIN_KEY_OPERATIONS) {
+    router.on(operation.method, toRouterPath(operation.path), () => {}, operation);
+    methods.add(operation.method);
+  }
+  const documentJson = JSON.stringify(adminOpenApiDocument(ADMIN_KEY_OPERATIONS));
+
+  const send = (ctx: RequestContext, answer: AdminAnswer): void =>
+    'error' in answer ? sendError(ctx, answer.error, answer.message, NO_STORE) : sendJson(ctx, answer.status, JSON.stringify(answer.body), NO_STORE);
+
+  const run = async (ctx: RequestContext, operation: AdminOperation, id: string): Promise<void> => {
+    let body: unknown;
+    if (operation.body !== undefined) {
+      const request = await readJsonRequest(ctx);
+      if (request === undefined) return;
+      body = request.value;
+    }
+    try {
+      send(ctx, await operation.answer({ id, body, now: clock.now() }, keys));
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      sendError(ctx, 'service_unavailable', `${error.message}: nothing was changed, or the change is not known; read the key before trying again.`, NO_STORE);
+    }
+  };
+
+  return (ctx, method, path) => {
+    if (path === ADMIN_OPENAPI_PATH) {
+      if (method !== 'GET' && method !== 'HEAD') return Promise.resolve(sendError(ctx, 'method_not_allowed', undefined, ['allow', 'GET, HEAD']));
+      return Promise.resolve(sendJson(ctx, 200, documentJson, NO_STORE));
+    }
+    if (path !== KEYS_PREFIX && !path.startsWith(`${KEYS_PREFIX}/`)) return false;
+    if (!bearerMatches(ctx.req.headers.authorization, expected)) return Promise.resolve(sendError(ctx, 'unauthorized', 'The admin token is required: Authorization: Bearer <PETSTORE_ADMIN_TOKEN>.', CHALLENGE));
+    const found = router.find(method as 'GET', path);
+    if (found === null) {
+      const allowed = [...methods].filter((other) => router.find(other as 'GET', path) !== null);
+      return Promise.resolve(allowed.length === 0 ? sendError(ctx, 'not_found', undefined, NO_STORE) : sendError(ctx, 'method_not_allowed', undefined, ['allow', allowed.join(', '), ...NO_STORE]));
+    }
+    return run(ctx, found.store as AdminOperation, found.params['id'] ?? '');
+  };
+}

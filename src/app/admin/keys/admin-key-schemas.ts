@@ -1,0 +1,124 @@
+import Type, { type TSchema } from 'typebox';
+import { ErrorSchema } from '../../../adapters/http/contract/schemas.js';
+import { ROLES, type Role } from '../../../domain/access/caller.js';
+import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
+import { PLAN_NAMES, type PlanName } from '../../../domain/quota/plan.js';
+import { MIN_ADMIN_TOKEN_LENGTH } from '../../config/config.js';
+
+/*
+ * The admin API's wire shapes, from the same constants the key verbs check against. Times are
+ * RFC 3339 UTC strings, as an operator reads them; an absent time is null.
+ */
+
+const time = (description: string) => Type.String({ format: 'date-time', description });
+const timeOrNull = (description: string) => Type.Union([time(description), Type.Null()]);
+const plan = Type.Unsafe<PlanName>({ type: 'string', enum: [...PLAN_NAMES], description: 'free, pro and business have fixed limits; enterprise takes perMinute and perDay.' });
+const role = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], description: 'customer: its own orders; staff: every order, and pets of any status.' });
+const limit = (window: string) => Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: `Requests admitted in any rolling ${window}.` });
+const DURATION_PATTERN = '^[0-9]{1,7}[smhd]$';
+
+export const AdminKeySchema = Type.Object(
+  {
+    id: Type.String({ description: 'Public: what the verbs take. Never the key nor its digest.' }),
+    label: Type.String(),
+    plan,
+    perMinute: limit('minute'),
+    perDay: limit('day'),
+    role,
+    state: Type.Unsafe<'active' | 'expired' | 'revoked'>({ type: 'string', enum: ['active', 'expired', 'revoked'] }),
+    createdAt: time('When the key was created.'),
+    updatedAt: timeOrNull('The last update; null: never updated.'),
+    expiresAt: timeOrNull('From when the key is refused; null: never.'),
+    revokedAt: timeOrNull('When the key was revoked; null: it is not.'),
+    rolledAt: timeOrNull('The last roll; null: never rolled.'),
+    previousKeyUntil: timeOrNull('Until when the key before the last roll is accepted (it may be past); null: not at all.'),
+  },
+  { additionalProperties: false, description: 'A managed key: everything about it but the key itself.' },
+);
+
+export const RuleUsageSchema = Type.Object(
+  {
+    name: Type.String({ description: '`minute` or `day`.' }),
+    limit: Type.Integer({ minimum: 1 }),
+    used: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Requests counted in the rolling window now; null during a ban, when it is not known.' }),
+    remaining: Type.Integer({ minimum: 0 }),
+    resetAt: timeOrNull('When `remaining` next rises, rounded up to the second; null when the rule counts nothing.'),
+  },
+  { additionalProperties: false },
+);
+
+export const KeyStandingSchema = Type.Object(
+  {
+    key: AdminKeySchema,
+    rules: Type.Array(RuleUsageSchema, { description: "The plan's rules as the key's next request would find them, counting nothing." }),
+    bannedUntil: timeOrNull("The ban's end, from when the key is admitted again; null: not banned."),
+  },
+  { additionalProperties: false },
+);
+
+export const KeyListSchema = Type.Object(
+  {
+    keys: Type.Array(
+      Type.Object(
+        { key: AdminKeySchema, usedToday: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Requests counted in the rolling day; null during a ban.' }) },
+        { additionalProperties: false },
+      ),
+      { description: 'Every managed key, revoked and expired ones too, oldest first.' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const KeyAnswerSchema = Type.Object({ key: AdminKeySchema }, { additionalProperties: false });
+
+export const IssuedKeySchema = Type.Object(
+  {
+    key: AdminKeySchema,
+    secret: Type.String({ description: 'The API key (`ps_` and 43 base64url characters), shown this once: the store keeps only its SHA-256 digest.' }),
+  },
+  { additionalProperties: false },
+);
+
+const keyFields = {
+  plan,
+  perMinute: limit('minute (enterprise only)'),
+  perDay: limit('day (enterprise only)'),
+  role,
+  label: Type.String({ maxLength: 100, description: 'At most 100 characters, no control characters.' }),
+  expiresIn: Type.String({ pattern: DURATION_PATTERN, description: 'From now: a whole number and a unit s, m, h or d (90s, 30m, 12h, 7d), 1s to 3650d.' }),
+};
+
+export const NewKeySchema = Type.Object(
+  { ...keyFields, role: Type.Optional(keyFields.role), label: Type.Optional(keyFields.label), perMinute: Type.Optional(keyFields.perMinute), perDay: Type.Optional(keyFields.perDay), expiresIn: Type.Optional(keyFields.expiresIn) },
+  { additionalProperties: false, description: 'role defaults to customer, label to empty; no expiresIn: the key never expires.' },
+);
+
+export const KeyChangesSchema = Type.Object(
+  Object.fromEntries(Object.entries(keyFields).map(([name, schema]) => [name, Type.Optional(schema)])) as { [Name in keyof typeof keyFields]: ReturnType<typeof Type.Optional<(typeof keyFields)[Name]>> },
+  { additionalProperties: false, minProperties: 1, description: 'Only what is given changes; perMinute and perDay go with plan enterprise.' },
+);
+
+export const RollSchema = Type.Object(
+  {
+    grace: Type.Optional(
+      Type.String({ pattern: `^0$|${DURATION_PATTERN}`, description: 'How long the previous secret keeps working: a duration as expiresIn, or 0 for at once. Default 24h.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Schemas the admin document names under components/schemas. */
+export const ADMIN_NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
+  AdminKey: AdminKeySchema,
+  RuleUsage: RuleUsageSchema,
+  KeyStanding: KeyStandingSchema,
+  KeyList: KeyListSchema,
+  KeyAnswer: KeyAnswerSchema,
+  IssuedKey: IssuedKeySchema,
+  NewKey: NewKeySchema,
+  KeyChanges: KeyChangesSchema,
+  Roll: RollSchema,
+  Error: ErrorSchema,
+};
+
+export const ADMIN_TOKEN_DESCRIPTION = `PETSTORE_ADMIN_TOKEN (${MIN_ADMIN_TOKEN_LENGTH} to 256 visible ASCII characters) as a bearer token.`;
