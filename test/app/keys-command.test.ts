@@ -77,8 +77,8 @@ describe('parseKeysArgs', () => {
     expect(action(['revoke', 'a', 'b'])).toEqual({ error: 'revoke takes one ID' });
     expect(action(['show'])).toEqual({ error: expect.stringContaining('show needs the ID') });
     expect(action(['show', 'a', 'b'])).toEqual({ error: 'show takes one ID' });
-    expect(action([])).toEqual({ error: 'a command is required: create, update, show, list or revoke' });
-    expect(action(['delete', 'x'])).toEqual({ error: 'unknown command "delete": expected create, update, show, list or revoke' });
+    expect(action([])).toEqual({ error: 'a command is required: create, update, show, unban, roll, list or revoke' });
+    expect(action(['delete', 'x'])).toEqual({ error: 'unknown command "delete": expected create, update, show, unban, roll, list or revoke' });
   });
 
   it('reads update with only what it changes, through the same readers as create', () => {
@@ -335,6 +335,7 @@ describe('runKeysCommand', () => {
       'updated: -',
       'expires: 2026-12-23T04:00:00Z',
       'revoked: -',
+      'rolled:  -',
       'banned:  no',
       expect.stringMatching(/^RULE\s+LIMIT\s+USED\s+REMAINING\s+RESET$/),
       expect.stringMatching(/^minute\s+60\s+12\s+48\s+2026-11-23T04:01:31Z$/),
@@ -369,7 +370,7 @@ describe('runKeysCommand', () => {
     spend(digestApiKey(key), 1 + DEFAULT_BAN_POLICY.strikes);
     clock.advance(1_000);
     await run(['show', id]);
-    expect(out[8]).toMatch(/^banned:  yes, every request refused until 2026-11-23T04:15:00Z$/);
+    expect(out.find((line) => line.startsWith('banned:'))).toMatch(/^banned:  yes, every request refused until 2026-11-23T04:15:00Z$/);
     expect(out.slice(-2), 'during a ban nothing remains, and what was used is not told').toEqual([
       expect.stringMatching(/^minute\s+60\s+-\s+0\s/),
       expect.stringMatching(/^day\s+1000\s+-\s+0\s/),

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
+import { ADMIN_KEY_OPERATIONS } from '../../src/app/admin/keys/admin-key-operations.js';
+import { adminOpenApiDocument } from '../../src/app/admin/keys/admin-openapi.js';
 
 describe('the served OpenAPI document under Redocly’s recommended rules', () => {
   let store: TestPetStore;
@@ -32,5 +34,16 @@ describe('the served OpenAPI document under Redocly’s recommended rules', () =
     const document = (await (await fetch(`${store.baseUrl}/openapi.json`)).json()) as { info: { license: { identifier: string } } };
     const { license } = JSON.parse(readFileSync('package.json', 'utf8')) as { license: string };
     expect(document.info.license.identifier).toBe(license);
+  });
+});
+
+describe('the admin API’s OpenAPI document under Redocly’s recommended rules', () => {
+  it('has no error and no warning', async () => {
+    const problems = await lintFromString({
+      source: JSON.stringify(adminOpenApiDocument(ADMIN_KEY_OPERATIONS)),
+      absoluteRef: 'admin-openapi.json',
+      config: await createConfig({ extends: ['recommended'] }),
+    });
+    expect(problems.map(({ ruleId, severity, message, location }) => `${severity} ${ruleId}: ${message} at ${location[0]?.pointer ?? ''}`)).toEqual([]);
   });
 });

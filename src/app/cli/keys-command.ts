@@ -6,7 +6,7 @@ import type { KeyAdmin, ManagedApiKey } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import { loadConfig, type Environ, type PetStoreConfig } from '../config/config.js';
-import { buildContainer } from '../container/build-container.js';
+import { buildContainer, type ContainerOverrides } from '../container/build-container.js';
 import { TOKENS } from '../container/tokens.js';
 import { KEY_FIELDS, parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../keys/key-fields.js';
 import { KeyOperations, usedToday, type IssuedSecret, type KeyRefusal, type KeyStanding } from '../keys/key-operations.js';
@@ -155,9 +155,16 @@ export interface KeysDependencies {
   randomBytes(bytes: number): Buffer;
 }
 
-const openConfiguredAdmin = async (config: PetStoreConfig): Promise<OpenedKeyAdmin> => {
-  // Not a request's path: a loaded Redis may take its time. Connection errors go to stderr, apart from the command's output.
-  const container = buildContainer(config, { redisCommandTimeoutMs: 5_000, logger: createLogger(config.logLevel, process.stderr) });
+/** How long a command waits for Redis or PostgreSQL before it fails: a request's deadline is far shorter. */
+const COMMAND_STORE_TIMEOUT_MS = 5_000;
+
+/** The stores the configuration names, wired by the server's container; `overrides` as the server takes them (a test's clock). */
+export const openConfiguredAdmin = (overrides: Pick<ContainerOverrides, 'clock'> = {}) => async (config: PetStoreConfig): Promise<OpenedKeyAdmin> => {
+  // Not a request's path: a loaded store may take its time. Connection errors go to stderr, apart from the command's output.
+  const container = buildContainer(
+    { ...config, pgTimeoutMs: COMMAND_STORE_TIMEOUT_MS },
+    { ...overrides, redisCommandTimeoutMs: COMMAND_STORE_TIMEOUT_MS, logger: createLogger(config.logLevel, process.stderr) },
+  );
   try {
     return {
       admin: await container.getAsync(TOKENS.keyAdmin),
@@ -172,7 +179,7 @@ const openConfiguredAdmin = async (config: PetStoreConfig): Promise<OpenedKeyAdm
   }
 };
 
-const DEFAULT_DEPENDENCIES: KeysDependencies = { openAdmin: openConfiguredAdmin, randomBytes };
+const DEFAULT_DEPENDENCIES: KeysDependencies = { openAdmin: openConfiguredAdmin(), randomBytes };
 
 /** Runs `petstore keys ...`; resolves with the exit code: 0 done, 1 refused or failed, 2 not understood. */
 export async function runKeysCommand(

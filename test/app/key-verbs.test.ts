@@ -1,0 +1,328 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openConfiguredAdmin, runKeysCommand } from '../../src/app/cli/keys-command.js';
+import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
+import { RATE_LIMIT_FIELD_NAMES } from '../../src/domain/quota/rate-limit-fields.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { nodesOf, startTestCluster, type TestCluster } from '../support/test-cluster.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-postgres.js';
+import { acquireTestRedis, deleteKeysUnder, type TestRedis } from '../support/test-redis.js';
+
+/*
+ * Every key verb on every store, through both front ends: the `petstore keys` command and the
+ * admin API. Each verb's effect is checked where it matters, on the API of a running server.
+ * The server's clock is a test's: moving it past the key cache's 5 s stands for waiting.
+ */
+
+const CACHE_MS = 5_000;
+const TOKEN = randomBytes(32).toString('hex');
+
+interface KeyView {
+  readonly banned: boolean;
+  readonly state: string;
+  /** The minute rule: its limit and what was counted (undefined: not known, during a ban). */
+  readonly minute: { readonly limit: number; readonly used: number | undefined };
+}
+
+type Refusal = 'not_found' | 'revoked';
+
+/** One front end of the key verbs, read back into one shape. */
+interface Verbs {
+  create(plan: string, label: string): Promise<{ id: string; secret: string }>;
+  /** To enterprise with these limits. */
+  update(id: string, perMinute: number, perDay: number): Promise<'updated' | Refusal>;
+  show(id: string): Promise<KeyView | Refusal>;
+  unban(id: string): Promise<'unbanned' | Refusal>;
+  roll(id: string, grace: string): Promise<{ secret: string } | Refusal>;
+  revoke(id: string): Promise<'revoked' | 'already_revoked' | Refusal>;
+  list(): Promise<{ id: string; state: string; usedToday: number | undefined }[]>;
+  /** Input the verbs refuse before touching the store: true when every one was refused. */
+  refusesBadInput(id: string): Promise<boolean>;
+}
+
+function cliVerbs(environ: Record<string, string>, clock: ManualClock): Verbs {
+  const run = async (argv: string[]): Promise<{ code: number; out: string[] }> => {
+    const out: string[] = [];
+    const code = await runKeysCommand(argv, environ, { out: (line) => out.push(line), err: (line) => out.push(line) }, { openAdmin: openConfiguredAdmin({ clock }) });
+    return { code, out };
+  };
+  const refusal = (out: string[]): Refusal => (out.join('\n').includes('is revoked') ? 'revoked' : 'not_found');
+  const field = (out: string[], name: string): string => out.find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? '';
+  return {
+    async create(plan, label) {
+      const { code, out } = await run(['create', '--plan', plan, '--label', label]);
+      expect(code, out.join('\n')).toBe(0);
+      return { id: field(out, 'id'), secret: field(out, 'key') };
+    },
+    async update(id, perMinute, perDay) {
+      const { code, out } = await run(['update', id, '--plan', 'enterprise', '--per-minute', String(perMinute), '--per-day', String(perDay)]);
+      return code === 0 ? 'updated' : refusal(out);
+    },
+    async show(id) {
+      const { code, out } = await run(['show', id]);
+      if (code !== 0) return refusal(out);
+      const [, limit, used] = out.find((line) => line.startsWith('minute '))?.split(/\s+/) ?? [];
+      return { banned: field(out, 'banned').startsWith('yes'), state: field(out, 'state'), minute: { limit: Number(limit), used: used === '-' ? undefined : Number(used) } };
+    },
+    async unban(id) {
+      const { code, out } = await run(['unban', id]);
+      return code === 0 ? 'unbanned' : refusal(out);
+    },
+    async roll(id, grace) {
+      const { code, out } = await run(['roll', id, '--grace', grace]);
+      return code === 0 ? { secret: field(out, 'key') } : refusal(out);
+    },
+    async revoke(id) {
+      const { code, out } = await run(['revoke', id]);
+      if (code !== 0) return refusal(out);
+      return out.join('\n').includes('revoked already') ? 'already_revoked' : 'revoked';
+    },
+    async list() {
+      const { code, out } = await run(['list']);
+      expect(code).toBe(0);
+      return out.slice(1).map((row) => {
+        const cells = row.split(/\s+/);
+        const role = cells.findIndex((cell) => cell === 'customer' || cell === 'staff');
+        const used = cells[role + 1];
+        return { id: cells[0] ?? '', state: cells[1] ?? '', usedToday: used === '-' ? undefined : Number(used) };
+      });
+    },
+    async refusesBadInput(id) {
+      const lines = [
+        ['create', '--plan', 'gold'],
+        ['update', id, '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'],
+        ['roll', id, '--grace', '2w'],
+        ['update', id, '--expires-in', 'soon'],
+      ];
+      const codes = await Promise.all(lines.map(async (argv) => (await run(argv)).code));
+      return codes.every((code) => code === 2);
+    },
+  };
+}
+
+function adminApiVerbs(adminUrl: string): Verbs {
+  const call = async (method: string, path: string, body?: unknown, token = TOKEN): Promise<{ status: number; json: any }> => {
+    const response = await fetch(`${adminUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    return { status: response.status, json: await response.json() };
+  };
+  const refusal = (status: number): Refusal => {
+    expect([404, 409]).toContain(status);
+    return status === 409 ? 'revoked' : 'not_found';
+  };
+  return {
+    async create(plan, label) {
+      const { status, json } = await call('POST', '/keys', { plan, label });
+      expect(status).toBe(201);
+      return { id: json.key.id, secret: json.secret };
+    },
+    async update(id, perMinute, perDay) {
+      const { status } = await call('PATCH', `/keys/${id}`, { plan: 'enterprise', perMinute, perDay });
+      return status === 200 ? 'updated' : refusal(status);
+    },
+    async show(id) {
+      const { status, json } = await call('GET', `/keys/${id}`);
+      if (status !== 200) return refusal(status);
+      const minute = json.rules.find((rule: { name: string }) => rule.name === 'minute');
+      return { banned: json.bannedUntil !== null, state: json.key.state, minute: { limit: minute.limit, used: minute.used ?? undefined } };
+    },
+    async unban(id) {
+      const { status } = await call('POST', `/keys/${id}/unban`);
+      return status === 200 ? 'unbanned' : refusal(status);
+    },
+    async roll(id, grace) {
+      const { status, json } = await call('POST', `/keys/${id}/roll`, { grace });
+      return status === 200 ? { secret: json.secret } : refusal(status);
+    },
+    async revoke(id) {
+      const before = await call('GET', `/keys/${id}`);
+      const { status, json } = await call('POST', `/keys/${id}/revoke`);
+      if (status !== 200) return refusal(status);
+      expect(json.key.state).toBe('revoked');
+      return before.json.key.state === 'revoked' ? 'already_revoked' : 'revoked';
+    },
+    async list() {
+      const { status, json } = await call('GET', '/keys');
+      expect(status).toBe(200);
+      return json.keys.map(({ key, usedToday }: { key: { id: string; state: string }; usedToday: number | null }) => ({ id: key.id, state: key.state, usedToday: usedToday ?? undefined }));
+    },
+    async refusesBadInput(id) {
+      const answers = await Promise.all([
+        call('POST', '/keys', { plan: 'gold' }),
+        call('PATCH', `/keys/${id}`, { plan: 'enterprise', perMinute: 0, perDay: 5 }),
+        call('POST', `/keys/${id}/roll`, { grace: '2w' }),
+        call('PATCH', `/keys/${id}`, { expiresIn: 'soon' }),
+        call('PATCH', `/keys/${id}`, { colour: 'red' }),
+        call('POST', '/keys', { plan: 'pro', perMinute: '5' }),
+      ]);
+      const wrongToken = await call('GET', `/keys/${id}`, undefined, `${TOKEN}x`);
+      return answers.every(({ status, json }) => status === 400 && json.code === 'invalid_request') && wrongToken.status === 401;
+    },
+  };
+}
+
+interface Served {
+  readonly server: RunningPetStore;
+  readonly clock: ManualClock;
+  /** The environment `petstore keys` reaches the same stores with; undefined on the memory store. */
+  readonly cliEnviron: Record<string, string> | undefined;
+}
+
+/** A request of the key to the API: its status, its error code and the minute limit it was answered under. */
+async function use(server: RunningPetStore, secret: string): Promise<{ status: number; code: string | undefined; limit: string | null }> {
+  const response = await fetch(`${server.baseUrl}/pets?limit=1`, { headers: { authorization: `Bearer ${secret}` } });
+  const body = (await response.json()) as { code?: string };
+  return { status: response.status, code: response.ok ? undefined : body.code, limit: response.headers.get(RATE_LIMIT_FIELD_NAMES.limit) };
+}
+
+/** The walk every front end takes on every store: each verb, its effect on the API, and its refusals. */
+async function walkEveryVerb({ server, clock }: Served, verbs: Verbs): Promise<void> {
+  const { id, secret } = await verbs.create('pro', 'walk');
+  expect(await use(server, secret)).toEqual({ status: 200, code: undefined, limit: '300' });
+
+  expect(await verbs.update(id, 5, 1_000)).toBe('updated');
+  clock.advance(CACHE_MS);
+  expect((await use(server, secret)).limit).toBe('5');
+
+  // 5 admitted in the minute (2 above), then refusals until the ban: the 20th strike is answered api_key_banned.
+  const codes: (string | undefined)[] = [];
+  for (let i = 0; i < 30 && codes.at(-1) !== 'api_key_banned'; i++) codes.push((await use(server, secret)).code);
+  expect(codes.filter((code) => code === undefined)).toHaveLength(3);
+  expect(codes.at(-1)).toBe('api_key_banned');
+  expect(await verbs.show(id)).toEqual({ banned: true, state: 'active', minute: { limit: 5, used: undefined } });
+
+  expect(await verbs.unban(id)).toBe('unbanned');
+  clock.advance(CACHE_MS);
+  expect((await use(server, secret)).status).toBe(200);
+  expect(await verbs.show(id)).toEqual({ banned: false, state: 'active', minute: { limit: 5, used: 1 } });
+
+  // Rolled with a grace: both secrets work, and count against one quota.
+  const rolled = await verbs.roll(id, '1h');
+  if (typeof rolled === 'string') throw new Error(`roll refused: ${rolled}`);
+  expect(rolled.secret).not.toBe(secret);
+  expect((await use(server, rolled.secret)).status).toBe(200);
+  expect((await use(server, secret)).status).toBe(200);
+  expect(await verbs.show(id)).toMatchObject({ minute: { used: 3 } });
+
+  // Rolled again at once: only the newest secret works, within the cache's 5 s.
+  const again = await verbs.roll(id, '0');
+  if (typeof again === 'string') throw new Error(`roll refused: ${again}`);
+  clock.advance(CACHE_MS);
+  expect((await use(server, again.secret)).status).toBe(200);
+  expect((await use(server, rolled.secret)).status).toBe(401);
+  expect((await use(server, secret)).status).toBe(401);
+  expect((await verbs.list()).find((key) => key.id === id)).toEqual({ id, state: 'active', usedToday: 4 });
+
+  expect(await verbs.revoke(id)).toBe('revoked');
+  clock.advance(CACHE_MS);
+  expect((await use(server, again.secret)).status).toBe(401);
+  expect(await verbs.revoke(id)).toBe('already_revoked');
+  expect(await verbs.show(id)).toMatchObject({ state: 'revoked' });
+  expect((await verbs.list()).find((key) => key.id === id)).toMatchObject({ state: 'revoked' });
+
+  // Refused, changing nothing: a revoked key, an unknown id, input out of range.
+  expect(await verbs.update(id, 50, 1_000)).toBe('revoked');
+  expect(await verbs.roll(id, '1h')).toBe('revoked');
+  for (const verb of [() => verbs.show('key_0000'), () => verbs.unban('key_0000'), () => verbs.roll('key_0000', '1h'), () => verbs.revoke('key_0000'), () => verbs.update('key_0000', 5, 5)]) {
+    expect(await verb()).toBe('not_found');
+  }
+  const before = await verbs.list();
+  expect(await verbs.refusesBadInput(id)).toBe(true);
+  expect(await verbs.list()).toEqual(before);
+}
+
+interface StoreSetup {
+  readonly name: string;
+  /** The store's environment variables, and how to tidy up after. */
+  open(): Promise<{ environ: Record<string, string>; cleanup(): Promise<void> }>;
+}
+
+const STORES: readonly StoreSetup[] = [
+  { name: 'memory', open: async () => ({ environ: {}, cleanup: async () => {} }) },
+  {
+    name: 'Redis',
+    open: async () => {
+      const redis: TestRedis = await acquireTestRedis();
+      return { environ: { PETSTORE_STORE: 'redis', REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix }, cleanup: () => redis.cleanup() };
+    },
+  },
+  {
+    name: 'a Redis Cluster',
+    open: async () => {
+      const cluster: TestCluster = await startTestCluster();
+      const prefix = `key-verbs-${randomBytes(4).toString('hex')}:`;
+      return {
+        environ: { PETSTORE_STORE: 'redis', REDIS_CLUSTER_NODES: nodesOf(cluster).map(({ host, port }) => `${host}:${port}`).join(','), PETSTORE_REDIS_PREFIX: prefix },
+        cleanup: () => cluster.stop(),
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    open: async () => {
+      const database: TestDatabase = await createTestDatabase();
+      const redis = await acquireTestRedis();
+      return {
+        environ: { PETSTORE_STORE: 'postgres', DATABASE_URL: database.url, REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix, PETSTORE_PG_TIMEOUT_MS: '5000' },
+        cleanup: async () => {
+          await database.drop();
+          await deleteKeysUnder(redis.url, redis.prefix);
+        },
+      };
+    },
+  },
+];
+
+describe.each(STORES)('every key verb on $name', (setup) => {
+  let served: Served;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    const store = await setup.open();
+    cleanup = store.cleanup;
+    const clock = new ManualClock(Date.now());
+    const server = await startPetStore(
+      { PETSTORE_ENV: 'test', PORT: '0', PETSTORE_ADMIN_PORT: '0', PETSTORE_ADMIN_TOKEN: TOKEN, PETSTORE_API_KEYS: 'configured-key-1:free', ...store.environ },
+      { clock, redisCommandTimeoutMs: 5_000 },
+    );
+    served = { server, clock, cliEnviron: setup.name === 'memory' ? undefined : store.environ };
+  });
+  afterAll(async () => {
+    await served?.server.close(0, 0);
+    await cleanup?.();
+  });
+
+  it('through the admin API', async () => {
+    await walkEveryVerb(served, adminApiVerbs(served.server.adminUrl ?? ''));
+  });
+
+  it('through petstore keys', async () => {
+    const { cliEnviron } = served;
+    if (cliEnviron === undefined) {
+      // Each server process has its own memory store: a command, in a process of its own, refuses it.
+      const out: string[] = [];
+      expect(await runKeysCommand(['list'], {}, { out: (line) => out.push(line), err: (line) => out.push(line) })).toBe(1);
+      expect(out.join('\n')).toMatch(/the memory store lives inside each server process/);
+      return;
+    }
+    await walkEveryVerb(served, cliVerbs(cliEnviron, served.clock));
+  });
+});
+
+describe('the admin listener without PETSTORE_ADMIN_TOKEN', () => {
+  it('serves no key route: 404 with or without a token, and metrics and health as before', async () => {
+    const server = await startPetStore({ PETSTORE_ENV: 'test', PORT: '0', PETSTORE_ADMIN_PORT: '0' });
+    try {
+      for (const [method, path] of [['GET', '/keys'], ['POST', '/keys'], ['GET', '/openapi.json'], ['POST', '/keys/key_1/roll']] as const) {
+        const response = await fetch(`${server.adminUrl}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}` } });
+        expect(response.status, `${method} ${path}`).toBe(404);
+      }
+      expect((await fetch(`${server.adminUrl}/healthz`)).status).toBe(200);
+    } finally {
+      await server.close(0, 0);
+    }
+  });
+});
