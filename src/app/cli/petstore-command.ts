@@ -101,7 +101,8 @@ function announce(served: Served): void {
   const { config } = served;
   const workers = config.workers === 1 ? '' : `, ${config.workers} workers`;
   console.log(`Pet store (${config.environment}, ${config.store} store${workers}) listening on ${served.baseUrl}`);
-  if (served.adminUrl !== undefined) console.log(`Admin listening on ${served.adminUrl} (/metrics, /healthz, /readyz)`);
+  const keyRoutes = config.adminToken === undefined ? '' : ', /keys with the admin token, /openapi.json';
+  if (served.adminUrl !== undefined) console.log(`Admin listening on ${served.adminUrl} (/metrics, /healthz, /readyz${keyRoutes})`);
   if (served.demoKeys.length === 0) return;
   console.log('Demo API keys (new at every start):');
   for (const { key, plan, role } of served.demoKeys) {

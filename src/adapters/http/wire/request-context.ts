@@ -72,7 +72,8 @@ export const pathParameter = (ctx: RequestContext, name: string): string => ctx.
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const hasBody = (req: IncomingMessage): boolean => {
+/** Whether the request carries a body: a length other than 0, or a chunked one. */
+export const hasBody = (req: IncomingMessage): boolean => {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 };

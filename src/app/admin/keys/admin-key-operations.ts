@@ -35,7 +35,8 @@ export interface AdminOperation {
   readonly path: string;
   readonly summary: string;
   readonly description?: string;
-  readonly body?: { readonly description: string; readonly schema: TSchema };
+  /** `optional`: a request without a body stands for `{}`. */
+  readonly body?: { readonly description: string; readonly schema: TSchema; readonly optional?: true };
   readonly responses: Readonly<Record<number, AdminSuccess | ErrorResponse>>;
   answer(request: AdminRequest, keys: KeyOperations): Promise<AdminAnswer>;
 }
@@ -186,7 +187,7 @@ export const ADMIN_KEY_OPERATIONS: readonly AdminOperation[] = [
     summary: 'Roll a key',
     description:
       'A new secret for the same id, plan, usage and label. The previous secret keeps working until the grace ends; both count against one quota. A second roll ends the grace of the secret before.',
-    body: { description: 'The grace; an empty object for 24 h.', schema: RollSchema },
+    body: { description: 'The grace; none (no body, or `{}`): 24 h.', schema: RollSchema, optional: true },
     responses: { 200: { description: 'The key and its new secret.', body: IssuedKeySchema }, 404: REFUSALS.not_found, 409: REFUSALS.revoked },
     async answer({ id, body, now }, keys) {
       const fields = fieldsOf(body, propertiesOf(RollSchema));

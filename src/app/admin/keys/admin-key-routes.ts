@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
 import { readJsonRequest } from '../../../adapters/http/wire/json-request.js';
-import { sendError, sendJson, type RequestContext } from '../../../adapters/http/wire/request-context.js';
+import { hasBody, sendError, sendJson, type RequestContext } from '../../../adapters/http/wire/request-context.js';
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { KeyOperations } from '../../keys/key-operations.js';
@@ -52,8 +52,8 @@ export function createAdminKeyApi({ token, keys, clock }: AdminKeyApiOptions): A
     'error' in answer ? sendError(ctx, answer.error, answer.message, NO_STORE) : sendJson(ctx, answer.status, JSON.stringify(answer.body), NO_STORE);
 
   const run = async (ctx: RequestContext, operation: AdminOperation, id: string): Promise<void> => {
-    let body: unknown;
-    if (operation.body !== undefined) {
+    let body: unknown = {};
+    if (operation.body !== undefined && !(operation.body.optional === true && !hasBody(ctx.req))) {
       const request = await readJsonRequest(ctx);
       if (request === undefined) return;
       body = request.value;
@@ -78,6 +78,9 @@ export function createAdminKeyApi({ token, keys, clock }: AdminKeyApiOptions): A
       const allowed = [...methods].filter((other) => router.find(other as 'GET', path) !== null);
       return Promise.resolve(allowed.length === 0 ? sendError(ctx, 'not_found', undefined, NO_STORE) : sendError(ctx, 'method_not_allowed', undefined, ['allow', allowed.join(', '), ...NO_STORE]));
     }
-    return run(ctx, found.store as AdminOperation, found.params['id'] ?? '');
+    const id = found.params['id'];
+    // `/keys/` names no key: the path is unknown, not an id that is.
+    if (id === '') return Promise.resolve(sendError(ctx, 'not_found', undefined, NO_STORE));
+    return run(ctx, found.store as AdminOperation, id ?? '');
   };
 }
