@@ -12,7 +12,7 @@ export interface QuotaStore {
   decide(subject: string, policy: QuotaPolicy, cost?: number): QuotaDecision | Promise<QuotaDecision>;
   /**
    * What a request of `cost` would be answered now, counting and striking nothing: `remaining`
-   * is each rule's room before it. A subject never seen has its whole quota.
+   * is each rule's room before it, and `strikes` is set. A subject never seen has its whole quota.
    */
   peek(subject: string, policy: QuotaPolicy, cost?: number): QuotaDecision | Promise<QuotaDecision>;
   /** Forgets the subject: its counters, its strikes and any ban. */

@@ -46,8 +46,14 @@ class ScriptedStore implements QuotaStore, StrikeRecorder {
     return { decision, strikes: decision.verdict === 'rate_limited' ? this.reportedStrikes : [] };
   }
 
+  /** What a peek answers; the test sets it before peeking. */
+  peekAnswer: QuotaDecision | undefined;
+  readonly peeked: string[] = [];
+
   peek(): Promise<QuotaDecision> {
-    throw new Error('LocalRefusals passes a peek to its store: not scripted here');
+    if (this.peekAnswer === undefined) throw new Error('no peek scripted');
+    this.peeked.push(`peek after ${this.recorded.length} flushes`);
+    return Promise.resolve(this.peekAnswer);
   }
 
   reset(): Promise<void> {
@@ -151,6 +157,19 @@ describe('LocalRefusals', () => {
     };
     await cache.decide('key:a', POLICY);
     expect(order).toEqual(['decide after 1 flushes']);
+  });
+
+  it("hands a subject's pending strikes to the store before it peeks, so the strikes the peek reports include those answered here", async () => {
+    const { store, cache } = setUp();
+    store.answers.push(refusal('rate_limited', START + SKEW, START + SKEW + 10_000));
+    await cache.decide('key:a', POLICY);
+    await cache.decide('key:a', POLICY);
+    store.peekAnswer = { ...refusal('rate_limited', START + SKEW, START + SKEW + 10_000), strikes: 1 };
+    expect(await cache.peek('key:a', POLICY)).toEqual(store.peekAnswer);
+    expect(await cache.peek('key:a', POLICY)).toEqual(store.peekAnswer);
+    expect(store.peeked, 'the second peek finds nothing pending').toEqual(['peek after 1 flushes', 'peek after 1 flushes']);
+    expect(store.recorded).toEqual([{ subject: 'key:a', strikes: [START + SKEW, START + SKEW + 10_000] }]);
+    expect(store.decisions).toBe(1);
   });
 
   it('takes the ban the flush reports in place of the refusal, without asking the store', async () => {

@@ -19,6 +19,8 @@ const TOKEN = randomBytes(32).toString('hex');
 
 interface KeyView {
   readonly banned: boolean;
+  /** Refusals counting towards a ban now. */
+  readonly strikes: number;
   readonly state: string;
   /** The minute rule: its limit and what was counted (undefined: not known, during a ban). */
   readonly minute: { readonly limit: number; readonly used: number | undefined };
@@ -62,7 +64,7 @@ function cliVerbs(environ: Record<string, string>, clock: ManualClock): Verbs {
       const { code, out } = await run(['show', id]);
       if (code !== 0) return refusal(out);
       const [, limit, used] = out.find((line) => line.startsWith('minute '))?.split(/\s+/) ?? [];
-      return { banned: field(out, 'banned').startsWith('yes'), state: field(out, 'state'), minute: { limit: Number(limit), used: used === '-' ? undefined : Number(used) } };
+      return { banned: field(out, 'banned').startsWith('yes'), strikes: Number(field(out, 'strikes').split(' ')[0]), state: field(out, 'state'), minute: { limit: Number(limit), used: used === '-' ? undefined : Number(used) } };
     },
     async unban(id) {
       const { code, out } = await run(['unban', id]);
@@ -128,7 +130,7 @@ function adminApiVerbs(adminUrl: string): Verbs {
       const { status, json } = await call('GET', `/keys/${id}`);
       if (status !== 200) return refusal(status);
       const minute = json.rules.find((rule: { name: string }) => rule.name === 'minute');
-      return { banned: json.bannedUntil !== null, state: json.key.state, minute: { limit: minute.limit, used: minute.used ?? undefined } };
+      return { banned: json.bannedUntil !== null, strikes: json.strikes, state: json.key.state, minute: { limit: minute.limit, used: minute.used ?? undefined } };
     },
     async unban(id) {
       const { status } = await call('POST', `/keys/${id}/unban`);
@@ -193,12 +195,12 @@ async function walkEveryVerb({ server, clock }: Served, verbs: Verbs): Promise<v
   for (let i = 0; i < 30 && codes.at(-1) !== 'api_key_banned'; i++) codes.push((await use(server, secret)).code);
   expect(codes.filter((code) => code === undefined)).toHaveLength(3);
   expect(codes.at(-1)).toBe('api_key_banned');
-  expect(await verbs.show(id)).toEqual({ banned: true, state: 'active', minute: { limit: 5, used: undefined } });
+  expect(await verbs.show(id)).toEqual({ banned: true, strikes: 0, state: 'active', minute: { limit: 5, used: undefined } });
 
   expect(await verbs.unban(id)).toBe('unbanned');
   clock.advance(CACHE_MS);
   expect((await use(server, secret)).status).toBe(200);
-  expect(await verbs.show(id)).toEqual({ banned: false, state: 'active', minute: { limit: 5, used: 1 } });
+  expect(await verbs.show(id)).toEqual({ banned: false, strikes: 0, state: 'active', minute: { limit: 5, used: 1 } });
 
   // Rolled with a grace: both secrets work, and count against one quota.
   const rolled = await verbs.roll(id, '1h');

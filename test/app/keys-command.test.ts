@@ -4,7 +4,7 @@ import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.j
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
-import { enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import { DAY_MS, enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import { KEYS_USAGE, parseKeysArgs, runKeysCommand, type KeysDependencies } from '../../src/app/cli/keys-command.js';
 import type { PetStoreConfig } from '../../src/app/config/config.js';
 import { digestApiKey } from '../../src/adapters/api-key-digest.js';
@@ -155,12 +155,15 @@ const harness = () => {
     return runKeysCommand(argv, environ, { out: (line) => out.push(line), err: (line) => err.push(line) }, deps);
   };
   /** Requests of the key with `digest`, as a server admits them (counted). */
-  const spend = (digest: string, requests: number): void => {
-    const admission = new RequestAdmission(registry, quotas, { anonymousPolicy: { rules: [] }, ban: DEFAULT_BAN_POLICY });
+  const spend = (digest: string, requests: number, ban = DEFAULT_BAN_POLICY): void => {
+    const admission = new RequestAdmission(registry, quotas, { anonymousPolicy: { rules: [] }, ban });
     for (let i = 0; i < requests; i++) void admission.admit(digest, '127.0.0.1');
   };
   return { run, out, err, opened, registry, clock, spend };
 };
+
+/** The strikes line show printed. */
+const strikesLine = (out: readonly string[]): string | undefined => out.find((line) => line.startsWith('strikes:'));
 
 /** The id and key create printed. */
 const created = (out: readonly string[]): { id: string; key: string } => ({
@@ -337,6 +340,7 @@ describe('runKeysCommand', () => {
       'revoked: -',
       'rolled:  -',
       'banned:  no',
+      'strikes: 0 of 20 within 600 s',
       expect.stringMatching(/^RULE\s+LIMIT\s+USED\s+REMAINING\s+RESET$/),
       expect.stringMatching(/^minute\s+60\s+12\s+48\s+2026-11-23T04:01:31Z$/),
       expect.stringMatching(/^day\s+1000\s+12\s+988\s+2026-11-24T04:24:00Z$/),
@@ -348,6 +352,29 @@ describe('runKeysCommand', () => {
     expect(out[1]?.split(/\s{2,}/)[4], 'used today').toBe('12');
     expect(await run(['show', 'key_unknown'])).toBe(1);
     expect(err).toEqual(['petstore keys: no key has the id "key_unknown" (petstore keys list shows them)']);
+  });
+
+  it('shows the strikes that count towards a ban: refusals before the Retry-After told, within the strike window', async () => {
+    const { run, out, clock, spend } = harness();
+    await run(['create', '--plan', 'free']);
+    const { id, key } = created(out);
+    // 60 admitted, a first refusal (no strike), then 3 strikes.
+    spend(digestApiKey(key), 60 + 1 + 3);
+    await run(['show', id]);
+    expect(strikesLine(out)).toBe('strikes: 3 of 20 within 600 s');
+    expect(out, 'showing strikes nothing').toContain('banned:  no');
+    await run(['show', id]);
+    expect(strikesLine(out)).toBe('strikes: 3 of 20 within 600 s');
+    clock.advance(600_000);
+    await run(['show', id]);
+    expect(strikesLine(out)).toBe('strikes: 0 of 20 within 600 s');
+
+    // Under the servers' ban policy, as their environment sets it.
+    const env = { ...REDIS_ENV, PETSTORE_BAN_STRIKES: '5', PETSTORE_BAN_WINDOW_SECONDS: '60', PETSTORE_BAN_SECONDS: '300' };
+    clock.advance(DAY_MS);
+    spend(digestApiKey(key), 60 + 1 + 2, { strikes: 5, strikeWindowMs: 60_000, banMs: 300_000 });
+    await run(['show', id], env);
+    expect(strikesLine(out)).toBe('strikes: 2 of 5 within 60 s');
   });
 
   it('shows a key spent to its limit, an update to a larger plan, and a ban with the time it lets requests in again', async () => {
@@ -371,6 +398,7 @@ describe('runKeysCommand', () => {
     clock.advance(1_000);
     await run(['show', id]);
     expect(out.find((line) => line.startsWith('banned:'))).toMatch(/^banned:  yes, every request refused until 2026-11-23T04:15:00Z$/);
+    expect(strikesLine(out), 'the strikes that earned the ban are spent on it').toBe('strikes: 0 of 20 within 600 s');
     expect(out.slice(-2), 'during a ban nothing remains, and what was used is not told').toEqual([
       expect.stringMatching(/^minute\s+60\s+-\s+0\s/),
       expect.stringMatching(/^day\s+1000\s+-\s+0\s/),

@@ -51,7 +51,7 @@ export const describePlanChangeProperties = (storeName: string, create: (clock: 
   };
 
   describe(`plan changes on ${storeName}`, () => {
-    it('decides and peeks exactly like the model that keeps every counted request and decides each request by the limits in force when it comes: what was counted stays counted, the new limits decide from the change on, and strikes and bans carry over', async () => {
+    it('decides and peeks exactly like the model that keeps every counted request and decides each request by the limits in force when it comes: what was counted stays counted, the new limits decide from the change on, and strikes and bans carry over, a peek counting the strikes within the strike window as the model does', async () => {
       const { clock, store, subject } = harness();
       await fc.assert(
         fc.asyncProperty(

@@ -230,7 +230,7 @@ export const describeQuotaStoreContract = (
 
     it('a peek answers what a request of its cost would get, with the room before it, and spends nothing', async () => {
       const a = subject('peeked');
-      expect(await store.peek(a, twoRules)).toEqual({ verdict: 'admitted', decidedAt: START, remaining: [3, 5], resetAt: [START, START], retryAt: START });
+      expect(await store.peek(a, twoRules)).toEqual({ verdict: 'admitted', decidedAt: START, remaining: [3, 5], resetAt: [START, START], retryAt: START, strikes: 0 });
       await decideTimes('peeked', twoRules, 2);
       expect(await store.peek(a, twoRules, 2)).toMatchObject({ verdict: 'rate_limited', remaining: [1, 3], retryAt: START + 61_000 });
       expect(await store.peek(a, twoRules, 1)).toMatchObject({ verdict: 'admitted', remaining: [1, 3], retryAt: START });
@@ -243,6 +243,42 @@ export const describeQuotaStoreContract = (
       await decideTimes('peeking', banning, 3);
       for (let i = 0; i < 10; i++) expect((await store.peek(a, banning)).verdict).toBe('rate_limited');
       expect((await store.decide(a, banning)).verdict).toBe('rate_limited');
+    });
+
+    it("a peek counts the strikes within the strike window, the same on every peek, none once they are older than the window, none during a ban, and from none after it", async () => {
+      const a = subject('struck');
+      const strikesAt = async (at: number): Promise<number | undefined> => {
+        clock.set(at);
+        return (await store.peek(a, banning)).strikes;
+      };
+      await decideTimes('struck', banning, 3);
+      expect(await strikesAt(START), 'the first refusal is no strike').toBe(0);
+      clock.set(START + 1_000);
+      await store.decide(a, banning);
+      expect(await strikesAt(START + 1_000)).toBe(1);
+      expect(await strikesAt(START + 1_000), 'a peek strikes nothing').toBe(1);
+      clock.set(START + 2_000);
+      await store.decide(a, banning);
+      expect(await strikesAt(START + 2_000)).toBe(2);
+      // The strike window is 30 s: the strike at 1 s stops counting at 31 s.
+      expect(await strikesAt(START + 30_999)).toBe(2);
+      expect(await strikesAt(START + 31_000)).toBe(1);
+      expect(await strikesAt(START + 32_000)).toBe(0);
+      // Three strikes within 30 s ban, the strikes at 1 s and 2 s long out of the window.
+      for (const at of [START + 32_000, START + 33_000]) {
+        clock.set(at);
+        expect((await store.decide(a, banning)).verdict).toBe('rate_limited');
+      }
+      expect(await strikesAt(START + 33_000)).toBe(2);
+      clock.set(START + 34_000);
+      expect((await store.decide(a, banning)).verdict).toBe('banned');
+      expect(await store.peek(a, banning)).toMatchObject({ verdict: 'banned', strikes: 0 });
+      expect(await strikesAt(START + 153_999)).toBe(0);
+      clock.set(START + 154_000);
+      expect(await store.peek(a, banning)).toMatchObject({ verdict: 'admitted', strikes: 0 });
+      const after = await decideTimes('struck', banning, 4);
+      expect(after.map((d) => d.verdict)).toEqual(['admitted', 'admitted', 'rate_limited', 'rate_limited']);
+      expect(await strikesAt(START + 154_000), "the strikes before the ban do not count after it").toBe(1);
     });
 
     it('reset forgets a subject at once: its counters, its strikes and its ban', async () => {

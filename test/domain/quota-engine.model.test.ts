@@ -47,7 +47,7 @@ describe('quota engine against a reference model of exact timestamps and the buc
     );
   });
 
-  it('decides and peeks like the reference when requests weigh from 1 to the smallest limit and peeks come between them', () => {
+  it('decides and peeks like the reference when requests weigh from 1 to the smallest limit and peeks come between them, a peek counting the strikes within the strike window as the reference does', () => {
     fc.assert(
       fc.property(
         smallRulesArb.chain((rules) => {

@@ -4,12 +4,12 @@ import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
 import { LocalRefusals } from '../../src/adapters/wrappers/local-refusals.js';
 import type { StrikeRecorder } from '../../src/ports/strike-recorder.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
-import { type QuotaState, createQuotaState, decideQuota } from '../../src/domain/quota/quota-engine.js';
+import { type QuotaState, createQuotaState, decideQuota, peekQuota } from '../../src/domain/quota/quota-engine.js';
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { banScenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
 import { useTestRedis } from '../support/use-test-redis.js';
-import { decidingStore } from '../support/quota-store-doubles.js';
 
 const shared = useTestRedis();
 const MAX_REQUESTS = 80;
@@ -51,11 +51,13 @@ describe('refusals answered by the instance (LocalRefusals over Redis) against t
   let run = 0;
   let localAnswers = 0;
   let bansStartedLocally = 0;
+  let peekedWithPending = 0;
 
   /**
    * Feeds one schedule to the engine alone and to LocalRefusals over Redis, flushing strikes
    * when their timer would fire: every answer has the engine's verdict and retryAt, so a ban
-   * starts at the same strike, answered banned by the instance that counted it.
+   * starts at the same strike, answered banned by the instance that counted it. A peek after
+   * every third request reports the engine's strikes, those answered here and not yet sent included.
    */
   const compare = async ({ requests, strikeLagMs }: Schedule): Promise<void> => {
     run++;
@@ -64,10 +66,16 @@ describe('refusals answered by the instance (LocalRefusals over Redis) against t
     const states = new Map<number, QuotaState>();
     const redis = new RedisQuotaStore(shared.redis, { prefix, time: clock });
     let calls = 0;
-    const counted = decidingStore((subject: string, policy: QuotaPolicy): Promise<QuotaDecision> => {
-      calls++;
-      return redis.decide(subject, policy);
-    });
+    const counted: QuotaStore = {
+      decide: (subject, policy) => {
+        calls++;
+        return redis.decide(subject, policy);
+      },
+      peek: (subject, policy) => redis.peek(subject, policy),
+      reset: () => {
+        throw new Error('this test does not reset');
+      },
+    };
     // Under a ban rule the cache decides through the recorder, which reports the strikes.
     const recorder: StrikeRecorder = {
       recordStrikes: (subject, policy, strikes) => redis.recordStrikes(subject, policy, strikes),
@@ -85,7 +93,7 @@ describe('refusals answered by the instance (LocalRefusals over Redis) against t
         throw error;
       },
     });
-    for (const { at, subject, policy } of requests) {
+    for (const [i, { at, subject, policy }] of requests.entries()) {
       while (flushes.length > 0 && flushes[0]! <= at) {
         clock.set(flushes.shift()!);
         await cached.flush();
@@ -102,14 +110,19 @@ describe('refusals answered by the instance (LocalRefusals over Redis) against t
       }
       expect(actual.verdict).toBe(expected.verdict);
       expect(actual.retryAt).toBe(expected.retryAt);
+      if (i % 3 === 0) {
+        if (flushes.length > 0) peekedWithPending++;
+        expect((await cached.peek(`${run}:${subject}`, policy)).strikes).toBe(peekQuota(state, policy, at).strikes);
+      }
     }
   };
 
-  it('answers every request as the store alone would: the same verdicts and Retry-After, and the ban from the very strike that completes it', async () => {
+  it('answers every request as the store alone would: the same verdicts and Retry-After, the ban from the very strike that completes it, and peeks the same strikes, those answered here included', async () => {
     await fc.assert(fc.asyncProperty(smallScheduleArb, compare), { numRuns: 300 });
     await fc.assert(fc.asyncProperty(banScheduleArb, compare), { numRuns: 60 });
     // The schedules did exercise local answers, and bans started by a strike answered here.
     expect(localAnswers).toBeGreaterThan(1_000);
     expect(bansStartedLocally).toBeGreaterThan(0);
+    expect(peekedWithPending).toBeGreaterThan(100);
   });
 });

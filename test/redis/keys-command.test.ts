@@ -193,7 +193,9 @@ describe('petstore keys with two running instances', () => {
     for (let i = 0; i < 85; i++) statuses.push(await statusOf(urls[i % 2]!, key));
     expect(statuses.filter((status) => status === 200)).toHaveLength(60);
     expect(statuses.at(-1)).toBe(429);
-    expect((await keys('show', id)).output).toMatch(/^banned:\s+yes, every request refused until \d{4}-/m);
+    const banned = (await keys('show', id)).output;
+    expect(banned).toMatch(/^banned:\s+yes, every request refused until \d{4}-/m);
+    expect(banned, 'the ban spent the strikes that earned it').toMatch(/^strikes: 0 of 20 within 600 s$/m);
     for (const url of urls) expect(await statusOf(url, key)).toBe(429);
 
     const unbanned = await keys('unban', id);

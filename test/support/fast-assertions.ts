@@ -10,6 +10,7 @@ export const expectSameDecision = (actual: QuotaDecision, expected: QuotaDecisio
     actual.verdict === expected.verdict &&
     actual.decidedAt === expected.decidedAt &&
     actual.retryAt === expected.retryAt &&
+    actual.strikes === expected.strikes &&
     sameNumbers(actual.remaining, expected.remaining) &&
     sameNumbers(actual.resetAt, expected.resetAt);
   if (!same) expect(actual).toEqual(expected);

@@ -42,12 +42,16 @@ export class ReferenceQuota {
     return decision;
   }
 
-  /** What `decide` would answer a request of `cost`, changing nothing: `remaining` is the room before it. */
+  /**
+   * What `decide` would answer a request of `cost`, changing nothing: `remaining` is the room
+   * before it, `strikes` those within the strike window (none during a ban, which empties them).
+   */
   peek(policy: QuotaPolicy, now: number, cost = 1): QuotaDecision {
-    const { rules } = policy;
-    if (this.bannedUntil > now) return banned(rules, this.admitted, now, this.bannedUntil);
+    const { rules, ban } = policy;
+    if (this.bannedUntil > now) return { ...banned(rules, this.admitted, now, this.bannedUntil), strikes: 0 };
     const counted = rules.map((rule) => countedBy(rule, this.admitted, now));
-    return standing(rules, counted, now, cost, fitsAll(rules, counted, cost) ? 'admitted' : 'rate_limited');
+    const strikes = ban === undefined ? 0 : this.strikes.filter((at) => at > now - ban.strikeWindowMs).length;
+    return { ...standing(rules, counted, now, cost, fitsAll(rules, counted, cost) ? 'admitted' : 'rate_limited'), strikes };
   }
 }
 

@@ -36,7 +36,8 @@
  *          bx   what the ban answers, worked out when it started: each rule's reset.
  *          bl   the limits bx was worked out for; under others (a plan changed during the
  *               ban) QUOTA_LUA works it out again, as the engine does.
- * Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule.
+ * Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule; a peek then the
+ *          strikes that would count towards a ban (the engine's strikesCounting).
  *
  * STRIKES_LUA adds the strikes a cache in front of the store answered itself (LocalRefusals),
  * by the same rules, in one atomic step of the subject's slot.
@@ -180,6 +181,15 @@ local function banAnswer(bx, bl, bannedUntil)
   for i = 1, n do rules[i] = loadRule(i, stored[1 + i] or '', lastAt) end
   return resetsOf(bannedUntil, rules), true
 end
+-- The strikes stored that would count towards a ban at t: those within strikeWindowMs.
+local function strikesCounting(raw, t)
+  local count = 0
+  if banStrikes == 0 then return count end
+  for _, at in ipairs(readStrikes(raw)) do
+    if tonumber(at) > t - strikeWindowMs then count = count + 1 end
+  end
+  return count
+end
 local function writeStrikes(writes, strikes)
   writes[#writes + 1] = 'st'
   writes[#writes + 1] = table.concat({ num(banStrikes), unpack(strikes) }, ' ')
@@ -207,7 +217,10 @@ if bannedUntil > t then
     writeBanAnswer(writes, resets)
     redis.call('HSET', KEYS[1], unpack(writes))
   end
-  return bannedReply(t, bannedUntil, resets)
+  local answer = bannedReply(t, bannedUntil, resets)
+  -- The ban emptied the strikes, and nothing strikes during it.
+  if peek then answer[#answer + 1] = '0' end
+  return answer
 end
 
 local fields = { 'w', 'la', 'bu', 'ru', 'st' }
@@ -269,7 +282,9 @@ end
 if peek then
   if not admitted then verdict = 'rate_limited' end
   standing()
-  return reply()
+  local answer = reply()
+  answer[#answer + 1] = num(strikesCounting(stored[5], t))
+  return answer
 end
 
 if admitted then

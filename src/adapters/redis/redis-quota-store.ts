@@ -46,12 +46,15 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
     this.redis = redis as RedisClient & QuotaScripts;
   }
 
-  decide(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
-    return this.#quota(subject, policy, cost, '');
+  async decide(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
+    return decisionOf(await this.#decideScript(subject, policy, [String(cost), '']), policy.rules.length);
   }
 
-  peek(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
-    return this.#quota(subject, policy, cost, '1');
+  async peek(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
+    const reply = await this.#decideScript(subject, policy, [String(cost), '1']);
+    // A peek's reply ends with the strikes, after the decision's fields.
+    const strikes = reply.pop();
+    return { ...decisionOf(reply, policy.rules.length), strikes: Number(strikes) };
   }
 
   async reset(subject: string): Promise<void> {
@@ -62,10 +65,6 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
     const reply = await this.#decideScript(subject, policy, ['1', '', '1']);
     const fields = 3 + 2 * policy.rules.length;
     return { decision: decisionOf(reply.slice(0, fields), policy.rules.length), strikes: reply.slice(fields).map(Number) };
-  }
-
-  async #quota(subject: string, policy: QuotaPolicy, cost: number, peek: '' | '1'): Promise<QuotaDecision> {
-    return decisionOf(await this.#decideScript(subject, policy, [String(cost), peek]), policy.rules.length);
   }
 
   /** QUOTA_LUA's reply, its ARGV the policy's then `tail` (cost, peek, report strikes). */

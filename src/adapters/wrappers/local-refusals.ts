@@ -106,7 +106,11 @@ export class LocalRefusals implements QuotaStore {
   }
 
   peek(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision | Promise<QuotaDecision> {
-    return this.#store.peek(subject, policy, cost);
+    const pending = this.#pending.get(subject);
+    if (pending === undefined) return this.#store.peek(subject, policy, cost);
+    // The store counts the strikes answered here before it reports them (and any ban they start).
+    this.#pending.delete(subject);
+    return this.#record(subject, pending).then(() => this.#store.peek(subject, policy, cost));
   }
 
   /** Forgets the subject here (its remembered refusal, its strikes not yet sent) and in the store. */

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Plan } from '../../domain/quota/plan.js';
+import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { err, ok, type Result } from '../../domain/result.js';
 import type { KeyAdmin, ManagedApiKey } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
-import { loadConfig, type Environ, type PetStoreConfig } from '../config/config.js';
+import { BAN_VARIABLES, loadConfig, type Environ, type PetStoreConfig } from '../config/config.js';
 import { buildContainer, type ContainerOverrides } from '../container/build-container.js';
 import { TOKENS } from '../container/tokens.js';
 import { KEY_FIELDS, parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../keys/key-fields.js';
@@ -228,7 +229,7 @@ export async function runKeysCommand(
       case 'update':
         return printUpdated(action.id, await operations.update(action.id, action.changes), output);
       case 'show':
-        return printStanding(action.id, await operations.show(action.id), output);
+        return printStanding(action.id, await operations.show(action.id), config.value.ban, output);
       case 'unban':
         return printUnbanned(action.id, await operations.unban(action.id), output);
       case 'roll':
@@ -260,6 +261,8 @@ function storeConfig(environ: Environ): Result<PetStoreConfig, readonly string[]
     PETSTORE_QUOTA_FALLBACK: 'deny',
   };
   for (const variable of Object.values(STORE_FLAGS)) relevant[variable] = environ[variable];
+  // A key's strikes are kept for the servers' ban policy, and read by it.
+  for (const variable of Object.values(BAN_VARIABLES)) relevant[variable] = environ[variable];
   return loadConfig(relevant);
 }
 
@@ -311,9 +314,9 @@ const printTable = (rows: readonly (readonly string[])[], output: CommandOutput)
   for (const row of rows) output.out(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd());
 };
 
-function printStanding(id: string, outcome: Result<KeyStanding, 'not_found'>, output: CommandOutput): number {
+function printStanding(id: string, outcome: Result<KeyStanding, 'not_found'>, ban: BanPolicy, output: CommandOutput): number {
   if (!outcome.ok) return refused(id, outcome.error, output);
-  const { key, state, rules, bannedUntil } = outcome.value;
+  const { key, state, rules, bannedUntil, strikes } = outcome.value;
   output.out(`id:      ${key.id}`);
   output.out(`label:   ${key.label === '' ? '-' : key.label}`);
   output.out(`plan:    ${describePlan(key.plan)}, ${key.role}`);
@@ -324,6 +327,7 @@ function printStanding(id: string, outcome: Result<KeyStanding, 'not_found'>, ou
   output.out(`revoked: ${key.revokedAt === undefined ? '-' : isoSeconds(key.revokedAt)}`);
   output.out(`rolled:  ${key.rolledAt === undefined ? '-' : `${isoSeconds(key.rolledAt)}${key.previousSecretUntil === undefined ? '' : `, the previous key works until ${isoSeconds(key.previousSecretUntil)}`}`}`);
   output.out(`banned:  ${bannedUntil === undefined ? 'no' : `yes, every request refused until ${isoSecondsUp(bannedUntil)}`}`);
+  output.out(`strikes: ${strikes ?? '-'} of ${ban.strikes} within ${ban.strikeWindowMs / 1_000} s`);
   printTable(
     [
       ['RULE', 'LIMIT', 'USED', 'REMAINING', 'RESET'],

@@ -75,6 +75,9 @@ export interface RedisClusterConfig {
 
 export type Environ = Readonly<Record<string, string | undefined>>;
 
+/** The variables of the ban policy: `petstore keys show` reads a key's strikes under the servers' policy too. */
+export const BAN_VARIABLES = { strikes: 'PETSTORE_BAN_STRIKES', strikeWindow: 'PETSTORE_BAN_WINDOW_SECONDS', ban: 'PETSTORE_BAN_SECONDS' } as const;
+
 /** `scheme://user:secret@host` written `scheme://user:***@host`: for messages and logs. */
 export const withoutPassword = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
 
@@ -128,9 +131,9 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     pgTimeoutMs: read<number | undefined>('PETSTORE_PG_TIMEOUT_MS', undefined, integerIn(100, 60_000)),
     apiKeys: read('PETSTORE_API_KEYS', [] as ConfiguredKey[], parseApiKeys),
     ban: {
-      strikes: read('PETSTORE_BAN_STRIKES', DEFAULT_BAN_POLICY.strikes, integerIn(1, 1_000_000)),
-      strikeWindowMs: read('PETSTORE_BAN_WINDOW_SECONDS', DEFAULT_BAN_POLICY.strikeWindowMs / 1000, integerIn(1, 86_400)) * 1000,
-      banMs: read('PETSTORE_BAN_SECONDS', DEFAULT_BAN_POLICY.banMs / 1000, integerIn(1, 2_592_000)) * 1000,
+      strikes: read(BAN_VARIABLES.strikes, DEFAULT_BAN_POLICY.strikes, integerIn(1, 1_000_000)),
+      strikeWindowMs: read(BAN_VARIABLES.strikeWindow, DEFAULT_BAN_POLICY.strikeWindowMs / 1000, integerIn(1, 86_400)) * 1000,
+      banMs: read(BAN_VARIABLES.ban, DEFAULT_BAN_POLICY.banMs / 1000, integerIn(1, 2_592_000)) * 1000,
     },
     anonymousPerMinute: read('PETSTORE_ANONYMOUS_PER_MINUTE', 60, integerIn(1, 1_000_000_000)),
     quotaFallback: read('PETSTORE_QUOTA_FALLBACK', 'local' as QuotaFallback, oneOf(QUOTA_FALLBACKS)),

@@ -43,6 +43,8 @@ export interface KeyStanding {
   readonly rules: readonly RuleUsage[];
   /** The ban's end; absent: not banned. */
   readonly bannedUntil: number | undefined;
+  /** The strikes that count towards a ban now, under the ban policy (QuotaDecision.strikes); absent: not known. */
+  readonly strikes: number | undefined;
 }
 
 /** A key just made or rolled: the secret is in no store and is shown this once. */
@@ -153,6 +155,7 @@ export class KeyOperations {
         };
       }),
       bannedUntil: usage.verdict === 'banned' ? usage.retryAt : undefined,
+      strikes: usage.strikes,
     };
   }
 }

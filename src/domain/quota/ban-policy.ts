@@ -46,6 +46,19 @@ export const registerRefusal = (state: BanState, policy: BanPolicy, now: number,
   return true;
 };
 
+/**
+ * The strikes kept that would still count towards a ban at `now`: those within the strike
+ * window. A ring of another size counts none, since the next strike starts it over.
+ */
+export const strikesCounting = (state: BanState, policy: BanPolicy | undefined, now: number): number => {
+  const ring = state.strikes;
+  if (policy === undefined || ring === null || ring.times.length !== policy.strikes) return 0;
+  let count = 0;
+  // The ring fills from slot 0, and a ban empties it: its first `size` slots are the strikes kept.
+  for (let i = 0; i < ring.size; i++) if (ring.times[i]! > now - policy.strikeWindowMs) count++;
+  return count;
+};
+
 /** True when no strike kept can still count towards a ban. */
 export const strikesExpired = (state: BanState, policy: BanPolicy | undefined, now: number): boolean => {
   const ring = state.strikes;

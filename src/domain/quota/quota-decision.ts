@@ -17,4 +17,12 @@ export interface QuotaDecision {
   readonly resetAt: readonly number[];
   /** Not admitted: the earliest time a request is admitted again if nothing else spends quota. */
   readonly retryAt: number;
+  /**
+   * A peek's only: the subject's strikes that would still count towards a ban at `decidedAt`,
+   * those within the ban policy's strike window (0 without a ban rule). 0 during a ban: the
+   * strikes that earned it are spent on it, and nothing strikes during one. Absent from
+   * `decide`'s answers, so the hot path counts nothing, and from a blind admission while the
+   * store is down.
+   */
+  readonly strikes?: number;
 }

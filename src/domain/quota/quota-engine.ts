@@ -1,5 +1,5 @@
 import { assertDecidablePolicy } from './decidable-policy.js';
-import { type BanState, isBanned, registerRefusal, strikesExpired } from './ban-policy.js';
+import { type BanState, isBanned, registerRefusal, strikesCounting, strikesExpired } from './ban-policy.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { QuotaPolicy, QuotaRule } from './quota-rule.js';
 import {
@@ -200,14 +200,22 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
 
 /**
  * What a request of `cost` would be answered at `now`, counting nothing and striking nothing:
- * the verdict, each rule's room before it (`remaining`), its reset, and when it would be
- * admitted. `state` is left as it was, so a peek never changes a later decision.
+ * the verdict, each rule's room before it (`remaining`), its reset, when it would be admitted,
+ * and the strikes that would count towards a ban. `state` is left as it was, so a peek never
+ * changes a later decision.
  */
 export const peekQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost = 1): QuotaDecision => {
   if (isBanned(state, now) && state.ban !== null) {
-    return sameLimits(state.banRules, policy.rules) ? duringBan(state.ban, now) : banDecision(state, policy.rules, now);
+    const ban = sameLimits(state.banRules, policy.rules) ? state.ban : banDecision(state, policy.rules, now);
+    // The ban emptied the strikes, and nothing strikes during it.
+    return { ...ban, decidedAt: now, strikes: 0 };
   }
   const probe: QuotaState = { ...state, cells: state.cells.slice(), policy };
   const fits = advanceAll(probe, policy.rules, now, cost);
-  return { verdict: fits ? 'admitted' : 'rate_limited', decidedAt: now, ...standing(probe, policy.rules, now, probe.lastAt, cost) };
+  return {
+    verdict: fits ? 'admitted' : 'rate_limited',
+    decidedAt: now,
+    ...standing(probe, policy.rules, now, probe.lastAt, cost),
+    strikes: strikesCounting(state, policy.ban, now),
+  };
 };

@@ -67,10 +67,11 @@ const keyJson = (key: ManagedApiKey, now: number) => ({
   previousKeyUntil: isoOrNull(key.previousSecretUntil),
 });
 
-const standingJson = ({ key, rules, bannedUntil }: KeyStanding, now: number) => ({
+const standingJson = ({ key, rules, bannedUntil, strikes }: KeyStanding, now: number) => ({
   key: keyJson(key, now),
   rules: rules.map(({ name, limit, used, remaining, resetAt }) => ({ name, limit, used: used ?? null, remaining, resetAt: isoUpOrNull(resetAt) })),
   bannedUntil: isoUpOrNull(bannedUntil),
+  strikes: strikes ?? null,
 });
 
 const REFUSALS: Record<KeyRefusal, ErrorResponse & { readonly errors: readonly [HttpErrorCode] }> = {

@@ -52,6 +52,9 @@ export const KeyStandingSchema = Type.Object(
     key: AdminKeySchema,
     rules: Type.Array(RuleUsageSchema, { description: "The plan's rules as the key's next request would find them, counting nothing." }),
     bannedUntil: timeOrNull("The ban's end, from when the key is admitted again; null: not banned."),
+    strikes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "Refused requests that count towards a ban now, within the ban policy's strike window (0 during a ban); null when the quota store cannot tell.",
+    }),
   },
   { additionalProperties: false },
 );
