@@ -145,6 +145,27 @@ describe('PETSTORE_WORKERS: several server processes on one port', () => {
     expect(cli.output()).toMatch(/"failed":0,"msg":"shutdown: every worker exited"/);
   });
 
+  it('serves the admin API from the supervisor: a key created there is admitted by the workers, and refused within 5 s of its revocation', async () => {
+    const token = 'workers-admin-token-0123456789abcdef';
+    const { cli, url, admin } = await start({ PETSTORE_ADMIN_TOKEN: token });
+    expect(cli.output()).toMatch(/Admin listening on \S+ \(.*\/keys with the admin token/);
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${admin}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const created = await call('POST', '/keys', { plan: 'pro', label: 'workers' });
+    expect(created.status).toBe(201);
+    const { key, secret } = (await created.json()) as { key: { id: string }; secret: string };
+    const served = await Promise.all(Array.from({ length: 20 }, () => get(url, '/v1/pets?limit=1', secret)));
+    expect(countBy(served)).toEqual({ 200: 20 });
+    expect((await call('POST', `/keys/${key.id}/revoke`)).status).toBe(200);
+    await sleep(5_100);
+    const refused = await Promise.all(Array.from({ length: 20 }, () => get(url, '/v1/pets?limit=1', secret)));
+    expect(countBy(refused)).toEqual({ 401: 20 });
+  });
+
   it('refuses to start the memory store with more than one worker, saying what to set instead', async () => {
     const cli = startCli({ PORT: '0', PETSTORE_ENV: 'test', PETSTORE_STORE: 'memory', PETSTORE_WORKERS: '2' });
     running.push(cli);
