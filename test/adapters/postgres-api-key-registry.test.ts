@@ -18,7 +18,8 @@ describeApiKeyRegistryContract(
     const { db, drop } = await schemas.fresh();
     return { registry: new PostgresApiKeyRegistry(db, new SystemClock()), cleanup: drop };
   },
-  { numRuns: 20 },
+  // A run takes a fresh migrated schema: some 1.5 s each on a loaded machine, over the 30 s default for 20.
+  { numRuns: 20, propertyTimeoutMs: 90_000 },
 );
 
 describeKeyAdminContract('PostgresApiKeyRegistry', async (clock) => {
