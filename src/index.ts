@@ -41,7 +41,7 @@ export type { Clock } from './ports/clock.js';
 export type { PetRepository, PetPageQuery, StoredPetPage } from './ports/pet-repository.js';
 export type { OrderRepository, OrderPageQuery, PlaceOutcome, TransitionOutcome } from './ports/order-repository.js';
 export type { IdempotencyStore, IdempotencyClaim, IdempotencyStart, IdempotentResult } from './ports/idempotency-store.js';
-export type { ApiKeyRegistry, ApiKeyGrant, KeyAdmin, ManagedApiKey, RevokeOutcome } from './ports/api-key-registry.js';
+export type { ApiKeyRegistry, ApiKeyGrant, KeyAdmin, ManagedApiKey, RevokeOutcome, RollOutcome } from './ports/api-key-registry.js';
 export type { QuotaStore } from './ports/quota-store.js';
 export type { StrikeRecorder } from './ports/strike-recorder.js';
 

@@ -86,7 +86,7 @@ export type RollOutcome = { readonly rolled: ManagedApiKey } | 'not_found' | 're
  * outlive a process (and by the memory registry, for tests). A revoked key has no grant.
  */
 export interface KeyAdmin {
-  /** Stores a new key under its digest; `key.revokedAt` must be absent. */
+  /** Stores a new key under its digest; `key.revokedAt`, `rolledAt` and `previousSecretUntil` must be absent. */
   createKey(keyDigest: string, key: ManagedApiKey): Promise<void>;
   /** Every managed key, revoked and expired ones too, oldest first. */
   listKeys(): Promise<readonly StoredApiKey[]>;

@@ -116,4 +116,32 @@ describe('CachedApiKeyRegistry', () => {
     clock.set(5_000);
     expect(await cached.grantOf('digest'), 'within 5 s of the update: 2 s after it').toEqual(freeStaff);
   });
+
+  it('after a roll answers the new secret at once, refuses the old one at the end of its grace, and one rolled without grace within ttlMs', async () => {
+    const clock = new ManualClock(0);
+    const backing = new MemoryApiKeyRegistry(clock);
+    const cached = new CachedApiKeyRegistry(backing, clock, 5_000, 100);
+    await backing.createKey('old', { id: 'key_a', label: '', plan: STANDARD_PLANS.pro, role: 'customer', createdAt: 0 });
+    expect(await cached.grantOf('old')).toEqual(pro);
+
+    await backing.rollKey('key_a', 'new', 12_000, 0);
+    expect(await cached.grantOf('new')).toEqual({ ...pro, holder: 'old' });
+    clock.set(10_000);
+    expect(await cached.grantOf('old')).toEqual({ ...pro, expiresAt: 12_000 });
+    // Answered from the cache, whose entry lasts until 15,000: its expiry is the grace's end.
+    clock.set(11_999);
+    expect(cached.grantOf('old')).toEqual({ ...pro, expiresAt: 12_000 });
+    clock.set(12_000);
+    expect(cached.grantOf('old')).toBeUndefined();
+
+    clock.set(60_000);
+
+    // A second roll without grace: the cached grant of the secret it ends still answers up to ttlMs.
+    expect(await cached.grantOf('new')).toEqual({ ...pro, holder: 'old' });
+    await backing.rollKey('key_a', 'newer', 60_000, 60_000);
+    expect(cached.grantOf('new')).toEqual({ ...pro, holder: 'old' });
+    clock.set(65_000);
+    expect(await cached.grantOf('new')).toBeUndefined();
+    expect(await cached.grantOf('newer')).toEqual({ ...pro, holder: 'old' });
+  });
 });

@@ -1,6 +1,13 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { migrate } from '../../src/adapters/postgres/migrate.js';
+import { readMigrations } from '../../src/adapters/postgres/migration-files.js';
 import { PostgresApiKeyRegistry } from '../../src/adapters/postgres/postgres-api-key-registry.js';
 import { SystemClock } from '../../src/adapters/system/system-clock.js';
+import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import { planRecord } from '../../src/domain/quota/plan-record.js';
 import { describeApiKeyRegistryContract, describeKeyAdminContract } from '../contracts/api-key-registry-contract.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { usePostgresSchemas } from './postgres-stores-fixture.js';
 
 const schemas = usePostgresSchemas();
@@ -11,10 +18,43 @@ describeApiKeyRegistryContract(
     const { db, drop } = await schemas.fresh();
     return { registry: new PostgresApiKeyRegistry(db, new SystemClock()), cleanup: drop };
   },
-  { numRuns: 20 },
+  // A run takes a fresh migrated schema: some 1.5 s each on a loaded machine, over the 30 s default for 20.
+  { numRuns: 20, propertyTimeoutMs: 90_000 },
 );
 
 describeKeyAdminContract('PostgresApiKeyRegistry', async (clock) => {
   const { db, drop } = await schemas.fresh();
   return { registry: new PostgresApiKeyRegistry(db, clock), cleanup: drop };
+});
+
+describe('PostgresApiKeyRegistry on a database migrated from before 0003_key_rolls', () => {
+  it('rolls a key created before the migration: both secrets answer as the key, its usage is still read by its first digest', async () => {
+    const T0 = Date.UTC(2026, 10, 26);
+    const digestOf = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+    const [old, rolled] = [digestOf('old secret'), digestOf('new secret')];
+    const migrations = readMigrations();
+    const { db, drop } = await schemas.fresh(migrations.filter(({ version }) => version < 3));
+    try {
+      // The row as the release before 0003 wrote it.
+      await db.query('INSERT INTO api_keys (digest, id, label, plan, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        old,
+        'key_before',
+        'made before',
+        planRecord(STANDARD_PLANS.business),
+        'staff',
+        T0 - 1_000,
+        T0 - 500,
+      ]);
+      expect(await migrate(db, migrations)).toMatchObject({ from: 2, pending: [{ version: 3, name: 'key_rolls' }, ...migrations.slice(3)] });
+      const registry = new PostgresApiKeyRegistry(db, new ManualClock(T0));
+      const key = { id: 'key_before', label: 'made before', plan: STANDARD_PLANS.business, role: 'staff', createdAt: T0 - 1_000, updatedAt: T0 - 500 } as const;
+      expect(await registry.findKey('key_before')).toEqual({ key, digest: old });
+      expect(await registry.rollKey('key_before', rolled, T0 + 60_000, T0)).toEqual({ rolled: { ...key, rolledAt: T0, previousSecretUntil: T0 + 60_000 } });
+      expect(await registry.grantOf(rolled)).toEqual({ plan: STANDARD_PLANS.business, role: 'staff', holder: old });
+      expect(await registry.grantOf(old)).toEqual({ plan: STANDARD_PLANS.business, role: 'staff', expiresAt: T0 + 60_000 });
+      expect((await registry.findKey('key_before'))?.digest).toBe(old);
+    } finally {
+      await drop();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { migrate } from '../../src/adapters/postgres/migrate.js';
-import { readMigrations } from '../../src/adapters/postgres/migration-files.js';
+import { readMigrations, type Migration } from '../../src/adapters/postgres/migration-files.js';
 import { PostgresIdempotencyStore } from '../../src/adapters/postgres/postgres-idempotency-store.js';
 import { PostgresOrderRepository } from '../../src/adapters/postgres/postgres-order-repository.js';
 import { PostgresPetRepository } from '../../src/adapters/postgres/postgres-pet-repository.js';
@@ -11,8 +11,11 @@ import type { CreateStores } from '../contracts/stores-fixture.js';
 import { useTestDatabase } from '../support/test-postgres.js';
 
 export interface PostgresSchemas {
-  /** A fresh schema of the file's test database, migrated, and a database whose search_path is it; `drop` removes both. */
-  fresh(): Promise<{ readonly db: PostgresDatabase; readonly schema: string; drop(): Promise<void> }>;
+  /**
+   * A fresh schema of the file's test database, migrated (by every migration, or by those given),
+   * and a database whose search_path is it; `drop` removes both.
+   */
+  fresh(migrations?: readonly Migration[]): Promise<{ readonly db: PostgresDatabase; readonly schema: string; drop(): Promise<void> }>;
   readonly url: string;
 }
 
@@ -30,12 +33,12 @@ export function usePostgresSchemas(): PostgresSchemas {
     get url() {
       return database.url;
     },
-    async fresh() {
+    async fresh(migrations = readMigrations()) {
       if (admin === undefined) throw new Error('usePostgresSchemas: fresh() is for tests, after beforeAll');
       const schema = `t_${randomBytes(6).toString('hex')}`;
       await admin.query(`CREATE SCHEMA ${schema}`);
       const db = createPostgresDatabase({ url: database.url, max: 10, timeoutMs: 10_000, searchPath: schema });
-      await migrate(db, readMigrations());
+      await migrate(db, migrations);
       const owner = admin;
       return {
         db,

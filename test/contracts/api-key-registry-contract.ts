@@ -15,6 +15,8 @@ export interface ApiKeyRegistryFixture {
 export interface ApiKeyRegistryContractOptions {
   /** Runs of the model-based property; each run creates a fresh registry. */
   readonly numRuns?: number;
+  /** How long the model-based property may take: longer where each run creates and migrates a database schema. */
+  readonly propertyTimeoutMs?: number;
 }
 
 const digestOf = (key: string): string => createHash('sha256').update(key).digest('hex');
@@ -144,7 +146,7 @@ export const describeApiKeyRegistryContract = (
         }),
         { numRuns: options.numRuns ?? 100 },
       );
-    });
+    }, options.propertyTimeoutMs);
   });
 };
 

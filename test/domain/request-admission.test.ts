@@ -1,17 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { MemoryIdempotencyRecords } from '../../src/adapters/memory/memory-idempotency-records.js';
+import { MemoryOrderRepository } from '../../src/adapters/memory/memory-order-repository.js';
+import { MemoryPetRepository } from '../../src/adapters/memory/memory-pet-repository.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
+import type { Caller } from '../../src/domain/access/caller.js';
+import { OrderService } from '../../src/domain/orders/order-service.js';
+import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
-import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
+import { keySubject, RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import type { ApiKeyGrant, ApiKeyRegistry } from '../../src/ports/api-key-registry.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 const CUSTOMER = 'c1'.repeat(32);
 const STAFF = '5f'.repeat(32);
 
-const admissionOver = (keys: ApiKeyRegistry): RequestAdmission =>
-  new RequestAdmission(keys, new MemoryQuotaStore(new ManualClock(0)), {
+const admissionOver = (keys: ApiKeyRegistry, quotas = new MemoryQuotaStore(new ManualClock(0))): RequestAdmission =>
+  new RequestAdmission(keys, quotas, {
     anonymousPolicy: { rules: [{ name: 'minute', limit: 60, windowMs: 60_000 }] },
     ban: DEFAULT_BAN_POLICY,
   });
@@ -57,5 +63,66 @@ describe('RequestAdmission: who is calling', () => {
     for (const digest of [CUSTOMER, STAFF, CUSTOMER]) {
       expect((await admission.admit(digest, '192.0.2.1')).caller).toEqual({ id: digest, role: 'staff' });
     }
+  });
+});
+
+describe('RequestAdmission: a rolled key', () => {
+  const OLD = '01'.repeat(32);
+  const NEW = '02'.repeat(32);
+  const T0 = Date.UTC(2026, 10, 26);
+
+  const rolledKey = async () => {
+    const clock = new ManualClock(T0);
+    const keys = new MemoryApiKeyRegistry(clock);
+    await keys.createKey(OLD, { id: 'key_a', label: '', plan: STANDARD_PLANS.free, role: 'customer', createdAt: T0 });
+    await keys.rollKey('key_a', NEW, T0 + 86_400_000, T0);
+    const quotas = new MemoryQuotaStore(clock);
+    return { clock, quotas, admission: admissionOver(keys, quotas) };
+  };
+
+  it('counts requests by the old and the new secret against one quota, the one its usage is read by', async () => {
+    const { admission, quotas } = await rolledKey();
+    const [minute] = STANDARD_PLANS.free.rules;
+    const limit = minute?.limit ?? 0;
+    for (let i = 0; i < limit; i += 1) {
+      expect((await admission.admit(i % 2 === 0 ? OLD : NEW, '192.0.2.1')).decision.verdict, `request ${i + 1}`).toBe('admitted');
+    }
+    expect((await admission.admit(NEW, '192.0.2.1')).decision.verdict).toBe('rate_limited');
+    expect((await admission.admit(OLD, '192.0.2.1')).decision.verdict).toBe('rate_limited');
+    // `petstore keys show` and `unban` read and reset keySubject of the digest the key was created with.
+    await quotas.reset(keySubject(OLD));
+    expect((await admission.admit(NEW, '192.0.2.1')).decision.verdict).toBe('admitted');
+  });
+
+  it('is one caller by either secret, the key it was created as: an order placed by the old secret is seen and listed by the new one', async () => {
+    const { admission, clock } = await rolledKey();
+    const callerBy = async (digest: string): Promise<Caller> => {
+      const { caller } = await admission.admit(digest, '192.0.2.1');
+      if (caller === undefined) throw new Error(`no caller for ${digest}`);
+      return caller;
+    };
+    const [byOld, byNew] = [await callerBy(OLD), await callerBy(NEW)];
+    expect(byNew).toEqual(byOld);
+    expect(byNew).toEqual({ id: OLD, role: 'customer' });
+
+    const records = new MemoryIdempotencyRecords(clock);
+    const pets = new MemoryPetRepository(records);
+    await new PetCatalog(pets).create({ name: 'Rex', categoryId: 1 });
+    const orders = new OrderService(new MemoryOrderRepository(pets, records), clock);
+    const placed = await orders.place(byOld, { petId: 1 });
+    if (!placed.ok) throw new Error(placed.error.message);
+    expect(await orders.get(byNew, placed.value.id)).toEqual({ ok: true, value: placed.value });
+    expect(await orders.list(byNew, {})).toMatchObject({ ok: true, value: { orders: [placed.value] } });
+  });
+
+  it('refuses the old secret once its grace has ended, and answers the new one synchronously, every request with the same caller and policy', async () => {
+    const { admission, clock } = await rolledKey();
+    clock.set(T0 + 86_400_000);
+    expect(await admission.admit(OLD, '192.0.2.1')).toMatchObject({ plan: undefined, caller: undefined });
+    const first = admission.admit(NEW, '192.0.2.1');
+    const second = admission.admit(NEW, '192.0.2.1');
+    if (first instanceof Promise || second instanceof Promise) throw new Error('the in-memory path must stay synchronous');
+    expect(second.caller).toBe(first.caller);
+    expect(second.policy).toBe(first.policy);
   });
 });
