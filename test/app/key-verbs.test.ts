@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConfiguredAdmin, runKeysCommand } from '../../src/app/cli/keys-command.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
@@ -162,7 +163,13 @@ function adminApiVerbs(adminUrl: string): Verbs {
         call('POST', '/keys', { plan: 'pro', perMinute: '5' }),
       ]);
       const wrongToken = await call('GET', `/keys/${id}`, undefined, `${TOKEN}x`);
-      return answers.every(({ status, json }) => status === 400 && json.code === 'invalid_request') && wrongToken.status === 401;
+      // Which of two tokens was meant cannot be known: Node keeps one of repeated Authorization headers.
+      const twoTokens = await new Promise<number | undefined>((resolve, reject) => {
+        const req = request(`${adminUrl}/keys`, (res) => resolve(res.resume().statusCode));
+        req.setHeader('authorization', [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+        req.on('error', reject).end();
+      });
+      return answers.every(({ status, json }) => status === 400 && json.code === 'invalid_request') && wrongToken.status === 401 && twoTokens === 400;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import FindMyWay, { type HTTPVersion } from 'find-my-way';
+import { credentialHeadersProblem } from '../../../adapters/http/pipeline/credential-headers.js';
 import { readJsonRequest } from '../../../adapters/http/wire/json-request.js';
 import { hasBody, sendError, sendJson, type RequestContext } from '../../../adapters/http/wire/request-context.js';
 import { StoreUnavailableError } from '../../../domain/errors.js';
@@ -72,6 +73,9 @@ export function createAdminKeyApi({ token, keys, clock }: AdminKeyApiOptions): A
       return Promise.resolve(sendJson(ctx, 200, documentJson, NO_STORE));
     }
     if (path !== KEYS_PREFIX && !path.startsWith(`${KEYS_PREFIX}/`)) return false;
+    // As on the API: of repeated Authorization headers Node keeps one, and which token was meant cannot be known.
+    const headersProblem = credentialHeadersProblem(ctx.req);
+    if (headersProblem !== undefined) return Promise.resolve(sendError(ctx, 'invalid_request', headersProblem, NO_STORE));
     if (!bearerMatches(ctx.req.headers.authorization, expected)) return Promise.resolve(sendError(ctx, 'unauthorized', 'The admin token is required: Authorization: Bearer <PETSTORE_ADMIN_TOKEN>.', CHALLENGE));
     const found = router.find(method as 'GET', path);
     if (found === null) {

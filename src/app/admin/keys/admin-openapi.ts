@@ -31,7 +31,7 @@ const errorAnswer = (description: string, codes: readonly [HttpErrorCode, ...Htt
 function sharedErrors(operation: AdminOperation): Record<number, Json> {
   return {
     400: errorAnswer(
-      operation.body === undefined ? 'Repeated Authorization or Host headers.' : 'A body that is not the declared JSON object, or a field out of range; the message names it.',
+      `Repeated Authorization or Host headers${operation.body === undefined ? '' : ", or a body that is not the declared JSON object, or a field out of range; the message names it"}.`,
       ['invalid_request'],
     ),
     401: {
