@@ -191,6 +191,7 @@ export const evaluateTargets = (scenarios: readonly ScenarioResult[], operatedTo
   add('GET list, memory store / fastify peer', result('list', 'memory'), result('list', 'peer'), 1.3);
   add('GET list, memory store / find-my-way + fixed window', result('list', 'memory'), result('list', 'router'), 1);
   add('429 path, memory store / ceiling', result('limited', 'memory'), result('limited', 'ceiling'), 0.8);
+  add('429 path, memory store / find-my-way + fixed window', result('limited', 'memory'), result('limited', 'router'), 1);
   add('429 path / GET list success, memory store (a rejection never slower)', result('limited', 'memory'), result('list', 'memory'), 1);
   add('429 path / GET list success, Redis store (a rejection never slower)', result('limited', 'redis'), result('list', 'redis'), 1);
   add('GET list, Redis store / memory store', result('list', 'redis'), result('list', 'memory'), 0.5);
