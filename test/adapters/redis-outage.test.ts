@@ -95,6 +95,22 @@ describe('Redis adapters through an outage', () => {
     expect(await recoveryTime(operations)).toBeLessThan(1_000);
   });
 
+  it('page reads sent in one script call each fail as unavailable within a second when Redis stops answering', async () => {
+    const pets = new RedisPetRepository(redis, 'outage:');
+    await recoveryTime(operationsOf(redis));
+    process.kill(server.pid, 'SIGSTOP');
+    try {
+      const reads = [0, 0, 5, 10].map((afterId) => timed(() => pets.pageJson({ afterId, limit: 20 })));
+      for (const { error, ms } of await Promise.all(reads)) {
+        expect(error).toBeInstanceOf(StoreUnavailableError);
+        expect(ms).toBeLessThan(1_000);
+      }
+    } finally {
+      process.kill(server.pid, 'SIGCONT');
+    }
+    expect(await recoveryTime(operationsOf(redis))).toBeLessThan(1_000);
+  });
+
   it('a Redis out of memory is unavailable; a key of the wrong type is a bug, reported as it is', async () => {
     const operations = operationsOf(redis);
     await recoveryTime(operations);

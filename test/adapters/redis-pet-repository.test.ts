@@ -91,4 +91,24 @@ describe('RedisPetRepository on a Redis of its own', () => {
       redis.disconnect();
     }
   });
+
+  it('answers the page reads of one turn with one script call, a page asked for twice read once', async () => {
+    const redis = await createRedisClient({ url: server.url });
+    try {
+      const repository = new RedisPetRepository(redis, 'turn:');
+      for (const status of ['available', 'sold', 'available'] as const) await repository.create({ name: status, categoryId: 1, status });
+      // The script is loaded by the first call; counted from here.
+      await repository.pageJson({ afterId: 0, limit: 1 });
+      await redis.config('RESETSTAT');
+      const queries = [{ afterId: 0, limit: 1 }, { afterId: 1, limit: 5 }, { afterId: 0, limit: 1 }, { afterId: 0, limit: 5, status: 'sold' as const }, { afterId: 1, limit: 5 }];
+      const pages = await Promise.all(queries.map((query) => repository.pageJson(query)));
+      expect(pages.map(({ json }) => (JSON.parse(json) as { id: number }[]).map(({ id }) => id))).toEqual([[1], [2, 3], [1], [2], [2, 3]]);
+      expect(pages.map(({ moreAfter }) => moreAfter)).toEqual([1, undefined, 1, undefined, undefined]);
+      const stats = await redis.info('commandstats');
+      expect(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1]).toBe('1');
+      expect(/cmdstat_zrange:calls=(\d+)/.exec(stats)?.[1]).toBe('3');
+    } finally {
+      redis.disconnect();
+    }
+  });
 });

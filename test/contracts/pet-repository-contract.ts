@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateNewPet } from '../../src/domain/pets/new-pet-validation.js';
 import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
-import type { PetRepository } from '../../src/ports/pet-repository.js';
+import type { PetPageQuery, PetRepository, StoredPetPage } from '../../src/ports/pet-repository.js';
 import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
 
 export interface PetRepositoryContractOptions {
@@ -204,17 +204,20 @@ export const describePetRepositoryContract = (
             const counts = { available: 0, pending: 0, sold: 0 };
             for (const pet of model) counts[pet.status] += 1;
             expect(await run.pets.countByStatus()).toEqual(counts);
-            for (const { afterId, limit, status } of queries) {
+            const asked = queries.map(({ afterId, limit, status }): PetPageQuery => ({ afterId, limit, ...(status === undefined ? {} : { status }) }));
+            const pageOf = ({ afterId, limit, status }: PetPageQuery): StoredPetPage => {
               const matching = model.filter((pet) => pet.id > afterId && (status === undefined || pet.status === status));
               const expected = matching.slice(0, limit);
-              const filter = status === undefined ? {} : { status };
-              expect(await pagedPets(run.pets, { afterId, limit, ...filter })).toEqual(expected);
-              expect(await run.pets.pageJson({ afterId, limit, ...filter })).toEqual({
-                json: JSON.stringify(expected),
-                moreAfter: matching.length > limit ? expected.at(-1)?.id : undefined,
-              });
-              expect(await run.pets.get(afterId)).toEqual(model[afterId - 1]);
+              return { json: JSON.stringify(expected), moreAfter: matching.length > limit ? expected.at(-1)?.id : undefined };
+            };
+            for (const query of asked) {
+              expect(await pagedPets(run.pets, query)).toEqual(JSON.parse(pageOf(query).json));
+              expect(await run.pets.pageJson(query)).toEqual(pageOf(query));
+              expect(await run.pets.get(query.afterId)).toEqual(model[query.afterId - 1]);
             }
+            // Asked all at once, each twice (one turn: one batch where a store batches its reads), each page as when asked alone.
+            const together = [...asked, ...asked];
+            expect(await Promise.all(together.map((query) => run.pets.pageJson(query)))).toEqual(together.map(pageOf));
           } finally {
             await run.cleanup();
           }

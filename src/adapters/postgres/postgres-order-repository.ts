@@ -5,7 +5,7 @@ import type { OrderPageQuery, OrderRepository, PlaceOutcome, TransitionOutcome }
 import type { Clock } from '../../ports/clock.js';
 import { completeClaim, lockClaim } from './claim-records.js';
 import type { PostgresDatabase, SqlSession } from './postgres-database.js';
-import { TurnBatch } from './turn-batch.js';
+import { TurnBatch } from '../turn-batch.js';
 
 interface OrderRow {
   readonly id: string;

@@ -5,7 +5,7 @@ import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } f
 import type { Clock } from '../../ports/clock.js';
 import { completeClaim, lockClaim } from './claim-records.js';
 import type { PostgresDatabase } from './postgres-database.js';
-import { TurnBatch } from './turn-batch.js';
+import { TurnBatch } from '../turn-batch.js';
 
 /** A row of `pets`; bigint columns arrive as text. */
 interface PetRow {

@@ -1,6 +1,7 @@
 import { Redis, type Cluster, type RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { OutageListener } from '../store-outages.js';
+import { atTurnEnd } from '../turn-end.js';
 
 /**
  * What the stores send their commands and scripts to: one Redis (REDIS_URL), or a Redis
@@ -96,7 +97,8 @@ export const outageListeners = new WeakMap<RedisClient, OutageListener>();
  * socket is corked at the turn's first command and uncorked before the next turn. Each
  * command would otherwise be a write of its own (a syscall, and a wake-up of Redis), which
  * the profile of the Redis list found to be a third of the service's CPU. Unlike ioredis'
- * auto-pipelining, nothing waits for an earlier batch's replies.
+ * auto-pipelining, nothing waits for an earlier batch's replies. The uncork runs after the
+ * page reads batched in the turn (TurnBatch) are sent, so they leave in the same write.
  */
 export function writeOncePerTurn(redis: Redis): void {
   const send = redis.sendCommand.bind(redis);
@@ -106,7 +108,7 @@ export function writeOncePerTurn(redis: Redis): void {
     if (!corked && socket !== undefined) {
       corked = true;
       socket.cork();
-      setImmediate(() => {
+      atTurnEnd(() => {
         corked = false;
         socket.uncork();
       });

@@ -2,16 +2,21 @@ import type { RedisClient } from './redis-client.js';
 import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
-import { PET_PAGE_JSON_LUA } from './page-script.lua.js';
+import { TurnBatch } from '../turn-batch.js';
+import { PET_PAGES_JSON_LUA } from './page-script.lua.js';
 import { COUNT_PETS_LUA, CREATE_PET_LUA } from './pet-scripts.lua.js';
 import { PetsSlotKeys } from './pets-slot-keys.js';
 import { petOf, petRecord } from './redis-pet-record.js';
 import { fromRedis } from './redis-failures.js';
 
+/** The most page reads one script call takes (its keys); more in one turn make further calls. */
+const MAX_PAGES_PER_CALL = 256;
+
 interface PetScripts {
   /** The number of keys first: a claim adds its record's key. */
   petstoreCreatePet(numberOfKeys: number, ...keysAndArgs: string[]): Promise<string>;
-  petstorePetPageJson(records: string, index: string, afterId: string, limit: number): Promise<[json: string, moreAfter: string]>;
+  /** The number of keys first: the records hash, then one sorted set per page. */
+  petstorePetPagesJson(numberOfKeys: number, ...keysAndArgs: string[]): Promise<string[]>;
   petstoreCountPets(...statusKeys: string[]): Promise<string[]>;
 }
 
@@ -28,7 +33,7 @@ export class RedisPetRepository implements PetRepository {
   constructor(redis: RedisClient, prefix: string) {
     this.keys = new PetsSlotKeys(prefix);
     redis.defineCommand('petstoreCreatePet', { lua: CREATE_PET_LUA });
-    redis.defineCommand('petstorePetPageJson', { numberOfKeys: 2, lua: PET_PAGE_JSON_LUA });
+    redis.defineCommand('petstorePetPagesJson', { lua: PET_PAGES_JSON_LUA });
     redis.defineCommand('petstoreCountPets', { numberOfKeys: PET_STATUSES.length, lua: COUNT_PETS_LUA });
     this.redis = redis as RedisClient & PetScripts;
   }
@@ -51,11 +56,39 @@ export class RedisPetRepository implements PetRepository {
     return record === null ? undefined : petOf(id, record);
   }
 
-  async pageJson({ afterId, limit, status }: PetPageQuery): Promise<StoredPetPage> {
-    if (limit < 1) return { json: '[]', moreAfter: undefined };
-    const [json, moreAfter] = await fromRedis(this.redis, () => this.redis.petstorePetPageJson(this.keys.petRecords, this.#index(status), String(afterId), limit));
-    return { json, moreAfter: moreAfter === '' ? undefined : Number(moreAfter) };
+  async pageJson(query: PetPageQuery): Promise<StoredPetPage> {
+    if (query.limit < 1) return { json: '[]', moreAfter: undefined };
+    return this.#pages.add(query);
   }
+
+  /**
+   * The page reads of one turn in one script call: one command to send, run and parse instead
+   * of one per request. The same page asked for twice in the turn (a hot first page) is read
+   * and sent back once.
+   */
+  readonly #pages = new TurnBatch<PetPageQuery, StoredPetPage>(async (queries) => {
+    const keys = [this.keys.petRecords];
+    const args: string[] = [];
+    const positions = new Map<string, number>();
+    const positionOf = ({ afterId, limit, status }: PetPageQuery): number => {
+      const index = this.#index(status);
+      const read = `${index} ${afterId} ${limit}`;
+      let position = positions.get(read);
+      if (position === undefined) {
+        position = keys.push(index) - 2;
+        positions.set(read, position);
+        args.push(String(afterId), String(limit));
+      }
+      return position;
+    };
+    const asked = queries.map(positionOf);
+    const reply = await fromRedis(this.redis, () => this.redis.petstorePetPagesJson(keys.length, ...keys, ...args));
+    return asked.map((position): StoredPetPage => {
+      const [json, moreAfter] = reply.slice(2 * position, 2 * position + 2);
+      if (json === undefined || moreAfter === undefined) throw new Error(`The page script answered ${reply.length} values for ${args.length / 2} pages`);
+      return { json, moreAfter: moreAfter === '' ? undefined : Number(moreAfter) };
+    });
+  }, MAX_PAGES_PER_CALL);
 
   #index(status: PetStatus | undefined): string {
     return status === undefined ? this.keys.petIds : this.keys.petStatus(status);

@@ -1,7 +1,9 @@
+import { atTurnEnd } from './turn-end.js';
+
 /**
  * Gathers the calls made in one turn of the event loop and runs them as one statement: under
  * load, the creates of many requests then share one round trip, one commit and one WAL flush
- * (the HTTP bench's create scenario measured it); alone, a call waits one turn.
+ * (the HTTP bench measured it for PostgreSQL and Redis); alone, a call waits one turn.
  */
 export class TurnBatch<Input, Output> {
   #waiting: { readonly input: Input; resolve(output: Output): void; reject(error: unknown): void }[] = [];
@@ -15,7 +17,7 @@ export class TurnBatch<Input, Output> {
   add(input: Input): Promise<Output> {
     return new Promise((resolve, reject) => {
       const size = this.#waiting.push({ input, resolve, reject });
-      if (size === 1) setImmediate(() => this.#flush());
+      if (size === 1) atTurnEnd(() => this.#flush());
       else if (size >= this.maxSize) this.#flush();
     });
   }
