@@ -95,13 +95,15 @@ describe('Redis adapters through an outage', () => {
     expect(await recoveryTime(operations)).toBeLessThan(1_000);
   });
 
-  it('page reads sent in one script call each fail as unavailable within a second when Redis stops answering', async () => {
+  it('page reads and quota decisions sent in one script call each fail as unavailable within a second when Redis stops answering', async () => {
     const pets = new RedisPetRepository(redis, 'outage:');
+    const quotas = new RedisQuotaStore(redis, { prefix: 'outage:' });
     await recoveryTime(operationsOf(redis));
     process.kill(server.pid, 'SIGSTOP');
     try {
       const reads = [0, 0, 5, 10].map((afterId) => timed(() => pets.pageJson({ afterId, limit: 20 })));
-      for (const { error, ms } of await Promise.all(reads)) {
+      const decisions = ['key:a', 'key:a', 'key:b'].map((subject) => timed(() => quotas.decide(subject, { rules: STANDARD_PLANS.free.rules })));
+      for (const { error, ms } of await Promise.all([...reads, ...decisions])) {
         expect(error).toBeInstanceOf(StoreUnavailableError);
         expect(ms).toBeLessThan(1_000);
       }

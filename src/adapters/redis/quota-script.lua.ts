@@ -196,7 +196,7 @@ local function writeStrikes(writes, strikes)
 end
 `;
 
-export const QUOTA_LUA = `${QUOTA_LUA_HELPERS}
+const QUOTA_LUA = `${QUOTA_LUA_HELPERS}
 local t = timeOf(ARGV[1])
 local cost = tonumber(ARGV[6 + 2 * n])
 local peek = ARGV[7 + 2 * n] == '1'
@@ -360,7 +360,7 @@ return answer
  * forgotten) are dropped, as QUOTA_LUA would start that subject over.
  * Returns  the ban's answer when the subject is banned afterwards (as QUOTA_LUA's), else nil.
  */
-export const STRIKES_LUA = `${QUOTA_LUA_HELPERS}
+const STRIKES_LUA = `${QUOTA_LUA_HELPERS}
 local t = timeOf(ARGV[1])
 local fields = { 'w', 'la', 'bu', 'ru', 'st', 'bx', 'bl' }
 for i = 1, n do fields[7 + i] = 'r' .. i end
@@ -401,4 +401,34 @@ redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(ttl)))
 if bannedUntil <= t then return nil end
 if not resets then resets = banAnswer(stored[6], stored[7], bannedUntil) end
 return bannedReply(t, bannedUntil, resets)
+`;
+
+/**
+ * Every call of RedisQuotaStore made in one event-loop turn, in one script call: each run in
+ * turn, as separate calls would run one after the other, so a reset or strikes sent after a
+ * decision still come after it. Each script sees its call's KEYS and ARGV (the names shadow
+ * the batch's own).
+ * KEYS     each call's subject hash (on a Cluster, all in one slot).
+ * ARGV     for each call, its kind ('decide': QUOTA_LUA, 'strikes': STRIKES_LUA, 'reset': DEL),
+ *          the number of its arguments, then the script's ARGV.
+ * Returns  each call's reply: QUOTA_LUA's, STRIKES_LUA's (nil for none) or DEL's.
+ */
+export const QUOTA_CALLS_LUA = `
+local function decide(KEYS, ARGV)
+${QUOTA_LUA}
+end
+local function recordStrikes(KEYS, ARGV)
+${STRIKES_LUA}
+end
+local replies = {}
+local at = 1
+for c = 1, #KEYS do
+  local kind, count = ARGV[at], tonumber(ARGV[at + 1])
+  local keys, args = { KEYS[c] }, { unpack(ARGV, at + 2, at + 1 + count) }
+  if kind == 'decide' then replies[c] = decide(keys, args)
+  elseif kind == 'strikes' then replies[c] = recordStrikes(keys, args) or false
+  else replies[c] = redis.call('DEL', KEYS[c]) end
+  at = at + 2 + count
+end
+return replies
 `;

@@ -98,7 +98,7 @@ export const outageListeners = new WeakMap<RedisClient, OutageListener>();
  * command would otherwise be a write of its own (a syscall, and a wake-up of Redis), which
  * the profile of the Redis list found to be a third of the service's CPU. Unlike ioredis'
  * auto-pipelining, nothing waits for an earlier batch's replies. The uncork runs after the
- * page reads batched in the turn (TurnBatch) are sent, so they leave in the same write.
+ * pages and quota calls batched in the turn (TurnBatch) are sent, so they leave in the same write.
  */
 export function writeOncePerTurn(redis: Redis): void {
   const send = redis.sendCommand.bind(redis);

@@ -5,7 +5,8 @@ import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { StrikeRecorder, StrikesReported } from '../../ports/strike-recorder.js';
-import { QUOTA_LUA, STRIKES_LUA } from './quota-script.lua.js';
+import { TurnBatch } from '../turn-batch.js';
+import { QUOTA_CALLS_LUA } from './quota-script.lua.js';
 import { fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
 
@@ -19,18 +20,32 @@ export interface RedisQuotaStoreOptions {
   readonly time?: 'server' | Clock;
 }
 
+/** The most calls one script call takes (its keys); more in one turn make further calls. */
+const MAX_CALLS_PER_SCRIPT = 256;
+
+/** One call of QUOTA_CALLS_LUA: its kind, subject hash and script arguments. */
+interface QuotaCall {
+  readonly kind: 'decide' | 'strikes' | 'reset';
+  readonly key: string;
+  readonly args: readonly string[];
+}
+
+/** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes), or DEL's count. */
+type QuotaReply = string[] | null | number;
+
 interface QuotaScripts {
-  petstoreDecideQuota(key: string, ...args: string[]): Promise<string[]>;
-  petstoreRecordStrikes(key: string, ...args: string[]): Promise<string[] | null>;
+  /** The number of keys first: one per call. */
+  petstoreQuotaCalls(numberOfKeys: number, ...keysAndArgs: string[]): Promise<QuotaReply[]>;
 }
 
 const VERDICTS: readonly QuotaVerdict[] = ['admitted', 'rate_limited', 'banned'];
 
 /**
- * Each decision is one Lua script call (sent by its SHA, resent whole by ioredis after a
- * NOSCRIPT): every rule, the strike and the ban, atomically. A subject's data is one hash
- * under `{q:<subject>}`, bounded per rule like the in-memory rings and expiring when idle.
- * Strikes a cache answered (LocalRefusals) are added by a second script on the same hash.
+ * Each decision is one Lua script (sent by its SHA, resent whole by ioredis after a NOSCRIPT):
+ * every rule, the strike and the ban, atomically; the decisions of one turn share one script
+ * call. A subject's data is one hash under `{q:<subject>}`, bounded per rule like the
+ * in-memory rings and expiring when idle. Strikes a cache answered (LocalRefusals) are added
+ * by a second script on the same hash.
  */
 export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   private readonly redis: RedisClient & QuotaScripts;
@@ -41,8 +56,7 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   constructor(redis: RedisClient, { prefix, time = 'server' }: RedisQuotaStoreOptions) {
     this.keyPrefix = assertValidKeyPrefix(prefix);
     this.clock = time === 'server' ? undefined : time;
-    redis.defineCommand('petstoreDecideQuota', { numberOfKeys: 1, lua: QUOTA_LUA });
-    redis.defineCommand('petstoreRecordStrikes', { numberOfKeys: 1, lua: STRIKES_LUA });
+    redis.defineCommand('petstoreQuotaCalls', { lua: QUOTA_CALLS_LUA });
     this.redis = redis as RedisClient & QuotaScripts;
   }
 
@@ -58,7 +72,7 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   }
 
   async reset(subject: string): Promise<void> {
-    await fromRedis(this.redis, () => this.redis.del(this.keyOf(subject)));
+    await this.#calls.add({ kind: 'reset', key: this.keyOf(subject), args: [] });
   }
 
   async decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported> {
@@ -68,19 +82,34 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   }
 
   /** QUOTA_LUA's reply, its ARGV the policy's then `tail` (cost, peek, report strikes). */
-  #decideScript(subject: string, policy: QuotaPolicy, tail: readonly string[]): Promise<string[]> {
+  async #decideScript(subject: string, policy: QuotaPolicy, tail: readonly string[]): Promise<string[]> {
     const args = this.policyArgs(policy);
     args.push(...tail);
-    return fromRedis(this.redis, () => this.redis.petstoreDecideQuota(this.keyOf(subject), ...args));
+    return fieldsOf(await this.#calls.add({ kind: 'decide', key: this.keyOf(subject), args }));
   }
+
+  /**
+   * The calls of one turn in one script call, run in the order made: one command to build,
+   * send, run and parse instead of one per request. On a Cluster, one script call per subject
+   * (a script's keys share a slot), so a shard that is down fails only its own subjects' calls.
+   */
+  readonly #calls = new TurnBatch<QuotaCall, QuotaReply>(
+    async (calls) => {
+      const keysAndArgs = calls.map(({ key }) => key);
+      for (const { kind, args } of calls) keysAndArgs.push(kind, String(args.length), ...args);
+      return fromRedis(this.redis, () => this.redis.petstoreQuotaCalls(calls.length, ...keysAndArgs));
+    },
+    MAX_CALLS_PER_SCRIPT,
+    ({ key }) => (this.redis.isCluster ? key : ''),
+  );
 
   async recordStrikes(subject: string, policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined> {
     // Without a ban rule a refusal is never a strike.
     if (policy.ban === undefined || strikes.length === 0) return undefined;
     const args = this.policyArgs(policy);
     for (const value of strikes) args.push(String(value));
-    const reply = await fromRedis(this.redis, () => this.redis.petstoreRecordStrikes(this.keyOf(subject), ...args));
-    return reply === null ? undefined : decisionOf(reply, policy.rules.length);
+    const reply = await this.#calls.add({ kind: 'strikes', key: this.keyOf(subject), args });
+    return reply === null ? undefined : decisionOf(fieldsOf(reply), policy.rules.length);
   }
 
   /** The scripts' ARGV up to the ban policy: the time, then the policy. */
@@ -101,6 +130,11 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
     return `${this.keyPrefix}{q:${subject}}`;
   }
 }
+
+const fieldsOf = (reply: QuotaReply): string[] => {
+  if (!Array.isArray(reply)) throw new Error(`Unexpected quota script reply: ${JSON.stringify(reply)}`);
+  return reply;
+};
 
 const decisionOf = (reply: readonly string[], ruleCount: number): QuotaDecision => {
   const verdict = VERDICTS.find((known) => known === reply[0]);
