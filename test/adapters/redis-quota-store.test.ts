@@ -233,6 +233,27 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       expect((await redis.keys('*')).sort()).toEqual(['shop:{q:addr:::1}', 'shop:{q:key:ab12}']);
     }));
 
+  it('sends the quota calls of one turn (decisions, peeks, strikes, resets) as one script call, run in the order made', () =>
+    withClient(async (redis) => {
+      const store = new RedisQuotaStore(redis, { prefix: 'turn:' });
+      const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 2, windowMs: 60_000 }] };
+      // The script is loaded by the first call; counted from here.
+      await store.decide('key:warm', policy);
+      await redis.config('RESETSTAT');
+      const [first, second, peek, reset, afterReset, other] = await Promise.all([
+        store.decide('key:a', policy),
+        store.decide('key:a', policy),
+        store.peek('key:a', policy),
+        store.reset('key:a'),
+        store.decide('key:a', policy),
+        store.decide('key:b', policy),
+      ]);
+      expect([first, second, peek, afterReset, other].map((decision) => decision?.verdict)).toEqual(['admitted', 'admitted', 'rate_limited', 'admitted', 'admitted']);
+      expect(reset).toBeUndefined();
+      expect(afterReset?.remaining).toEqual([1]);
+      expect(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1]).toBe('1');
+    }));
+
   it('lets an idle subject expire once nothing kept matters: the longest window plus a granule, or the ban', () =>
     withClient(async (redis) => {
       const clock = new ManualClock(START);

@@ -313,6 +313,16 @@ export const describeQuotaStoreContract = (
       expect(new Set(remaining).size).toBe(100);
     });
 
+    it('300 concurrent requests over three subjects, interleaved, are each counted on their own subject', async () => {
+      const names = ['a', 'b', 'c'];
+      const decisions = await Promise.all(Array.from({ length: 300 }, async (_, i) => store.decide(subject(names[i % 3] ?? 'a'), minuteOnly(90))));
+      for (const [index] of names.entries()) {
+        const own = decisions.filter((_, i) => i % 3 === index);
+        expect(own.filter((d) => d.verdict === 'admitted').map((d) => d.remaining[0]).sort((x = 0, y = 0) => y - x)).toEqual(Array.from({ length: 90 }, (_, i) => 89 - i));
+        expect(own.filter((d) => d.verdict === 'rate_limited')).toHaveLength(10);
+      }
+    });
+
     it('concurrent requests are not banned beyond the rule: 150 at once on a banning policy admit exactly 100', async () => {
       const policy: QuotaPolicy = { ...minuteOnly(100), ban: { strikes: 20, strikeWindowMs: 600_000, banMs: 900_000 } };
       const decisions = await Promise.all(Array.from({ length: 150 }, async () => store.decide(subject('a'), policy)));
