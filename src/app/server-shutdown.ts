@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Server as NetServer } from 'node:net';
 import type { PetStoreHttpServer } from '../adapters/http/http-server.js';
@@ -7,7 +8,10 @@ const QUIET_MS = 250;
 const REAP_EVERY_MS = 50;
 
 interface Tracked {
-  running: number;
+  /** The response to the connection's latest request: answers go out in order, so once it has finished, every earlier one has. */
+  latest: ServerResponse | undefined;
+  /** `latest` once the reaper saw it finished: its quiet time starts then. */
+  seenFinished: ServerResponse | undefined;
   bytesRead: number;
   quietSince: number;
 }
@@ -23,20 +27,19 @@ export function trackConnections(server: PetStoreHttpServer): (drainMs: number, 
   let lastAcceptedAt = Number.NEGATIVE_INFINITY;
   server.on('connection', (socket: Socket) => {
     lastAcceptedAt = Date.now();
-    connections.set(socket, { running: 0, bytesRead: 0, quietSince: lastAcceptedAt });
+    connections.set(socket, { latest: undefined, seenFinished: undefined, bytesRead: 0, quietSince: lastAcceptedAt });
     socket.once('close', () => connections.delete(socket));
   });
-  // First of the request listeners, so a closing server marks the answer before the handler writes it.
-  server.prependListener('request', (req, res) => {
+  // Around the server's own listener rather than beside it: with two listeners Node copies the
+  // listener array on every request. Before it, so a closing server marks the answer before the
+  // handler writes it. Only a field is set per request; the reaper reads it at shutdown.
+  const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const tracked = connections.get(req.socket);
-    if (tracked !== undefined) {
-      tracked.running++;
-      res.once('close', () => {
-        tracked.running--;
-        tracked.quietSince = Date.now();
-      });
-    }
+    if (tracked !== undefined) tracked.latest = res;
     if (closing) res.setHeader('connection', 'close');
+    for (const handler of handlers) handler(req, res);
   });
 
   /**
@@ -63,7 +66,14 @@ export function trackConnections(server: PetStoreHttpServer): (drainMs: number, 
           if (socket.bytesRead !== tracked.bytesRead) {
             tracked.bytesRead = socket.bytesRead;
             tracked.quietSince = now;
-          } else if (tracked.running === 0 && now - tracked.quietSince >= QUIET_MS) {
+            continue;
+          }
+          const latest = tracked.latest;
+          if (latest !== undefined && !latest.writableFinished) continue;
+          if (latest !== tracked.seenFinished) {
+            tracked.seenFinished = latest;
+            tracked.quietSince = now;
+          } else if (now - tracked.quietSince >= QUIET_MS) {
             socket.destroy();
           }
         }

@@ -5,6 +5,13 @@ import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet
 import { MemoryIdempotencyRecords } from './memory-idempotency-records.js';
 import { SortedIds } from './sorted-ids.js';
 
+/** Pages kept between two writes; past it they are dropped and joined again as read. */
+const PAGES_KEPT = 1_024;
+/** Above every page limit (100): a page's key is `afterId * LIMIT_SPAN + limit`. */
+const LIMIT_SPAN = 128;
+/** A page's place in #pages for each filter: no filter, then PET_STATUSES' order. */
+const FILTERS: readonly (PetStatus | undefined)[] = [undefined, ...PET_STATUSES];
+
 /**
  * Pets in an array by id (ids are 1..n without gaps, so a pet's id is its position + 1) and
  * an index of ids per status, each paged in O(log n + limit). A status change replaces the
@@ -16,6 +23,13 @@ export class MemoryPetRepository implements PetRepository {
   /** Each pet's JSON, by position like #pets, written when the pet is: a page only joins them. */
   readonly #json: string[] = [];
   readonly #byStatus = new Map<PetStatus, SortedIds>(PET_STATUSES.map((status) => [status, new SortedIds()]));
+  /**
+   * Each page read since the last write, by filter and then by `afterId * LIMIT_SPAN + limit`: a page read again is the same string, already flat (V8 flattens a joined
+   * string once, in place), where joining it again made the transport flatten and measure it
+   * again. Every write empties it.
+   */
+  readonly #pages: readonly Map<number, StoredPetPage>[] = FILTERS.map(() => new Map());
+  #pagesKept = 0;
   readonly #records: MemoryIdempotencyRecords;
 
   /** `records`: shared with the MemoryIdempotencyStore whose claims `create` completes. */
@@ -30,6 +44,7 @@ export class MemoryPetRepository implements PetRepository {
     this.#pets.push(stored);
     this.#json.push(petJson(stored));
     this.#index(stored.status).insert(stored.id);
+    this.#forgetPages();
     if (claim !== undefined) this.#records.complete(claim, { kind: 'pet', pet: stored });
     return stored;
   }
@@ -38,7 +53,22 @@ export class MemoryPetRepository implements PetRepository {
     return this.find(id);
   }
 
-  async pageJson({ afterId, limit, status }: PetPageQuery): Promise<StoredPetPage> {
+  async pageJson(query: PetPageQuery): Promise<StoredPetPage> {
+    // Past the last id every page is empty; below it the key is exact (ids stay far below 2^46).
+    if (query.afterId >= this.#pets.length || query.limit >= LIMIT_SPAN) return this.#join(query);
+    const pages = this.#pages[FILTERS.indexOf(query.status)]!;
+    const key = query.afterId * LIMIT_SPAN + query.limit;
+    let page = pages.get(key);
+    if (page === undefined) {
+      if (this.#pagesKept === PAGES_KEPT) this.#forgetPages();
+      page = this.#join(query);
+      pages.set(key, page);
+      this.#pagesKept++;
+    }
+    return page;
+  }
+
+  #join({ afterId, limit, status }: PetPageQuery): StoredPetPage {
     const ids = this.#ids({ afterId, limit: limit + 1, ...(status === undefined ? {} : { status }) });
     const more = ids.length > limit;
     if (more) ids.pop();
@@ -71,6 +101,13 @@ export class MemoryPetRepository implements PetRepository {
     this.#json[pet.id - 1] = petJson(changed);
     this.#index(pet.status).remove(pet.id);
     this.#index(status).insert(pet.id);
+    this.#forgetPages();
+  }
+
+  #forgetPages(): void {
+    if (this.#pagesKept === 0) return;
+    for (const pages of this.#pages) pages.clear();
+    this.#pagesKept = 0;
   }
 
   #index(status: PetStatus): SortedIds {

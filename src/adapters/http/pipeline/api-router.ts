@@ -14,7 +14,12 @@ export interface CompiledRoute {
 }
 
 export type RouteMatch =
-  | { readonly kind: 'route'; readonly route: CompiledRoute; readonly params: Record<string, string | undefined>; readonly query: Record<string, unknown> }
+  | {
+      readonly kind: 'route';
+      readonly route: CompiledRoute;
+      readonly params: Readonly<Record<string, string | undefined>>;
+      readonly query: Readonly<Record<string, unknown>>;
+    }
   | { readonly kind: 'bad_url' };
 
 export interface ApiRouter {
@@ -39,6 +44,41 @@ export const pathOf = (url: string): string => {
 
 const BAD_URL: RouteMatch = { kind: 'bad_url' };
 const unusedHandler = (): void => {};
+
+/** Request targets whose match is remembered, per method; past it all are dropped and looked up again as they come. */
+const MATCHES_KEPT = 1_024;
+/** Longer targets are looked up every time, so what is remembered stays under a few hundred KB. */
+const LONGEST_KEPT_TARGET = 256;
+
+/**
+ * `find` remembering its answers: the routes never change once built, so a target's match
+ * does too, and a client repeating a request (a page, a pet) skips find-my-way's walk and
+ * query parsing for a map lookup. A match's params and query are shared by the requests of
+ * that target, read only (`RouteMatch` and RequestContext type them so).
+ */
+const rememberingFind = (find: (method: string, url: string) => RouteMatch | null): ((method: string, url: string) => RouteMatch | null) => {
+  const byMethod = new Map<string, Map<string, RouteMatch | null>>();
+  let kept = 0;
+  return (method, url) => {
+    if (url.length > LONGEST_KEPT_TARGET) return find(method, url);
+    let matches = byMethod.get(method);
+    if (matches === undefined) {
+      matches = new Map();
+      byMethod.set(method, matches);
+    }
+    let match = matches.get(url);
+    if (match === undefined) {
+      if (kept === MATCHES_KEPT) {
+        for (const other of byMethod.values()) other.clear();
+        kept = 0;
+      }
+      match = find(method, url);
+      matches.set(url, match);
+      kept++;
+    }
+    return match;
+  };
+};
 
 /** find-my-way over the declared operations, HEAD wherever GET; checks the table first. */
 export function createApiRouter(operations: readonly Operation[], options: ApiRouterOptions): ApiRouter {
@@ -72,13 +112,13 @@ export function createApiRouter(operations: readonly Operation[], options: ApiRo
   const routedMethods = [...methods].sort();
 
   return {
-    find(method, url) {
+    find: rememberingFind((method, url) => {
       const found = router.find(method as HTTPVersion.V1 extends never ? never : 'GET', url);
       if (found === null) return null;
       const route = found.store as CompiledRoute | null;
       if (route === null) return BAD_URL;
       return { kind: 'route', route, params: found.params, query: found.searchParams };
-    },
+    }),
     allowedMethods(url) {
       const path = pathOf(url);
       return routedMethods.filter((method) => router.find(method as 'GET', path) !== null);

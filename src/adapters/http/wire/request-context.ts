@@ -104,11 +104,25 @@ export function sendJson(ctx: RequestContext, status: number, body: string, extr
   sendBody(ctx, status, JSON_TYPE, body, extra);
 }
 
+// The string body last measured and its length in bytes: one sent again (a kept page, the refusal
+// of a flood) is not measured again, which reads every character.
+let lastBody = '';
+let lastBodyBytes = 0;
+
+const byteLengthOf = (body: string | Buffer): number => {
+  if (typeof body !== 'string') return body.length;
+  if (body !== lastBody) {
+    lastBody = body;
+    lastBodyBytes = Buffer.byteLength(body);
+  }
+  return lastBodyBytes;
+};
+
 /** An answer of any media type (the docs page and its files); JSON goes through sendJson. */
 export function sendBody(ctx: RequestContext, status: number, contentType: string, body: string | Buffer, extra?: readonly (string | number)[]): void {
   const headers = ctx.headers;
   if (extra !== undefined) for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
-  headers.push('content-type', contentType, 'content-length', Buffer.byteLength(body));
+  headers.push('content-type', contentType, 'content-length', byteLengthOf(body));
   writeHead(ctx, status);
   ctx.res.end(body);
 }
