@@ -147,6 +147,8 @@ describe('the OpenAPI document', () => {
         'order_not_cancellable',
         'invalid_transition',
         'idempotency_conflict',
+        // Answered by the admin API's key routes; one table of codes for both listeners.
+        'key_revoked',
         'payload_too_large',
         'expectation_failed',
         'idempotency_key_reused',
