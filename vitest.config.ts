@@ -20,6 +20,20 @@ const PROCESS_TESTS = [
   'test/browser/**/*.test.ts',
 ];
 
+// Of those, the ones that time nothing a second process would distort: they wait on sleeps,
+// npm and the stores, so they run after the timed ones, two at a time.
+const WAITING_PROCESS_TESTS = [
+  'test/package/consumer.test.ts',
+  'test/redis/keys-command.test.ts',
+  'test/postgres/multi-instance.test.ts',
+  'test/redis/multi-instance.test.ts',
+  'test/redis/orders-multi-instance.test.ts',
+  'test/app/cli.test.ts',
+  'test/browser/**/*.test.ts',
+  'test/app/npm-start.test.ts',
+  'test/redis/rate-limit-status.test.ts',
+];
+
 const HTTP_ON_POSTGRES = [
   'test/http/create-pet.test.ts',
   'test/http/list-pets.test.ts',
@@ -50,7 +64,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'processes', include: PROCESS_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { name: 'processes', include: PROCESS_TESTS, exclude: WAITING_PROCESS_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: 'waiting-processes', include: WAITING_PROCESS_TESTS, sequence: { groupOrder: 2 } },
       },
     ],
   },

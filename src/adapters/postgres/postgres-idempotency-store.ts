@@ -31,9 +31,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   async begin(claim: IdempotencyClaim): Promise<IdempotencyStart> {
     if (++this.#begins % PURGE_EVERY === 0) void this.#purge();
-    const now = this.clock.now();
     // A record that vanishes between the two statements (released, expired, in its last second) is begun again.
     for (;;) {
+      const now = this.clock.now();
       // A mark's last second holds nothing off (see IDEMPOTENCY_MARK_RESOLUTION_MS).
       const started = await this.db.query(
         `INSERT INTO idempotency_records (scope, key, fingerprint, expires_at)
@@ -52,9 +52,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
         [claim.scope, claim.key, now],
       );
       const record = rows[0];
-      if (record === undefined || (record.result === null && record.left_ms < IDEMPOTENCY_MARK_RESOLUTION_MS)) continue;
+      // What is left now, not at `now`: the two statements may have taken a while (a store just thawed), and a Retry-After must not outlast the mark.
+      const leftMs = record === undefined ? 0 : record.left_ms - (this.clock.now() - now);
+      if (record === undefined || (record.result === null && leftMs < IDEMPOTENCY_MARK_RESOLUTION_MS)) continue;
       if (record.fingerprint !== claim.fingerprint) return REUSED;
-      return record.result === null ? { kind: 'in_flight', leftMs: record.left_ms } : { kind: 'replay', result: record.result };
+      return record.result === null ? { kind: 'in_flight', leftMs } : { kind: 'replay', result: record.result };
     }
   }
 
