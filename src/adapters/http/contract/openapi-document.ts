@@ -1,3 +1,4 @@
+import { schemaReferences } from './schema-references.js';
 import type { TSchema } from 'typebox';
 import { DEFAULT_BASE_PATH } from './base-path.js';
 import type { HttpErrorCode } from '../wire/http-errors.js';
@@ -54,19 +55,7 @@ export interface OpenApiOptions {
   readonly origins?: readonly ServerOrigin[];
 }
 
-const namedByJson = new Map(Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [JSON.stringify(schema), name]));
-
-/** A schema for the document: every named schema inside it, and itself, become `$ref`s. */
-function documentSchema(schema: unknown, root = false): unknown {
-  if (typeof schema !== 'object' || schema === null) return schema;
-  if (!root) {
-    const name = namedByJson.get(JSON.stringify(schema));
-    if (name !== undefined) return ref(`schemas/${name}`);
-  }
-  if (Array.isArray(schema)) return schema.map((item) => documentSchema(item));
-  // JSON.stringify drops TypeBox's symbol-keyed markers, so the document holds plain JSON Schema.
-  return JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, documentSchema(value)]))));
-}
+const documentSchema = schemaReferences(NAMED_SCHEMAS);
 
 const JSON_MEDIA_TYPES = ['application/json'] as const;
 const contentOf = (schema: TSchema, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Json =>

@@ -1,3 +1,4 @@
+import { schemaReferences } from '../../../adapters/http/contract/schema-references.js';
 import type { TSchema } from 'typebox';
 import { errorContent } from '../../../adapters/http/contract/openapi-components.js';
 import { LICENSE } from '../../../adapters/http/contract/openapi-document.js';
@@ -9,19 +10,7 @@ import { ADMIN_NAMED_SCHEMAS, ADMIN_TOKEN_DESCRIPTION } from './admin-key-schema
 
 type Json = Readonly<Record<string, unknown>>;
 
-const namedByJson = new Map(Object.entries(ADMIN_NAMED_SCHEMAS).map(([name, schema]) => [JSON.stringify(schema), name]));
-
-/** A schema for the document: every named schema inside it, and itself unless it is the root, become `$ref`s. */
-function documentSchema(schema: unknown, root = false): unknown {
-  if (typeof schema !== 'object' || schema === null) return schema;
-  if (!root) {
-    const name = namedByJson.get(JSON.stringify(schema));
-    if (name !== undefined) return { $ref: `#/components/schemas/${name}` };
-  }
-  if (Array.isArray(schema)) return schema.map((item) => documentSchema(item));
-  // JSON.stringify drops TypeBox's symbol-keyed markers: the document holds plain JSON Schema.
-  return JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, documentSchema(value)]))));
-}
+const documentSchema = schemaReferences(ADMIN_NAMED_SCHEMAS);
 
 const jsonContent = (schema: TSchema): Json => ({ 'application/json': { schema: documentSchema(schema) } });
 
