@@ -23,9 +23,9 @@ import { positiveFromEnv } from './http/env.js';
 import { runLoad, type Load, type RepeatedLoad } from './http/load.js';
 import { commandCounts, connectRedis, deleteKeysUnder, callsBetween, redisVersion } from './http/redis-stats.js';
 import { cpuBetween, postgresSetting, postgresVersion, processCpu } from './http/postgres.js';
-import { describePairRound, operatedPair, PAIR_DEFAULTS, summarisePair } from './http/operations-cost.js';
+import { describePairRound, PAIR_DEFAULTS, serverPair, summarisePair } from './http/operations-cost.js';
 import { measurePaired } from './http/paired.js';
-import { evaluateTargets, markdownReport, summarise, type BenchResults, type Round, type ScenarioResult } from './http/report.js';
+import { evaluateTargets, markdownReport, summarise, TARGETS, type BenchResults, type PairedMeasurement, type Round, type ScenarioResult } from './http/report.js';
 import { scenarios } from './http/scenarios.js';
 import { serverSpecs, startServer, type RunningServer, type ServerName } from './http/servers.js';
 
@@ -166,14 +166,19 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
   });
 }
 
-// The access log target compares two configurations of one server: judged from both loaded at the same time.
-const listScenario = scenarios(2 * PAIR_DEFAULTS.connectionsEach).find((s) => s.id === 'list');
-let operationsCost: BenchResults['operationsCost'];
-if (listScenario !== undefined && (only === undefined || only.includes('list')) && serverWanted('memory') && serverWanted('operated')) {
-  console.log(`\n${listScenario.title}: without and with the access log and metrics, loaded together, ${PAIR_DEFAULTS.connectionsEach} connections each`);
-  const rounds = await measurePaired(operatedPair(), listScenario, PAIR_DEFAULTS, (round, result) => console.log(describePairRound(round, result)));
-  console.log(summarisePair(rounds));
-  operationsCost = { settings: PAIR_DEFAULTS, rounds };
+// Targets against a server of nearly the same cost are judged from the two loaded at the same time.
+const paired: PairedMeasurement[] = [];
+for (const target of TARGETS.filter(({ judge }) => judge === 'paired')) {
+  const servers = measured.find(({ id }) => id === target.scenario)?.servers ?? [];
+  const scenario = scenarios(2 * PAIR_DEFAULTS.connectionsEach).find(({ id }) => id === target.scenario);
+  if (scenario === undefined || ![target.reference, target.measured].every((name) => servers.some(({ server }) => server === name))) continue;
+  const names = { first: target.reference, second: target.measured, ratio: target.name };
+  console.log(`\n${target.name}: ${target.reference} and ${target.measured} loaded together, ${PAIR_DEFAULTS.connectionsEach} connections each`);
+  const rounds = await measurePaired(serverPair(target.reference, target.measured), scenario, PAIR_DEFAULTS, (round, result) =>
+    console.log(describePairRound(round, result, names)),
+  );
+  console.log(summarisePair(rounds, names));
+  paired.push({ target: target.name, settings: PAIR_DEFAULTS, rounds });
 }
 
 const results: BenchResults = {
@@ -197,8 +202,8 @@ const results: BenchResults = {
   settings,
   notes,
   scenarios: measured,
-  ...(operationsCost === undefined ? {} : { operationsCost }),
-  targets: evaluateTargets(measured, operationsCost?.rounds),
+  ...(paired.length === 0 ? {} : { paired }),
+  targets: evaluateTargets(measured, paired),
 };
 redis?.disconnect();
 

@@ -13,7 +13,7 @@
  * columns, not the totals with the HTTP bench. After the table, the functions of the servers'
  * own code that spend the most, by self time: where to cut.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { positiveFromEnv } from './http/env.js';
@@ -99,6 +99,7 @@ try {
     const spec = specs.find((candidate) => candidate.name === name);
     if (spec === undefined) throw new Error(`no server ${name} here (Redis servers need REDIS_URL)`);
     const directory = keptDirectory ?? mkdtempSync(join(tmpdir(), `petstore-profile-${name}-`));
+    if (keptDirectory !== undefined) mkdirSync(keptDirectory, { recursive: true });
     const before = new Set(keptDirectory === undefined ? [] : readdirSync(directory));
     process.env['BENCH_NODE_OPTIONS'] = `--cpu-prof --cpu-prof-dir=${directory}`;
     const server = await startServer(spec);

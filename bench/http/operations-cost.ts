@@ -1,20 +1,23 @@
 import { median } from './report.js';
 import { cpuRatiosOf, type PairedRound, type PairSettings } from './paired.js';
-import { serverSpecs, type ServerSpec } from './servers.js';
+import { serverSpecs, type ServerName, type ServerSpec } from './servers.js';
 
 /** 10 rounds of 3 s: the median of ten per-round ratios moved by one to three points between runs of the same code. */
 export const PAIR_DEFAULTS: PairSettings = { rounds: 10, seconds: 3, warmUpSeconds: 3, connectionsEach: 25 };
 
-/** The service without and with the access log and metrics: the HTTP bench's `memory` and `operated` servers. */
-export const operatedPair = (): [ServerSpec, ServerSpec] => {
+/** Two servers of the HTTP bench that need neither Redis nor PostgreSQL, to be loaded together. */
+export const serverPair = (first: ServerName, second: ServerName): [ServerSpec, ServerSpec] => {
   const specs = serverSpecs(undefined);
-  const spec = (name: string): ServerSpec => {
+  const spec = (name: ServerName): ServerSpec => {
     const found = specs.find((candidate) => candidate.name === name);
-    if (found === undefined) throw new Error(`no server ${name}`);
+    if (found === undefined) throw new Error(`no server ${name} without Redis and PostgreSQL`);
     return found;
   };
-  return [spec('memory'), spec('operated')];
+  return [spec(first), spec(second)];
 };
+
+/** The service without and with the access log and metrics: the HTTP bench's `memory` and `operated` servers. */
+export const operatedPair = (): [ServerSpec, ServerSpec] => serverPair('memory', 'operated');
 
 /** What a pair's two servers are called in its report, and what their CPU ratio (first / second) says. */
 export interface PairNames {

@@ -81,8 +81,8 @@ export interface BenchResults {
   readonly settings: { readonly connections: number; readonly rounds: number; readonly seconds: number; readonly warmUpSeconds: number };
   readonly notes: readonly string[];
   readonly scenarios: readonly ScenarioResult[];
-  /** The list scenario's memory and operated servers loaded together (bench/http/paired.ts). */
-  readonly operationsCost?: { readonly settings: PairSettings; readonly rounds: readonly PairedRound[] };
+  /** The paired targets' servers loaded together (bench/http/paired.ts). */
+  readonly paired?: readonly PairedMeasurement[];
   readonly targets: readonly Target[];
 }
 
@@ -155,55 +155,71 @@ const cpuRatiosByRound = (measured: ServerResult, reference: ServerResult): numb
   return ratios;
 };
 
+/** A target: the measured server's figure over the reference's, in the same scenario unless the reference names another. */
+export interface TargetSpec {
+  readonly name: string;
+  readonly scenario: ScenarioId;
+  readonly measured: ServerName;
+  readonly reference: ServerName;
+  /** The reference's scenario where it differs (a rejection against a success of the same server). */
+  readonly referenceScenario?: ScenarioId;
+  readonly threshold: number;
+  /**
+   * `paired`: this service against a reference that spends nearly the same, neither touching Redis
+   * or PostgreSQL: judged from the two loaded at the same time (bench/http/paired.ts), since
+   * measured one after the other their rounds move by a third on this machine. `rps`: the stores
+   * compared spend CPU outside the service (PostgreSQL, Redis), so by req/s. Else by CPU per request.
+   */
+  readonly judge?: 'paired' | 'rps';
+}
+
+/** The targets of the benchmark issues, in the order the report prints them. */
+export const TARGETS: readonly TargetSpec[] = [
+  { name: 'GET list, memory store / ceiling', scenario: 'list', measured: 'memory', reference: 'ceiling', threshold: 0.6, judge: 'paired' },
+  { name: 'GET list, memory store / fastify peer', scenario: 'list', measured: 'memory', reference: 'peer', threshold: 1.3, judge: 'paired' },
+  { name: 'GET list, memory store / find-my-way + fixed window', scenario: 'list', measured: 'memory', reference: 'router', threshold: 1, judge: 'paired' },
+  { name: '429 path, memory store / ceiling', scenario: 'limited', measured: 'memory', reference: 'ceiling', threshold: 0.8, judge: 'paired' },
+  { name: '429 path, memory store / find-my-way + fixed window', scenario: 'limited', measured: 'memory', reference: 'router', threshold: 1, judge: 'paired' },
+  { name: '429 path / GET list success, memory store (a rejection never slower)', scenario: 'limited', measured: 'memory', reference: 'memory', referenceScenario: 'list', threshold: 1 },
+  { name: '429 path / GET list success, Redis store (a rejection never slower)', scenario: 'limited', measured: 'redis', reference: 'redis', referenceScenario: 'list', threshold: 1 },
+  { name: 'GET list, Redis store / memory store', scenario: 'list', measured: 'redis', reference: 'memory', threshold: 0.5 },
+  { name: 'GET list, access log + metrics on / off (memory store)', scenario: 'list', measured: 'operated', reference: 'memory', threshold: 0.9, judge: 'paired' },
+  { name: '429 path, Redis store / memory store', scenario: 'limited', measured: 'redis', reference: 'memory', threshold: 0.85 },
+  { name: 'GET list, Redis Cluster (3 masters) / single Redis', scenario: 'list', measured: 'cluster', reference: 'redis', threshold: 0.8 },
+  { name: '429 path, Redis Cluster (3 masters) / single Redis', scenario: 'limited', measured: 'cluster', reference: 'redis', threshold: 0.8 },
+  { name: 'GET list, PostgreSQL store / Redis store (by req/s)', scenario: 'list', measured: 'postgres', reference: 'redis', threshold: 0.8, judge: 'rps' },
+  { name: 'POST create, PostgreSQL store / Redis store (by req/s)', scenario: 'create', measured: 'postgres', reference: 'redis', threshold: 0.5, judge: 'rps' },
+  { name: 'place + cancel order, PostgreSQL store / Redis store (by req/s)', scenario: 'order', measured: 'postgres', reference: 'redis', threshold: 0.5, judge: 'rps' },
+];
+
+/** A paired target's rounds: its reference (first) and measured server (second) loaded together. */
+export interface PairedMeasurement {
+  readonly target: string;
+  readonly settings: PairSettings;
+  readonly rounds: readonly PairedRound[];
+}
+
 /**
- * The targets of the benchmark issue: req/s by medians of this run, CPU per request round by
- * round; the access log's, where `operatedTogether` holds its rounds, from the two servers
- * loaded at the same time (without / with, round by round).
+ * The targets measured in this run: req/s by medians of this run, CPU per request round by
+ * round; a paired target, where `paired` holds its rounds, from the two servers loaded at the
+ * same time (reference / measured, round by round).
  */
-export const evaluateTargets = (scenarios: readonly ScenarioResult[], operatedTogether?: readonly PairedRound[]): Target[] => {
+export const evaluateTargets = (scenarios: readonly ScenarioResult[], paired: readonly PairedMeasurement[] = []): Target[] => {
   const result = (scenario: ScenarioId, server: ServerName): ServerResult | undefined =>
     scenarios.find((s) => s.id === scenario)?.servers.find((s) => s.server === server);
-  const targets: Target[] = [];
-  /** `together`: the reference's and the server's rounds loaded at the same time, which then decide by CPU. */
-  const add = (
-    name: string,
-    measured: ServerResult | undefined,
-    reference: ServerResult | undefined,
-    threshold: number,
-    together?: readonly PairedRound[] | 'by req/s',
-  ): void => {
-    if (measured === undefined || reference === undefined) return;
+  return TARGETS.flatMap(({ name, scenario, measured: measuredServer, reference: referenceServer, referenceScenario, threshold, judge }): Target[] => {
+    const measured = result(scenario, measuredServer);
+    const reference = result(referenceScenario ?? scenario, referenceServer);
+    if (measured === undefined || reference === undefined) return [];
     const value = measured.summary.requestsPerSecond / reference.summary.requestsPerSecond;
     const ratios = cpuRatiosByRound(measured, reference);
     const sequential = ratios === null ? null : median(ratios);
-    if (together === 'by req/s') {
-      targets.push({ name, value, byCpu: sequential, threshold, met: value >= threshold, judgedByRps: true });
-      return;
-    }
-    if (together === undefined || together.length === 0) {
-      targets.push({ name, value, byCpu: sequential, threshold, met: (sequential ?? value) >= threshold });
-      return;
-    }
+    if (judge === 'rps') return [{ name, value, byCpu: sequential, threshold, met: value >= threshold, judgedByRps: true }];
+    const together = judge === 'paired' ? paired.find((measurement) => measurement.target === name)?.rounds : undefined;
+    if (together === undefined || together.length === 0) return [{ name, value, byCpu: sequential, threshold, met: (sequential ?? value) >= threshold }];
     const byCpu = median(cpuRatiosOf(together));
-    targets.push({ name: `${name}, both loaded together`, value, byCpu, threshold, met: byCpu >= threshold, sequentialByCpu: sequential });
-  };
-  add('GET list, memory store / ceiling', result('list', 'memory'), result('list', 'ceiling'), 0.6);
-  add('GET list, memory store / fastify peer', result('list', 'memory'), result('list', 'peer'), 1.3);
-  add('GET list, memory store / find-my-way + fixed window', result('list', 'memory'), result('list', 'router'), 1);
-  add('429 path, memory store / ceiling', result('limited', 'memory'), result('limited', 'ceiling'), 0.8);
-  add('429 path, memory store / find-my-way + fixed window', result('limited', 'memory'), result('limited', 'router'), 1);
-  add('429 path / GET list success, memory store (a rejection never slower)', result('limited', 'memory'), result('list', 'memory'), 1);
-  add('429 path / GET list success, Redis store (a rejection never slower)', result('limited', 'redis'), result('list', 'redis'), 1);
-  add('GET list, Redis store / memory store', result('list', 'redis'), result('list', 'memory'), 0.5);
-  add('GET list, access log + metrics on / off (memory store)', result('list', 'operated'), result('list', 'memory'), 0.9, operatedTogether);
-  add('429 path, Redis store / memory store', result('limited', 'redis'), result('limited', 'memory'), 0.85);
-  add('GET list, Redis Cluster (3 masters) / single Redis', result('list', 'cluster'), result('list', 'redis'), 0.8);
-  add('429 path, Redis Cluster (3 masters) / single Redis', result('limited', 'cluster'), result('limited', 'redis'), 0.8);
-  // By req/s: the service's CPU leaves out PostgreSQL's and Redis's, which differ between the two stores.
-  add('GET list, PostgreSQL store / Redis store (by req/s)', result('list', 'postgres'), result('list', 'redis'), 0.8, 'by req/s');
-  add('POST create, PostgreSQL store / Redis store (by req/s)', result('create', 'postgres'), result('create', 'redis'), 0.5, 'by req/s');
-  add('place + cancel order, PostgreSQL store / Redis store (by req/s)', result('order', 'postgres'), result('order', 'redis'), 0.5, 'by req/s');
-  return targets;
+    return [{ name: `${name}, both loaded together`, value, byCpu, threshold, met: byCpu >= threshold, sequentialByCpu: sequential }];
+  });
 };
 
 const integer = (value: number): string => Math.round(value).toLocaleString('en-US');
@@ -279,17 +295,27 @@ export const markdownReport = (results: BenchResults): string => {
         'PostgreSQL and Redis spend, which the two stores split differently (see the PostgreSQL and Redis CPU columns).',
     );
   }
-  const cost = results.operationsCost;
-  const together = results.targets.find((target) => target.sequentialByCpu !== undefined);
-  if (cost !== undefined && together !== undefined) {
-    const ratios = cpuRatiosOf(cost.rounds);
+  const pairedTargets = results.targets.filter((target) => target.sequentialByCpu !== undefined);
+  if (pairedTargets.length > 0) {
     lines.push(
       '',
-      `The access log target compares two configurations of the same server, so it is judged from both loaded at the same time ` +
-        `(${cost.settings.connectionsEach} connections each, ${cost.rounds.length} rounds of ${cost.settings.seconds} s): rounds ` +
-        `${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)}. Measured one after the other, as in the table above, ` +
-        `its rounds gave ${fixed(together.sequentialByCpu ?? null)} (by req/s ${together.value.toFixed(2)}); the same server measured twice so moves by a third from round to round.`,
+      'Targets marked "both loaded together" compare this service with a server that spends nearly as much per request, so they are ' +
+        'judged from the two loaded at the same time, each by its own connections (bench/http/paired.ts): measured one after the other, ' +
+        'as in the tables above, the same server measured twice moves by a third from round to round. Rounds of those measurements, ' +
+        'and the sequential figure beside them:',
+      '',
+      '| target | rounds | loaded together, median | one after the other |',
+      '|---|---|---:|---:|',
     );
+    for (const target of pairedTargets) {
+      const measurement = results.paired?.find(({ target: name }) => target.name === `${name}, both loaded together`);
+      if (measurement === undefined) continue;
+      const ratios = cpuRatiosOf(measurement.rounds);
+      lines.push(
+        `| ${target.name} | ${ratios.length} of ${measurement.settings.seconds} s, ${measurement.settings.connectionsEach} connections each: ` +
+          `${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)} | ${fixed(target.byCpu)} | ${fixed(target.sequentialByCpu ?? null)} |`,
+      );
+    }
   }
   return lines.join('\n');
 };
