@@ -71,6 +71,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
         host: config.adminHost,
         port: config.adminPort,
         source: pacedMetrics(processAdminSource(metrics, probes)),
+        logError: container.get(TOKENS.logError),
         ...(config.adminToken === undefined
           ? {}
           : { keyApi: createAdminKeyApi({ token: config.adminToken, keys: await keyOperationsOf(container, config), clock: container.get(TOKENS.clock) }) }),

@@ -12,6 +12,8 @@ const CHECK_SLACK_MS = 2_500;
 
 /** A source whose /metrics fails while `failing` is set. */
 const source = { failing: false };
+/** What the listener logged as failures. */
+const logged: { message: string; error: unknown }[] = [];
 const fakeSource: AdminSource = {
   contentType: 'text/plain; version=0.0.4; charset=utf-8',
   readiness: async () => ({ ready: true, body: { status: 'ready', stores: ['fake'] } }),
@@ -64,7 +66,7 @@ describe('the admin listener', () => {
   let port: number;
 
   beforeAll(async () => {
-    admin = await startAdminServer({ host: '127.0.0.1', port: 0, source: fakeSource });
+    admin = await startAdminServer({ host: '127.0.0.1', port: 0, source: fakeSource, logError: (message, error) => logged.push({ message, error }) });
     port = Number(new URL(admin.url).port);
   });
   afterAll(() => admin.close());
@@ -77,13 +79,15 @@ describe('the admin listener', () => {
       expect([posted.status, posted.headers.get('allow'), await posted.json()]).toEqual([405, 'GET, HEAD', errorOf('method_not_allowed', 405)]);
     });
 
-    it('500 when the source fails, without a word of the failure', async () => {
+    it('500 when the source fails, without a word of the failure to the client, the failure logged for the operator', async () => {
       source.failing = true;
+      logged.length = 0;
       try {
         const failed = await fetch(`${admin.url}/metrics`);
         const text = await failed.text();
         expect([failed.status, JSON.parse(text)]).toEqual([500, errorOf('internal_error', 500)]);
         expect(text).not.toContain('the source failed');
+        expect(logged).toEqual([{ message: 'request failed', error: new Error('the source failed') }]);
       } finally {
         source.failing = false;
       }

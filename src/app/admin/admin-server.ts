@@ -4,6 +4,7 @@ import { listenerOptions } from '../../adapters/http/http-server.js';
 import { answerConnect } from '../../adapters/http/wire/connect-requests.js';
 import { answerClientError } from '../../adapters/http/wire/parser-errors.js';
 import { CONNECTION_LIMITS } from '../../adapters/http/wire/request-limits.js';
+import { answerFailure, type LogError } from '../../adapters/http/wire/failures.js';
 import { createRequestContext, sendBody, sendError, sendJson, type RequestContext } from '../../adapters/http/wire/request-context.js';
 import type { AdminSource } from './admin-source.js';
 import type { AdminKeyApi } from './keys/admin-key-routes.js';
@@ -22,6 +23,8 @@ export interface AdminServerOptions {
   readonly source: AdminSource;
   /** The key routes (PETSTORE_ADMIN_TOKEN set); absent: their paths answer 404. */
   readonly keyApi?: AdminKeyApi;
+  /** Where a failure answered 500 goes, as the API's do: the operator learns of it from the log, the client only its code. */
+  readonly logError: LogError;
 }
 
 const ALLOW = ['allow', 'GET, HEAD'];
@@ -59,10 +62,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     const ctx = createRequestContext(req, res);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
-    answer(ctx, req.method ?? 'GET', query === -1 ? url : url.slice(0, query)).catch(() => {
-      if (res.headersSent) res.destroy();
-      else sendError(ctx, 'internal_error');
-    });
+    answer(ctx, req.method ?? 'GET', query === -1 ? url : url.slice(0, query)).catch((error: unknown) => answerFailure(ctx, error, options.logError));
   };
   const server: Server = createServer(listenerOptions(CONNECTION_LIMITS), handler);
   server.on('clientError', answerClientError);

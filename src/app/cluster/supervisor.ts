@@ -10,7 +10,7 @@ import { TOKENS } from '../container/tokens.js';
 import { keyOperationsOf } from '../keys/served-key-operations.js';
 import { apiKeyEntry, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
 import { createDemoKeys } from '../config/demo-keys.js';
-import type { PetStoreLogger } from '../logging/logger.js';
+import { errorLogger, type PetStoreLogger } from '../logging/logger.js';
 import { isWorkerReply, type SupervisorRequest, type WorkerReply } from './worker-messages.js';
 
 /** A worker that died before it listened is started again after this, so a store that is down does not spin the machine. */
@@ -167,6 +167,7 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
         host: config.adminHost,
         port: config.adminPort,
         source: pacedMetrics(source),
+        logError: errorLogger(logger),
         ...(config.adminToken === undefined || keysContainer === undefined
           ? {}
           : { keyApi: createAdminKeyApi({ token: config.adminToken, keys: await keyOperationsOf(keysContainer, config), clock: keysContainer.get(TOKENS.clock) }) }),
