@@ -26,6 +26,8 @@ export interface ServerSpec {
    * (DATABASE_URL).
    */
   readonly localDatabase?: true;
+  /** Answers every request 200 without reading it (the ceiling): refused by no scenario. */
+  readonly answersAll200?: true;
 }
 
 export interface RunningServer {
@@ -46,7 +48,7 @@ const STOP_TIMEOUT_MS = 5_000;
  */
 export const serverSpecs = (redis: { readonly url: string; readonly prefix: string } | undefined, postgres = false): ServerSpec[] => {
   const specs: ServerSpec[] = [
-    { name: 'ceiling', label: 'node:http ceiling', script: 'ceiling-server.js', env: {} },
+    { name: 'ceiling', label: 'node:http ceiling', script: 'ceiling-server.js', env: {}, answersAll200: true },
     { name: 'peer', label: 'fastify + @fastify/rate-limit', script: 'fastify-peer.js', env: {} },
     { name: 'router', label: 'find-my-way + fixed window, by hand', script: 'router-fixed-window.js', env: {} },
     { name: 'memory', label: 'petstore, memory store', script: 'petstore-server.js', env: { PETSTORE_STORE: 'memory' } },
