@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/adapters/postgres/migrate.js';
 import { readMigrations } from '../../src/adapters/postgres/migration-files.js';
@@ -54,6 +55,45 @@ describe('PostgresApiKeyRegistry on a database migrated from before 0003_key_rol
       expect(await registry.grantOf(old)).toEqual({ plan: STANDARD_PLANS.business, role: 'staff', expiresAt: T0 + 60_000 });
       expect((await registry.findKey('key_before'))?.digest).toBe(old);
     } finally {
+      await drop();
+    }
+  });
+});
+
+describe('PostgresApiKeyRegistry rolling a key while a revocation holds its row', () => {
+  it('answers revoked once the revocation commits, not a digest in use', async () => {
+    const T0 = Date.UTC(2026, 10, 26);
+    const digestOf = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+    const { db, schema, drop } = await schemas.fresh();
+    const other = postgres(schemas.url, { max: 1, onnotice: () => undefined, connection: { search_path: schema } });
+    try {
+      const registry = new PostgresApiKeyRegistry(db, new ManualClock(T0));
+      await registry.createKey(digestOf('old'), { id: 'key_a', label: '', plan: STANDARD_PLANS.free, role: 'customer', createdAt: T0 });
+      // The contract's race, made certain: the roll's statement starts, then waits on the row
+      // lock of a revocation that commits after it.
+      const { rolled } = await other.begin(async (tx) => {
+        await tx.unsafe('UPDATE api_keys SET revoked_at = $1 WHERE id = $2', [T0 + 1, 'key_a']);
+        const roll = registry.rollKey('key_a', digestOf('new'), T0 + 60_000, T0 + 1).then(
+          (outcome) => ({ outcome }),
+          (error: unknown) => ({ error }),
+        );
+        for (let waited = 0; ; waited += 10) {
+          // Asked outside the transaction, which would see one snapshot of the activity throughout.
+          const { rows } = await db.read<{ waiting: number }>(
+            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          );
+          if ((rows[0]?.waiting ?? 0) > 0) break;
+          if (waited > 10_000) throw new Error('the roll never waited on the revocation');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        // Not the promise itself: the transaction would wait for it to commit, and it for the commit.
+        return { rolled: roll };
+      });
+      expect(await rolled).toEqual({ outcome: 'revoked' });
+      expect(await registry.grantOf(digestOf('new'))).toBeUndefined();
+      expect(await registry.grantOf(digestOf('old'))).toBeUndefined();
+    } finally {
+      await other.end();
       await drop();
     }
   });

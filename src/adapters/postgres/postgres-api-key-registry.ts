@@ -172,6 +172,10 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     if (row === undefined) return 'not_found';
     if (row.rolled) return { rolled: storedKeyOf(row).key };
     if (row.revoked_at !== null) return 'revoked';
+    // The row as the statement's snapshot saw it: a revocation that held the row lock and
+    // committed meanwhile stopped the update, but is not in that row. Read it again to tell.
+    const now = await this.db.query<{ revoked: boolean }>('SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = $1', [id]);
+    if (now.rows[0]?.revoked === true) return 'revoked';
     throw new Error(`API key ${id} cannot be rolled to a digest in use`);
   }
 }
