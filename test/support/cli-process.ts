@@ -12,10 +12,17 @@ export interface CliProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
+/**
+ * No drain unless a test sets one: the tests stop their servers with SIGTERM, and one with
+ * PETSTORE_ENV staging or production would first answer for 10 s more (PETSTORE_DRAIN_SECONDS'
+ * default there), which only the tests that set it look at.
+ */
+const TEST_DEFAULTS: Readonly<Record<string, string>> = { PETSTORE_DRAIN_SECONDS: '0' };
+
 /** Starts the built CLI (dist/, built by the global setup) with the given environment. */
 export function startCli(environ: Record<string, string>, args: readonly string[] = []): CliProcess {
   const child = spawn(process.execPath, ['dist/src/app/cli/cli.js', ...args], {
-    env: { PATH: process.env['PATH'] ?? '', ...environ },
+    env: { PATH: process.env['PATH'] ?? '', ...TEST_DEFAULTS, ...environ },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
