@@ -2,6 +2,9 @@ import { runLoad, type Load } from './load.js';
 import type { Scenario } from './scenarios.js';
 import { startServer, type RunningServer, type ServerSpec } from './servers.js';
 
+/** The share of refusals a refused scenario's round must show. */
+const MOSTLY_REFUSED = 0.99;
+
 export interface PairSettings {
   readonly rounds: number;
   readonly seconds: number;
@@ -48,9 +51,11 @@ export const measurePaired = async (
         const end = server.cpuSeconds();
         const measurement = measured[i]!;
         if (start === undefined || end === undefined) throw new Error('server CPU time is read from /proc, which this machine lacks');
-        const non2xxExpected = scenario.refused === true && server.spec.answersAll200 !== true ? 1 : 0;
-        if (measurement.errors > 0 || measurement.non2xxShare !== non2xxExpected) {
-          throw new Error(`${server.spec.label}: ${measurement.errors} errors, ${measurement.non2xxShare} non-2xx (${non2xxExpected} expected)`);
+        // Refused: all but the few a fixed window admits again when its minute turns (the hand-written reference's 60).
+        const refused = scenario.refused === true && server.spec.answersAll200 !== true;
+        const answeredAsExpected = refused ? measurement.non2xxShare >= MOSTLY_REFUSED : measurement.non2xxShare === 0;
+        if (measurement.errors > 0 || !answeredAsExpected) {
+          throw new Error(`${server.spec.label}: ${measurement.errors} errors, ${measurement.non2xxShare} non-2xx (${refused ? `at least ${MOSTLY_REFUSED}` : 0} expected)`);
         }
         return ((end - start) * 1e6) / measurement.responses;
       });
