@@ -201,6 +201,27 @@ describe('RedisQuotaStore', () => {
     await expect(store.decide('k', { rules: STANDARD_PLANS.free.rules, ban })).rejects.toThrow(RangeError);
   });
 
+  it('fails only the call whose subject key holds another type (WRONGTYPE): the other calls of the same turn are decided and counted', async () => {
+    const prefix = shared.freshPrefix();
+    const store = new RedisQuotaStore(shared.redis, { prefix, time: new ManualClock(START) });
+    const policy = { rules: STANDARD_PLANS.free.rules };
+    await shared.redis.set(`${prefix}{q:foreign}`, 'not a hash');
+    // One turn: the four calls go in one script call.
+    const [before, foreign, after, reset] = await Promise.allSettled([
+      store.decide('before', policy),
+      store.decide('foreign', policy),
+      store.decide('after', policy),
+      store.reset('foreign'),
+    ]);
+    expect(before).toMatchObject({ status: 'fulfilled', value: { verdict: 'admitted' } });
+    expect(foreign).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/^WRONGTYPE/) } });
+    expect(after).toMatchObject({ status: 'fulfilled', value: { verdict: 'admitted' } });
+    // The reset after the failed call still ran, in order: the foreign key is gone.
+    expect(reset.status).toBe('fulfilled');
+    expect(await shared.redis.exists(`${prefix}{q:foreign}`)).toBe(0);
+    expect((await store.peek('after', policy)).remaining[0]).toBe(STANDARD_PLANS.free.rules[0]!.limit - 1);
+  });
+
   it('refuses a key prefix with braces', () => {
     expect(() => new RedisQuotaStore(shared.redis, { prefix: 'a{b}:' })).toThrow(RangeError);
   });

@@ -411,7 +411,9 @@ return bannedReply(t, bannedUntil, resets)
  * KEYS     each call's subject hash (on a Cluster, all in one slot).
  * ARGV     for each call, its kind ('decide': QUOTA_LUA, 'strikes': STRIKES_LUA, 'reset': DEL),
  *          the number of its arguments, then the script's ARGV.
- * Returns  each call's reply: QUOTA_LUA's, STRIKES_LUA's (nil for none) or DEL's.
+ * Returns  each call's reply: QUOTA_LUA's, STRIKES_LUA's (nil for none) or DEL's; a call that
+ *          fails (a key of another type under the prefix: WRONGTYPE) is its own error reply, so
+ *          it fails only its own request, not the others of the turn.
  */
 export const QUOTA_CALLS_LUA = `
 local function decide(KEYS, ARGV)
@@ -425,9 +427,12 @@ local at = 1
 for c = 1, #KEYS do
   local kind, count = ARGV[at], tonumber(ARGV[at + 1])
   local keys, args = { KEYS[c] }, { unpack(ARGV, at + 2, at + 1 + count) }
-  if kind == 'decide' then replies[c] = decide(keys, args)
-  elseif kind == 'strikes' then replies[c] = recordStrikes(keys, args) or false
-  else replies[c] = redis.call('DEL', KEYS[c]) end
+  local ok, reply
+  if kind == 'decide' then ok, reply = pcall(decide, keys, args)
+  elseif kind == 'strikes' then ok, reply = pcall(recordStrikes, keys, args)
+  else ok, reply = pcall(redis.call, 'DEL', KEYS[c]) end
+  if ok then replies[c] = reply or false
+  else replies[c] = redis.error_reply(type(reply) == 'table' and reply.err or tostring(reply)) end
   at = at + 2 + count
 end
 return replies

@@ -11,6 +11,9 @@ const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READON
 const isUnavailability = (error: unknown): boolean =>
   error instanceof Error && (error.name !== 'ReplyError' || UNAVAILABLE_REPLY.test(error.message));
 
+/** A failure one call of a batched script answered (its own error reply): unavailability as StoreUnavailableError, as fromRedis does. */
+export const failureOfCall = (error: Error): Error => (isUnavailability(error) ? new StoreUnavailableError('Redis', { cause: error }) : error);
+
 /**
  * Sends one Redis call and awaits it, turning unavailability into the domain's
  * StoreUnavailableError. Calls go only to a connection that is ready and not suspected: a

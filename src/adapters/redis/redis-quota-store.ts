@@ -7,7 +7,7 @@ import type { QuotaStore } from '../../ports/quota-store.js';
 import type { StrikeRecorder, StrikesReported } from '../../ports/strike-recorder.js';
 import { TurnBatch } from '../turn-batch.js';
 import { QUOTA_CALLS_LUA } from './quota-script.lua.js';
-import { fromRedis } from './redis-failures.js';
+import { failureOfCall, fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
 
 export interface RedisQuotaStoreOptions {
@@ -30,8 +30,8 @@ interface QuotaCall {
   readonly args: readonly string[];
 }
 
-/** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes), or DEL's count. */
-type QuotaReply = string[] | null | number;
+/** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes), DEL's count, or the call's own failure. */
+type QuotaReply = string[] | null | number | Error;
 
 interface QuotaScripts {
   /** The number of keys first: one per call. */
@@ -72,7 +72,8 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   }
 
   async reset(subject: string): Promise<void> {
-    await this.#calls.add({ kind: 'reset', key: this.keyOf(subject), args: [] });
+    const reply = await this.#calls.add({ kind: 'reset', key: this.keyOf(subject), args: [] });
+    if (reply instanceof Error) throw failureOfCall(reply);
   }
 
   async decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported> {
@@ -132,6 +133,7 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
 }
 
 const fieldsOf = (reply: QuotaReply): string[] => {
+  if (reply instanceof Error) throw failureOfCall(reply);
   if (!Array.isArray(reply)) throw new Error(`Unexpected quota script reply: ${JSON.stringify(reply)}`);
   return reply;
 };
