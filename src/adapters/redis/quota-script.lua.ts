@@ -204,13 +204,16 @@ local peek = ARGV[7 + 2 * n] == '1'
 -- next refusals counts them on, and tells the strike that starts the ban without asking.
 local reportStrikes = ARGV[8 + 2 * n] == '1'
 
--- A ban answers what was worked out when it started (bx: each rule's reset) for the limits
--- still in force (bl), so a banned subject costs one small read: nothing is counted during a ban.
-local head = redis.call('HMGET', KEYS[1], 'w', 'bu', 'bx', 'bl')
+-- One read of everything a decision may need: a second read for the ban alone cost every
+-- decision a command. A ban answers what was worked out when it started (bx: each rule's
+-- reset) for the limits still in force (bl): nothing is counted during a ban.
+local fields = { 'w', 'la', 'bu', 'ru', 'st', 'bx', 'bl' }
+for i = 1, n do fields[7 + i] = 'r' .. i end
+local stored = redis.call('HMGET', KEYS[1], unpack(fields))
 local bannedUntil = -math.huge
-if head[1] == signature then bannedUntil = tonumber(head[2]) or -math.huge end
+if stored[1] == signature then bannedUntil = tonumber(stored[3]) or -math.huge end
 if bannedUntil > t then
-  local resets, again = banAnswer(head[3], head[4], bannedUntil)
+  local resets, again = banAnswer(stored[6], stored[7], bannedUntil)
   -- Kept for the rest of the ban, as the engine keeps it; a peek writes nothing.
   if again and not peek then
     local writes = {}
@@ -223,9 +226,6 @@ if bannedUntil > t then
   return answer
 end
 
-local fields = { 'w', 'la', 'bu', 'ru', 'st' }
-for i = 1, n do fields[5 + i] = 'r' .. i end
-local stored = redis.call('HMGET', KEYS[1], unpack(fields))
 local writes = {}
 if stored[1] ~= signature then
   if stored[1] and not peek then redis.call('DEL', KEYS[1]) end
@@ -244,7 +244,7 @@ writes[#writes + 1] = num(at)
 local rules = {}
 local admitted = true
 for i = 1, n do
-  local rule = loadRule(i, stored[5 + i] or '', at)
+  local rule = loadRule(i, stored[7 + i] or '', at)
   if rule.count + cost > rule.limit then admitted = false end
   rules[i] = rule
 end
