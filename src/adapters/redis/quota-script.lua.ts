@@ -12,7 +12,7 @@
  * (windows are multiples of 60 ms), so times, bucket indices and drop times are integers far
  * below 2^53 and every operation is exact, as in JavaScript. Lua's own number-to-string
  * conversion keeps only 14 digits (1e+15), so every number leaving the script goes through
- * string.format('%.17g'), which writes such integers in full.
+ * num ('%d' or '%.17g'), which writes such integers in full.
  *
  * KEYS[1]  the subject's hash.
  * ARGV     now ('' to use the Redis server's TIME), rule count n, then limit and windowMs of
@@ -45,7 +45,12 @@
 
 /** What both scripts share: one definition of the time, the rings, the strikes and the ban's answer. */
 const QUOTA_LUA_HELPERS = `
-local function num(x) return string.format('%.17g', x) end
+-- '%d' writes a whole number below 2^53 as '%.17g' does, in half the time (a decision writes
+-- about eight); other numbers take '%.17g'.
+local function num(x)
+  if x % 1 == 0 and x > -2^53 and x < 2^53 and x ~= 0 then return string.format('%d', x) end
+  return string.format('%.17g', x)
+end
 
 -- '' reads the Redis server's TIME.
 local function timeOf(arg)
