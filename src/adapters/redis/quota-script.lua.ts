@@ -43,8 +43,11 @@
  * by the same rules, in one atomic step of the subject's slot.
  */
 
-/** What both scripts share: one definition of the time, the rings, the strikes and the ban's answer. */
-const QUOTA_LUA_HELPERS = `
+/**
+ * The helpers that read nothing of a call's KEYS or ARGV: defined once per batch, ahead of
+ * the calls, rather than again in every call (a closure each, Redis's work per decision).
+ */
+const QUOTA_LUA_PURE = `
 -- '%d' writes a whole number below 2^53 as '%.17g' does, in half the time (a decision writes
 -- about eight); other numbers take '%.17g'.
 local function num(x)
@@ -59,6 +62,37 @@ local function timeOf(arg)
   return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
+local PAIR = 12
+local function pairAt(raw, j) return struct.unpack('<dI4', raw, 5 + (j - 1) * PAIR) end
+
+-- When a request of cost fits a rule again if nothing else is counted: dropping buckets
+-- oldest first, the drop time of the one that brings its count to limit - cost. nil when it
+-- fits already.
+local function ruleRetry(rule, cost)
+  local count = rule.count
+  if count + cost <= rule.limit then return nil end
+  for j = rule.first, rule.pairs do
+    local b, k = pairAt(rule.raw, j)
+    count = count - k
+    if count <= rule.limit - cost then return (b + 61) * rule.g end
+  end
+end
+
+-- A refusal at t told to retry at retryAt (its Retry-After in whole seconds): how long the
+-- refusals that follow are strikes.
+local function toldUntil(refusedUntil, t, retryAt)
+  return math.max(refusedUntil, t + 1000 * math.ceil((retryAt - t) / 1000))
+end
+
+-- A rule's ring after a change: its total, its counted pairs, then the pair given.
+local function packed(rule, last)
+  return struct.pack('<I4', rule.count) .. string.sub(rule.raw, 5 + (rule.first - 1) * PAIR) .. last
+end
+local function oldestDropTime(rule) return (pairAt(rule.raw, rule.first) + 61) * rule.g end
+`;
+
+/** What both scripts share: one definition of the rules, the strikes and the ban's answer. */
+const QUOTA_LUA_HELPERS = `
 local n = tonumber(ARGV[2])
 local banStrikes = tonumber(ARGV[3 + 2 * n])
 local strikeWindowMs = tonumber(ARGV[4 + 2 * n])
@@ -85,8 +119,6 @@ local function bannedReply(t, bannedUntil, resets)
   return reply
 end
 
-local PAIR = 12
-local function pairAt(raw, j) return struct.unpack('<dI4', raw, 5 + (j - 1) * PAIR) end
 
 -- Rule i's ring advanced to its current bucket c at time at: only buckets c-60 .. c are counted.
 local function loadRule(i, raw, at)
@@ -106,18 +138,6 @@ local function loadRule(i, raw, at)
   return rule
 end
 
--- When a request of cost fits a rule again if nothing else is counted: dropping buckets
--- oldest first, the drop time of the one that brings its count to limit - cost. nil when it
--- fits already.
-local function ruleRetry(rule, cost)
-  local count = rule.count
-  if count + cost <= rule.limit then return nil end
-  for j = rule.first, rule.pairs do
-    local b, k = pairAt(rule.raw, j)
-    count = count - k
-    if count <= rule.limit - cost then return (b + 61) * rule.g end
-  end
-end
 
 -- The strike ring as stored (its size, then the times, oldest first); a ring of another size
 -- (the policy changed) starts empty.
@@ -138,11 +158,6 @@ local function addStrike(strikes, t)
   return #strikes == banStrikes and tonumber(strikes[1]) > t - strikeWindowMs
 end
 
--- A refusal at t told to retry at retryAt (its Retry-After in whole seconds): how long the
--- refusals that follow are strikes.
-local function toldUntil(refusedUntil, t, retryAt)
-  return math.max(refusedUntil, t + 1000 * math.ceil((retryAt - t) / 1000))
-end
 
 -- What a ban ending at bannedUntil answers under ARGV's limits, from the rules as loaded: each
 -- rule's reset, the ban's end or, still spent then, when one request fits again (whatever the
@@ -254,11 +269,6 @@ for i = 1, n do
   rules[i] = rule
 end
 
--- A rule's ring after a change: its total, its counted pairs, then the pair given.
-local function packed(rule, last)
-  return struct.pack('<I4', rule.count) .. string.sub(rule.raw, 5 + (rule.first - 1) * PAIR) .. last
-end
-local function oldestDropTime(rule) return (pairAt(rule.raw, rule.first) + 61) * rule.g end
 
 local verdict = 'admitted'
 local retryAt = t
@@ -420,7 +430,7 @@ return bannedReply(t, bannedUntil, resets)
  *          fails (a key of another type under the prefix: WRONGTYPE) is its own error reply, so
  *          it fails only its own request, not the others of the turn.
  */
-export const QUOTA_CALLS_LUA = `
+export const QUOTA_CALLS_LUA = `${QUOTA_LUA_PURE}
 local function decide(KEYS, ARGV)
 ${QUOTA_LUA}
 end
