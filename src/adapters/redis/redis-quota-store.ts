@@ -23,12 +23,23 @@ export interface RedisQuotaStoreOptions {
 /** The most calls one script call takes (its keys); more in one turn make further calls. */
 const MAX_CALLS_PER_SCRIPT = 256;
 
-/** One call of QUOTA_CALLS_LUA: its kind, subject hash and script arguments. */
+/**
+ * One call of QUOTA_CALLS_LUA: its kind, subject hash and script arguments, kept in parts
+ * (the time, the policy's arguments shared by its every call, the call's own) and joined
+ * only into the batch's arguments, so a decision copies no array of its own.
+ */
 interface QuotaCall {
   readonly kind: 'decide' | 'strikes' | 'reset';
   readonly key: string;
-  readonly args: readonly string[];
+  /** ARGV[1], the time; undefined for a reset, which takes no arguments. */
+  readonly now?: string;
+  readonly policy: readonly string[];
+  readonly tail: readonly string[];
 }
+
+const NONE: readonly string[] = [];
+/** QUOTA_LUA's last ARGV (cost, peek, report strikes) of a decision reporting strikes. */
+const REPORTING_STRIKES: readonly string[] = ['1', '', '1'];
 
 /** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes), DEL's count, or the call's own failure. */
 type QuotaReply = string[] | null | number | Error;
@@ -37,8 +48,6 @@ interface QuotaScripts {
   /** The number of keys first: one per call. */
   petstoreQuotaCalls(numberOfKeys: number, ...keysAndArgs: string[]): Promise<QuotaReply[]>;
 }
-
-const VERDICTS: readonly QuotaVerdict[] = ['admitted', 'rate_limited', 'banned'];
 
 /**
  * Each decision is one Lua script (sent by its SHA, resent whole by ioredis after a NOSCRIPT):
@@ -51,7 +60,8 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   private readonly redis: RedisClient & QuotaScripts;
   private readonly keyPrefix: string;
   private readonly clock: Clock | undefined;
-  private readonly checked = new WeakSet<QuotaPolicy>();
+  /** Each policy's ARGV after the time, checked and built once: the same policy objects decide every request. */
+  private readonly policyArgsOf = new WeakMap<QuotaPolicy, readonly string[]>();
 
   constructor(redis: RedisClient, { prefix, time = 'server' }: RedisQuotaStoreOptions) {
     this.keyPrefix = assertValidKeyPrefix(prefix);
@@ -72,21 +82,21 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   }
 
   async reset(subject: string): Promise<void> {
-    const reply = await this.#calls.add({ kind: 'reset', key: this.keyOf(subject), args: [] });
+    const reply = await this.#calls.add({ kind: 'reset', key: this.keyOf(subject), policy: NONE, tail: NONE });
     if (reply instanceof Error) throw failureOfCall(reply);
   }
 
   async decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported> {
-    const reply = await this.#decideScript(subject, policy, ['1', '', '1']);
+    const reply = await this.#decideScript(subject, policy, REPORTING_STRIKES);
     const fields = 3 + 2 * policy.rules.length;
-    return { decision: decisionOf(reply.slice(0, fields), policy.rules.length), strikes: reply.slice(fields).map(Number) };
+    const strikes: number[] = [];
+    for (let i = fields; i < reply.length; i += 1) strikes.push(Number(reply[i]));
+    return { decision: decisionOf(reply, policy.rules.length, fields), strikes };
   }
 
-  /** QUOTA_LUA's reply, its ARGV the policy's then `tail` (cost, peek, report strikes). */
+  /** QUOTA_LUA's reply, its ARGV the time, the policy's, then `tail` (cost, peek, report strikes). */
   async #decideScript(subject: string, policy: QuotaPolicy, tail: readonly string[]): Promise<string[]> {
-    const args = this.policyArgs(policy);
-    args.push(...tail);
-    return fieldsOf(await this.#calls.add({ kind: 'decide', key: this.keyOf(subject), args }));
+    return fieldsOf(await this.#calls.add({ kind: 'decide', key: this.keyOf(subject), now: this.#now(), policy: this.policyArgs(policy), tail }));
   }
 
   /**
@@ -97,7 +107,15 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   readonly #calls = new TurnBatch<QuotaCall, QuotaReply>(
     async (calls) => {
       const keysAndArgs = calls.map(({ key }) => key);
-      for (const { kind, args } of calls) keysAndArgs.push(kind, String(args.length), ...args);
+      for (const { kind, now, policy, tail } of calls) {
+        if (now === undefined) {
+          keysAndArgs.push(kind, '0');
+          continue;
+        }
+        keysAndArgs.push(kind, String(1 + policy.length + tail.length), now);
+        for (const arg of policy) keysAndArgs.push(arg);
+        for (const arg of tail) keysAndArgs.push(arg);
+      }
       return fromRedis(this.redis, () => this.redis.petstoreQuotaCalls(calls.length, ...keysAndArgs));
     },
     MAX_CALLS_PER_SCRIPT,
@@ -107,23 +125,33 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   async recordStrikes(subject: string, policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined> {
     // Without a ban rule a refusal is never a strike.
     if (policy.ban === undefined || strikes.length === 0) return undefined;
-    const args = this.policyArgs(policy);
-    for (const value of strikes) args.push(String(value));
-    const reply = await this.#calls.add({ kind: 'strikes', key: this.keyOf(subject), args });
+    const reply = await this.#calls.add({
+      kind: 'strikes',
+      key: this.keyOf(subject),
+      now: this.#now(),
+      policy: this.policyArgs(policy),
+      tail: strikes.map(String),
+    });
     return reply === null ? undefined : decisionOf(fieldsOf(reply), policy.rules.length);
   }
 
-  /** The scripts' ARGV up to the ban policy: the time, then the policy. */
-  private policyArgs(policy: QuotaPolicy): string[] {
-    if (!this.checked.has(policy)) {
+  /** The scripts' ARGV[1]: '' to use the Redis server's TIME. */
+  #now(): string {
+    return this.clock === undefined ? '' : String(this.clock.now());
+  }
+
+  /** The scripts' ARGV after the time, up to the ban policy. */
+  private policyArgs(policy: QuotaPolicy): readonly string[] {
+    let args = this.policyArgsOf.get(policy);
+    if (args === undefined) {
       assertDecidablePolicy(policy);
-      this.checked.add(policy);
+      const built = [String(policy.rules.length)];
+      for (const rule of policy.rules) built.push(String(rule.limit), String(rule.windowMs));
+      const { ban } = policy;
+      built.push(...(ban === undefined ? ['0', '0', '0'] : [String(ban.strikes), String(ban.strikeWindowMs), String(ban.banMs)]));
+      args = built;
+      this.policyArgsOf.set(policy, args);
     }
-    const now = this.clock === undefined ? '' : String(this.clock.now());
-    const args = [now, String(policy.rules.length)];
-    for (const rule of policy.rules) args.push(String(rule.limit), String(rule.windowMs));
-    const { ban } = policy;
-    args.push(...(ban === undefined ? ['0', '0', '0'] : [String(ban.strikes), String(ban.strikeWindowMs), String(ban.banMs)]));
     return args;
   }
 
@@ -138,14 +166,18 @@ const fieldsOf = (reply: QuotaReply): string[] => {
   return reply;
 };
 
-const decisionOf = (reply: readonly string[], ruleCount: number): QuotaDecision => {
-  const verdict = VERDICTS.find((known) => known === reply[0]);
-  if (verdict === undefined || reply.length !== 3 + 2 * ruleCount) {
+const verdictOf = (field: string | undefined): QuotaVerdict | undefined =>
+  field === 'admitted' || field === 'rate_limited' || field === 'banned' ? field : undefined;
+
+/** The decision in the reply's first `length` fields (a reply reporting strikes has them after). */
+const decisionOf = (reply: readonly string[], ruleCount: number, length = reply.length): QuotaDecision => {
+  const verdict = verdictOf(reply[0]);
+  if (verdict === undefined || length !== 3 + 2 * ruleCount || reply.length < length) {
     throw new Error(`Unexpected quota script reply: ${JSON.stringify(reply)}`);
   }
   const remaining: number[] = [];
   const resetAt: number[] = [];
-  for (let i = 3; i < reply.length; i += 2) {
+  for (let i = 3; i < length; i += 2) {
     remaining.push(Number(reply[i]));
     resetAt.push(Number(reply[i + 1]));
   }
