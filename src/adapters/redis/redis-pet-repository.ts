@@ -83,11 +83,14 @@ export class RedisPetRepository implements PetRepository {
     };
     const asked = queries.map(positionOf);
     const reply = await fromRedis(this.redis, () => this.redis.petstorePetPagesJson(keys.length, ...keys, ...args));
-    return asked.map((position): StoredPetPage => {
-      const [json, moreAfter] = reply.slice(2 * position, 2 * position + 2);
-      if (json === undefined || moreAfter === undefined) throw new Error(`The page script answered ${reply.length} values for ${args.length / 2} pages`);
-      return { json, moreAfter: moreAfter === '' ? undefined : Number(moreAfter) };
-    });
+    if (reply.length !== args.length) throw new Error(`The page script answered ${reply.length} values for ${args.length / 2} pages`);
+    // One answer per page read, shared by the queries that asked for it (a StoredPetPage is only read).
+    const pages: StoredPetPage[] = [];
+    for (let i = 0; i < reply.length; i += 2) {
+      const moreAfter = reply[i + 1];
+      pages.push({ json: reply[i] ?? '', moreAfter: moreAfter === '' || moreAfter === undefined ? undefined : Number(moreAfter) });
+    }
+    return asked.map((position) => pages[position] as StoredPetPage);
   }, MAX_PAGES_PER_CALL);
 
   #index(status: PetStatus | undefined): string {
