@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -409,6 +410,9 @@ console.log(JSON.stringify({ verdicts, afterReset: limiter.get('a').decision.rem
   });
 
   it('the petstore bin of a light install names the packages the server needs and how to install them, exit 1', async () => {
+    // Node looks for packages in every parent's node_modules: one there would lend the light install the server's packages.
+    const parents = light.split('/').map((_, i, parts) => join('/', ...parts.slice(0, i), 'node_modules'));
+    expect(parents.filter((path) => existsSync(path)), 'node_modules folders above the light install').toEqual([]);
     const failure = await run(join(light, 'node_modules/.bin/petstore'), ['--help'], { cwd: light, timeoutMs: 15_000 }).then(
       () => undefined,
       (error: unknown) => String(error),
