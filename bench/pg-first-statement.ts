@@ -29,8 +29,9 @@ const timed = async (firstStatement: () => Promise<unknown>, end: () => Promise<
   return elapsed;
 };
 
+const SERVICE = 'the service (no type lookup)';
 const clients: Record<string, () => Promise<number>> = {
-  'the service (no type lookup)': () => {
+  [SERVICE]: () => {
     const db = createPostgresDatabase({ url, max: 1, timeoutMs: 10_000 });
     return timed(() => db.read('SELECT 1'), () => db.end());
   },
@@ -48,7 +49,7 @@ const times = new Map(Object.keys(clients).map((name) => [name, [] as number[]])
 for (let sample = 0; sample < samples; sample++) {
   for (const [name, measure] of Object.entries(clients)) times.get(name)!.push(await measure());
 }
-const service = median(times.get('the service (no type lookup)')!);
+const service = median(times.get(SERVICE)!);
 console.log(`First statement on a new connection, ${url}, median of ${samples} each:\n`);
 console.log('| client | ms, median | min – max | × the service |\n|---|---:|---:|---:|');
 for (const [name, values] of times) {

@@ -56,8 +56,8 @@ const categoryOf = ({ functionName, url }: CallFrame): string | undefined => {
 };
 
 /** `name (file:line)` of a frame of the server's own code, its path from dist/ on. */
-const functionOf = ({ functionName, url }: CallFrame, line: number): string =>
-  `${functionName || '(anonymous)'} (${url.slice(url.indexOf('/dist/') + 6)}:${line + 1})`;
+const functionOf = ({ functionName, url, lineNumber }: CallFrame): string =>
+  `${functionName || '(anonymous)'} (${url.slice(url.indexOf('/dist/') + 6)}:${lineNumber + 1})`;
 
 /**
  * Microseconds of CPU per category over the samples taken between `from` and `to` (monotonic
@@ -77,7 +77,7 @@ const categorise = (profile: CpuProfile, from: number, to: number): { spent: Map
     const micros = profile.timeDeltas[i]!;
     spent.set(category, (spent.get(category) ?? 0) + micros);
     if (category === OWN_CODE) {
-      const name = functionOf(node.callFrame, node.callFrame.lineNumber);
+      const name = functionOf(node.callFrame);
       own.set(name, (own.get(name) ?? 0) + micros);
     }
   });
@@ -93,13 +93,13 @@ const scenario = scenarios(CONNECTIONS).find((candidate) => candidate.id === sce
 if (scenario === undefined) throw new Error(`BENCH_PROFILE_SCENARIO: no scenario ${scenarioId}`);
 console.log(`${scenario.title}; ${CONNECTIONS} connections, ${seconds} s profiled after 1 s of warm-up, node ${process.version}\n`);
 
+if (keptDirectory !== undefined) mkdirSync(keptDirectory, { recursive: true });
 const rows: { name: string; perRequest: Map<string, number>; ownPerRequest: Map<string, number>; requests: number }[] = [];
 try {
   for (const name of names) {
     const spec = specs.find((candidate) => candidate.name === name);
     if (spec === undefined) throw new Error(`no server ${name} here (Redis servers need REDIS_URL)`);
     const directory = keptDirectory ?? mkdtempSync(join(tmpdir(), `petstore-profile-${name}-`));
-    if (keptDirectory !== undefined) mkdirSync(keptDirectory, { recursive: true });
     const before = new Set(keptDirectory === undefined ? [] : readdirSync(directory));
     process.env['BENCH_NODE_OPTIONS'] = `--cpu-prof --cpu-prof-dir=${directory}`;
     const server = await startServer(spec);

@@ -192,6 +192,9 @@ export const TARGETS: readonly TargetSpec[] = [
   { name: 'place + cancel order, PostgreSQL store / Redis store (by req/s)', scenario: 'order', measured: 'postgres', reference: 'redis', threshold: 0.5, judge: 'rps' },
 ];
 
+/** Appended to a paired target's name once judged from its pair: the report finds the pair's rounds by it. */
+const LOADED_TOGETHER = ', both loaded together';
+
 /** A paired target's rounds: its reference (first) and measured server (second) loaded together. */
 export interface PairedMeasurement {
   readonly target: string;
@@ -218,7 +221,7 @@ export const evaluateTargets = (scenarios: readonly ScenarioResult[], paired: re
     const together = judge === 'paired' ? paired.find((measurement) => measurement.target === name)?.rounds : undefined;
     if (together === undefined || together.length === 0) return [{ name, value, byCpu: sequential, threshold, met: (sequential ?? value) >= threshold }];
     const byCpu = median(cpuRatiosOf(together));
-    return [{ name: `${name}, both loaded together`, value, byCpu, threshold, met: byCpu >= threshold, sequentialByCpu: sequential }];
+    return [{ name: `${name}${LOADED_TOGETHER}`, value, byCpu, threshold, met: byCpu >= threshold, sequentialByCpu: sequential }];
   });
 };
 
@@ -308,7 +311,7 @@ export const markdownReport = (results: BenchResults): string => {
       '|---|---|---:|---:|',
     );
     for (const target of pairedTargets) {
-      const measurement = results.paired?.find(({ target: name }) => target.name === `${name}, both loaded together`);
+      const measurement = results.paired?.find(({ target: name }) => target.name === `${name}${LOADED_TOGETHER}`);
       if (measurement === undefined) continue;
       const ratios = cpuRatiosOf(measurement.rounds);
       lines.push(

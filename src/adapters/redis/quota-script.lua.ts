@@ -119,7 +119,6 @@ local function bannedReply(t, bannedUntil, resets)
   return reply
 end
 
-
 -- Rule i's ring advanced to its current bucket c at time at: only buckets c-60 .. c are counted.
 local function loadRule(i, raw, at)
   local g = tonumber(windows[i]) / 60
@@ -137,7 +136,6 @@ local function loadRule(i, raw, at)
   end
   return rule
 end
-
 
 -- The strike ring as stored (its size, then the times, oldest first); a ring of another size
 -- (the policy changed) starts empty.
@@ -157,7 +155,6 @@ local function addStrike(strikes, t)
   if #strikes > banStrikes then table.remove(strikes, 1) end
   return #strikes == banStrikes and tonumber(strikes[1]) > t - strikeWindowMs
 end
-
 
 -- What a ban ending at bannedUntil answers under ARGV's limits, from the rules as loaded: each
 -- rule's reset, the ban's end or, still spent then, when one request fits again (whatever the
@@ -268,7 +265,6 @@ for i = 1, n do
   if rule.count + cost > rule.limit then admitted = false end
   rules[i] = rule
 end
-
 
 local verdict = 'admitted'
 local retryAt = t
