@@ -293,6 +293,40 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       expect(await redis.pttl('ttl:{q:banned}')).toBeGreaterThan(3 * DAY);
     }));
 
+  it("moves a busy subject's expiry only when it must move later: once a granule of its rules, however many requests", () =>
+    withClient(async (redis) => {
+      const clock = new ManualClock(START);
+      const store = new RedisQuotaStore(redis, { prefix: 'expiry:' });
+      const timed = new RedisQuotaStore(redis, { prefix: 'expiry:', time: clock });
+      const minute: QuotaPolicy = { rules: [{ name: 'minute', limit: 1_000_000, windowMs: 60_000 }] };
+      const pexpires = async (): Promise<number> => Number(/cmdstat_pexpire:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+      const key = 'expiry:{q:busy}';
+      const expirySet = async (): Promise<number> => Number(await redis.hget(key, 'ex'));
+      // Warm the script; counted from here.
+      await store.decide('warm', minute);
+      const before = await pexpires();
+      await timed.decide('busy', minute);
+      // Its one counted bucket drops 61 granules (1 s each) after START, plus the margin.
+      expect(await expirySet()).toBe(START + 61_000 + 1_000);
+      for (let i = 0; i < 20; i++) {
+        clock.advance(10);
+        await timed.decide('busy', minute);
+      }
+      // Twenty more decisions within the first granule: the expiry set by the first still covers them.
+      expect((await pexpires()) - before).toBe(1);
+      expect(await expirySet()).toBe(START + 62_000);
+
+      // The next granule: its bucket drops a second later, so the expiry moves a second on.
+      clock.advance(1_000);
+      await timed.decide('busy', minute);
+      expect((await pexpires()) - before).toBe(2);
+      expect(await expirySet()).toBe(START + 63_000);
+      // Redis's own TTL, from this moment of the clock (START + 1.2 s): that expiry, no earlier.
+      const ttl = await redis.pttl(key);
+      expect(ttl).toBeGreaterThan(63_000 - 1_200 - 1_000);
+      expect(ttl).toBeLessThanOrEqual(63_000 - 1_200);
+    }));
+
   it('keeps a subject bounded whatever its traffic: at most 61 buckets per rule and the last strikes', () =>
     withClient(async (redis) => {
       const clock = new ManualClock(START);
@@ -316,10 +350,11 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       // Every second of the last minute holds requests: exactly the 61 counted buckets are
       // kept, packed as a 4-byte total and 12 bytes per bucket.
       expect((await redis.hgetBuffer('bounded:{q:busy}', 'r1'))?.length).toBe(4 + 12 * 61);
-      expect(await redis.hlen('bounded:{q:busy}')).toBe(3);
+      // Besides the ring: the windows (w), the time counted to (la) and the expiry set (ex).
+      expect(await redis.hlen('bounded:{q:busy}')).toBe(4);
       // The ring's size, then the last 5 strikes.
       expect((await redis.hget('bounded:{q:striking}', 'st'))?.split(' ')).toHaveLength(1 + 5);
-      expect(await redis.hlen('bounded:{q:striking}')).toBe(5);
+      expect(await redis.hlen('bounded:{q:striking}')).toBe(6);
     }));
 
   it('calls the script by its SHA, and after SCRIPT FLUSH resends it and keeps counting', () =>

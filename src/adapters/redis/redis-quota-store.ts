@@ -1,12 +1,12 @@
 import type { RedisClient } from './redis-client.js';
-import type { QuotaDecision, QuotaVerdict } from '../../domain/quota/quota-decision.js';
+import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import { assertDecidablePolicy } from '../../domain/quota/decidable-policy.js';
 import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { StrikeRecorder, StrikesReported } from '../../ports/strike-recorder.js';
 import { TurnBatch } from '../turn-batch.js';
-import { QUOTA_CALLS_LUA } from './quota-script.lua.js';
+import { CALL_KINDS, DECIDE_MODES, QUOTA_CALLS_LUA, VERDICT_CODES } from './quota-script.lua.js';
 import { failureOfCall, fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
 
@@ -23,26 +23,19 @@ export interface RedisQuotaStoreOptions {
 /** The most calls one script call takes (its keys); more in one turn make further calls. */
 const MAX_CALLS_PER_SCRIPT = 256;
 
-/**
- * One call of QUOTA_CALLS_LUA: its kind, subject hash and script arguments, kept in parts
- * (the time, the policy's arguments shared by its every call, the call's own) and joined
- * only into the batch's arguments, so a decision copies no array of its own.
- */
-interface QuotaCall {
-  readonly kind: 'decide' | 'strikes' | 'reset';
-  readonly key: string;
-  /** ARGV[1], the time; undefined for a reset, which takes no arguments. */
-  readonly now?: string;
-  readonly policy: readonly string[];
-  readonly tail: readonly string[];
-}
+/** One call of QUOTA_CALLS_LUA: its subject hash, kind and arguments; a policy's own are sent once per script call. */
+type QuotaCall =
+  | { readonly kind: 'decide'; readonly key: string; readonly now: string; readonly policy: QuotaPolicy; readonly cost: string; readonly mode: DecideMode }
+  | { readonly kind: 'strikes'; readonly key: string; readonly now: string; readonly policy: QuotaPolicy; readonly strikes: readonly number[] }
+  | { readonly kind: 'reset'; readonly key: string };
 
-const NONE: readonly string[] = [];
-/** QUOTA_LUA's last ARGV (cost, peek, report strikes) of a decision reporting strikes. */
-const REPORTING_STRIKES: readonly string[] = ['1', '', '1'];
+type DecideMode = (typeof DECIDE_MODES)[keyof typeof DECIDE_MODES];
+
+/** A number the script answers: an integer reply, or its text when it is not a whole number. */
+type ReplyNumber = number | string;
 
 /** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes), DEL's count, or the call's own failure. */
-type QuotaReply = string[] | null | number | Error;
+type QuotaReply = ReplyNumber[] | null | number | Error;
 
 interface QuotaScripts {
   /** The number of keys first: one per call. */
@@ -71,51 +64,68 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   }
 
   async decide(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
-    return decisionOf(await this.#decideScript(subject, policy, [String(cost), '']), policy.rules.length);
+    return decisionOf(await this.#decideCall(subject, policy, cost, DECIDE_MODES.decide), policy.rules.length);
   }
 
   async peek(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
-    const reply = await this.#decideScript(subject, policy, [String(cost), '1']);
+    const reply = await this.#decideCall(subject, policy, cost, DECIDE_MODES.peek);
     // A peek's reply ends with the strikes, after the decision's fields.
     const strikes = reply.pop();
     return { ...decisionOf(reply, policy.rules.length), strikes: Number(strikes) };
   }
 
   async reset(subject: string): Promise<void> {
-    const reply = await this.#calls.add({ kind: 'reset', key: this.keyOf(subject), policy: NONE, tail: NONE });
+    const reply = await this.#calls.add({ kind: 'reset', key: this.keyOf(subject) });
     if (reply instanceof Error) throw failureOfCall(reply);
   }
 
   async decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported> {
-    const reply = await this.#decideScript(subject, policy, REPORTING_STRIKES);
+    const reply = await this.#decideCall(subject, policy, 1, DECIDE_MODES.reportStrikes);
     const fields = 3 + 2 * policy.rules.length;
     const strikes: number[] = [];
     for (let i = fields; i < reply.length; i += 1) strikes.push(Number(reply[i]));
     return { decision: decisionOf(reply, policy.rules.length, fields), strikes };
   }
 
-  /** QUOTA_LUA's reply, its ARGV the time, the policy's, then `tail` (cost, peek, report strikes). */
-  async #decideScript(subject: string, policy: QuotaPolicy, tail: readonly string[]): Promise<string[]> {
-    return fieldsOf(await this.#calls.add({ kind: 'decide', key: this.keyOf(subject), now: this.#now(), policy: this.policyArgs(policy), tail }));
+  async #decideCall(subject: string, policy: QuotaPolicy, cost: number, mode: DecideMode): Promise<ReplyNumber[]> {
+    // Built (and checked) before the batch: a policy the engine cannot count fails its own call only.
+    this.policyArgs(policy);
+    return fieldsOf(await this.#calls.add({ kind: 'decide', key: this.keyOf(subject), now: this.#now(), policy, cost: String(cost), mode }));
   }
 
   /**
    * The calls of one turn in one script call, run in the order made: one command to build,
-   * send, run and parse instead of one per request. On a Cluster, one script call per subject
-   * (a script's keys share a slot), so a shard that is down fails only its own subjects' calls.
+   * send, run and parse instead of one per request, each policy's arguments sent once. On a
+   * Cluster, one script call per subject (a script's keys share a slot), so a shard that is
+   * down fails only its own subjects' calls.
    */
   readonly #calls = new TurnBatch<QuotaCall, QuotaReply>(
     async (calls) => {
-      const keysAndArgs = calls.map(({ key }) => key);
-      for (const { kind, now, policy, tail } of calls) {
-        if (now === undefined) {
-          keysAndArgs.push(kind, '0');
+      const policies = new Map<QuotaPolicy, string>();
+      const policyArgs: string[] = [];
+      const callArgs: string[] = [];
+      for (const call of calls) {
+        if (call.kind === 'reset') {
+          callArgs.push(CALL_KINDS.reset);
           continue;
         }
-        keysAndArgs.push(kind, String(1 + policy.length + tail.length), now);
-        for (const arg of policy) keysAndArgs.push(arg);
-        for (const arg of tail) keysAndArgs.push(arg);
+        let number = policies.get(call.policy);
+        if (number === undefined) {
+          number = String(policies.size + 1);
+          policies.set(call.policy, number);
+          for (const arg of this.policyArgs(call.policy)) policyArgs.push(arg);
+        }
+        if (call.kind === 'decide') {
+          callArgs.push(CALL_KINDS.decide, number, call.now, call.cost, call.mode);
+        } else {
+          callArgs.push(CALL_KINDS.strikes, number, call.now, String(call.strikes.length));
+          for (const strike of call.strikes) callArgs.push(String(strike));
+        }
       }
+      const keysAndArgs = calls.map(({ key }) => key);
+      keysAndArgs.push(String(policies.size));
+      for (const arg of policyArgs) keysAndArgs.push(arg);
+      for (const arg of callArgs) keysAndArgs.push(arg);
       return fromRedis(this.redis, () => this.redis.petstoreQuotaCalls(calls.length, ...keysAndArgs));
     },
     MAX_CALLS_PER_SCRIPT,
@@ -125,22 +135,17 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   async recordStrikes(subject: string, policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined> {
     // Without a ban rule a refusal is never a strike.
     if (policy.ban === undefined || strikes.length === 0) return undefined;
-    const reply = await this.#calls.add({
-      kind: 'strikes',
-      key: this.keyOf(subject),
-      now: this.#now(),
-      policy: this.policyArgs(policy),
-      tail: strikes.map(String),
-    });
+    this.policyArgs(policy); // checked before the batch, as a decision's
+    const reply = await this.#calls.add({ kind: 'strikes', key: this.keyOf(subject), now: this.#now(), policy, strikes });
     return reply === null ? undefined : decisionOf(fieldsOf(reply), policy.rules.length);
   }
 
-  /** The scripts' ARGV[1]: '' to use the Redis server's TIME. */
+  /** A call's time: '' to use the Redis server's TIME. */
   #now(): string {
     return this.clock === undefined ? '' : String(this.clock.now());
   }
 
-  /** The scripts' ARGV after the time, up to the ban policy. */
+  /** A policy's arguments (the script's policyAt), checked and built once per policy object. */
   private policyArgs(policy: QuotaPolicy): readonly string[] {
     let args = this.policyArgsOf.get(policy);
     if (args === undefined) {
@@ -160,26 +165,26 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   }
 }
 
-const fieldsOf = (reply: QuotaReply): string[] => {
+const fieldsOf = (reply: QuotaReply): ReplyNumber[] => {
   if (reply instanceof Error) throw failureOfCall(reply);
   if (!Array.isArray(reply)) throw new Error(`Unexpected quota script reply: ${JSON.stringify(reply)}`);
   return reply;
 };
 
-const verdictOf = (field: string | undefined): QuotaVerdict | undefined =>
-  field === 'admitted' || field === 'rate_limited' || field === 'banned' ? field : undefined;
+const numberOf = (field: ReplyNumber | undefined): number => (typeof field === 'number' ? field : Number(field));
 
 /** The decision in the reply's first `length` fields (a reply reporting strikes has them after). */
-const decisionOf = (reply: readonly string[], ruleCount: number, length = reply.length): QuotaDecision => {
-  const verdict = verdictOf(reply[0]);
+const decisionOf = (reply: readonly ReplyNumber[], ruleCount: number, length = reply.length): QuotaDecision => {
+  const code = reply[0];
+  const verdict = typeof code === 'number' ? VERDICT_CODES[code] : undefined;
   if (verdict === undefined || length !== 3 + 2 * ruleCount || reply.length < length) {
     throw new Error(`Unexpected quota script reply: ${JSON.stringify(reply)}`);
   }
   const remaining: number[] = [];
   const resetAt: number[] = [];
   for (let i = 3; i < length; i += 2) {
-    remaining.push(Number(reply[i]));
-    resetAt.push(Number(reply[i + 1]));
+    remaining.push(numberOf(reply[i]));
+    resetAt.push(numberOf(reply[i + 1]));
   }
-  return { verdict, decidedAt: Number(reply[1]), retryAt: Number(reply[2]), remaining, resetAt };
+  return { verdict, decidedAt: numberOf(reply[1]), retryAt: numberOf(reply[2]), remaining, resetAt };
 };
