@@ -1,6 +1,7 @@
 /**
  * HTTP benchmark: this service (memory and Redis stores) beside a fastify peer and a plain
- * node:http ceiling, each its own process on 127.0.0.1, loaded by autocannon from here.
+ * node:http ceiling, each its own process on 127.0.0.1, loaded by Debian's wrk (a process of its
+ * own, bench/http/wrk.ts) where a scenario sends one fixed request, else by autocannon from here.
  * Rounds are interleaved (ceiling, peer, memory, Redis; again...) so that drift of the machine
  * hits every server alike; each measurement follows a warm-up of its own.
  *
@@ -8,7 +9,10 @@
  * BENCH_WARMUP_SECONDS (2), BENCH_SCENARIOS (e.g. `list,limited`), REDIS_URL
  * (redis://127.0.0.1:6379; without a Redis the Redis store is skipped), BENCH_NODE_OPTIONS
  * (node flags for the servers, e.g. `--cpu-prof`), BENCH_SERVERS (e.g. `memory,redis,postgres`:
- * only these servers). The PostgreSQL store runs on a database of its own per scenario, created
+ * only these servers), BENCH_LOAD (`wrk` or `autocannon`: the load generator; unset, wrk for a
+ * load of one fixed request when `wrk` is on PATH, else autocannon; a load of per-connection steps
+ * or keys is autocannon's either way; the report names each scenario's generator and its CPU per
+ * request). The PostgreSQL store runs on a database of its own per scenario, created
  * and dropped with psql on 127.0.0.1:5432 as user postgres (skipped, and said so, without it).
  * Writes bench/results/latest.json and latest.svg and refreshes the tables of bench/README.md;
  * a run limited by BENCH_SERVERS writes bench/results/servers-<names>.json instead and leaves
@@ -20,7 +24,8 @@ import { cpus, release, totalmem, type } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { renderChart } from './http/chart.js';
 import { positiveFromEnv } from './http/env.js';
-import { runLoad, type Load, type RepeatedLoad } from './http/load.js';
+import { generatorChoiceFromEnv, runLoadWith } from './http/generator.js';
+import type { Load, LoadGenerator, RepeatedLoad } from './http/load.js';
 import { commandCounts, connectRedis, deleteKeysUnder, callsBetween, redisVersion } from './http/redis-stats.js';
 import { cpuBetween, postgresSetting, postgresVersion, processCpu } from './http/postgres.js';
 import { describePairRound, PAIR_DEFAULTS, serverPair, summarisePair } from './http/operations-cost.js';
@@ -39,6 +44,7 @@ const settings = {
 const only = process.env['BENCH_SCENARIOS']?.split(',');
 const onlyServers = process.env['BENCH_SERVERS']?.split(',') as ServerName[] | undefined;
 const serverWanted = (name: ServerName): boolean => onlyServers === undefined || onlyServers.includes(name);
+const generatorOf = generatorChoiceFromEnv();
 
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 const README = fileURLToPath(new URL('../../bench/README.md', import.meta.url));
@@ -89,6 +95,7 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
   const prefix = `${runPrefix}${scenario.id}:`;
   const servers: RunningServer[] = [];
   const loads = new Map<RunningServer, Load>();
+  const generators = new Map<RunningServer, LoadGenerator>();
   const rounds = new Map<RunningServer, Round[]>();
   const settle = async (server: RunningServer): Promise<void> => scenario.settle?.(server.baseUrl, server.spec.name);
   try {
@@ -104,17 +111,21 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
     for (const server of servers) {
       const load = await scenario.prepare(server.baseUrl, server.spec.name);
       loads.set(server, load);
+      generators.set(server, generatorOf(load));
       // Only a load of one repeated request can be probed without upsetting what it measures.
       if (load.stepsOf === undefined && load.authorizationsOf === undefined) answers.set(server, await probe(server.baseUrl, load));
       rounds.set(server, []);
     }
+    const used = [...new Set(generators.values())];
+    console.log(`  load generator: ${used.length === 1 ? used[0] : servers.map((server) => `${server.spec.name} ${generators.get(server)}`).join(', ')}`);
     if (scenario.id === 'limited') {
       console.log(`  answers: ${servers.map((server) => `${server.spec.name} ${answers.get(server)}`).join(', ')}`);
     }
     for (let round = 1; round <= settings.rounds; round++) {
       for (const server of servers) {
         const load = loads.get(server)!;
-        await runLoad(server.baseUrl, load, CONNECTIONS, settings.warmUpSeconds);
+        const generator = generators.get(server)!;
+        await runLoadWith(generator, server.baseUrl, load, CONNECTIONS, settings.warmUpSeconds);
         await settle(server);
         const isRedis = redis !== undefined && (server.spec.name === 'redis' || server.spec.name === 'postgres');
         const isPostgres = server.spec.name === 'postgres';
@@ -122,7 +133,7 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
         const redisCpuBefore = isRedis ? processCpu('redis-server') : undefined;
         const postgresCpuBefore = isPostgres ? processCpu('postgres') : undefined;
         const cpuBefore = server.cpuSeconds();
-        const measurement = await runLoad(server.baseUrl, load, CONNECTIONS, settings.seconds);
+        const measurement = await runLoadWith(generator, server.baseUrl, load, CONNECTIONS, settings.seconds);
         const cpuAfter = server.cpuSeconds();
         const postgresCpu = isPostgres ? cpuBetween(postgresCpuBefore, processCpu('postgres')) : undefined;
         const redisCpu = isRedis ? cpuBetween(redisCpuBefore, processCpu('redis-server')) : undefined;
@@ -149,7 +160,8 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
             `p50 ${measurement.p50Ms.toFixed(2)} ms, p99 ${measurement.p99Ms.toFixed(2)} ms, non-2xx ${(100 * measurement.non2xxShare).toFixed(1)}%${mix}` +
             `${serverCpuUsPerRequest === undefined ? '' : `, server CPU ${serverCpuUsPerRequest.toFixed(0)} µs/req`}` +
             `${postgresCpuUsPerRequest === undefined ? '' : `, PostgreSQL CPU ${postgresCpuUsPerRequest.toFixed(0)} µs/req`}` +
-            `${redisCpuUsPerRequest === undefined ? '' : `, Redis CPU ${redisCpuUsPerRequest.toFixed(0)} µs/req`}${trouble}`,
+            `${redisCpuUsPerRequest === undefined ? '' : `, Redis CPU ${redisCpuUsPerRequest.toFixed(0)} µs/req`}` +
+            `${measurement.generatorCpuUsPerRequest === undefined ? '' : `, ${generator} CPU ${measurement.generatorCpuUsPerRequest.toFixed(1)} µs/req`}${trouble}`,
         );
       }
     }
@@ -174,9 +186,19 @@ for (const target of TARGETS.filter(({ judge }) => judge === 'paired')) {
   if (scenario === undefined || ![target.reference, target.measured].every((name) => servers.some(({ server }) => server === name))) continue;
   const names = { first: target.reference, second: target.measured, ratio: target.name };
   console.log(`\n${target.name}: ${target.reference} and ${target.measured} loaded together, ${PAIR_DEFAULTS.connectionsEach} connections each`);
+  const pairGenerators = new Set<LoadGenerator>();
   try {
-    const rounds = await measurePaired(serverPair(target.reference, target.measured), scenario, PAIR_DEFAULTS, (round, result) =>
-      console.log(describePairRound(round, result, names)),
+    const rounds = await measurePaired(
+      serverPair(target.reference, target.measured),
+      scenario,
+      PAIR_DEFAULTS,
+      (round, result) => console.log(describePairRound(round, result, names)),
+      (load) => {
+        const generator = generatorOf(load);
+        if (!pairGenerators.has(generator)) console.log(`  load generator: ${generator}`);
+        pairGenerators.add(generator);
+        return generator;
+      },
     );
     console.log(summarisePair(rounds, names));
     paired.push({ target: target.name, settings: PAIR_DEFAULTS, rounds });
@@ -191,8 +213,8 @@ const results: BenchResults = {
   generatedAt: new Date().toISOString(),
   command:
     onlyServers === undefined
-      ? 'npm run bench'
-      : ['BENCH_SERVERS', 'BENCH_SCENARIOS', 'BENCH_ROUNDS', 'BENCH_SECONDS', 'BENCH_WARMUP_SECONDS']
+      ? `${process.env['BENCH_LOAD'] === undefined ? '' : `BENCH_LOAD=${process.env['BENCH_LOAD']} `}npm run bench`
+      : ['BENCH_SERVERS', 'BENCH_SCENARIOS', 'BENCH_LOAD', 'BENCH_ROUNDS', 'BENCH_SECONDS', 'BENCH_WARMUP_SECONDS']
           .filter((name) => process.env[name] !== undefined)
           .map((name) => `${name}=${process.env[name]}`)
           .concat('node dist/bench/http-bench.js')

@@ -44,8 +44,19 @@ export interface Measurement {
   readonly responses: number;
   /** Socket errors and timeouts: a run with any is not a fair figure. */
   readonly errors: number;
+  /** By status code (autocannon), or in wrk's two classes, `<400` and `>=400` (bench/http/wrk.ts). */
   readonly statusCounts: Readonly<Record<string, number>>;
+  /** What generated the load; absent from results stored before there was a choice (all autocannon). */
+  readonly generator?: LoadGenerator;
+  /**
+   * The load generator's own CPU (user + system) per response: wrk's process; for autocannon,
+   * the bench process over the run (two autocannon runs at once in it each count both).
+   */
+  readonly generatorCpuUsPerRequest?: number;
 }
+
+/** `wrk` (bench/http/wrk.ts) for a load of one fixed request, autocannon (here) for any load. */
+export type LoadGenerator = 'wrk' | 'autocannon';
 
 /** autocannon's per-connection context of a cycle: emptied each time the cycle starts again. */
 interface CycleContext {
@@ -107,6 +118,7 @@ export const runLoad = (baseUrl: string, load: Load, connections: number, second
   }
   let latencies = new Float64Array(1 << 16);
   let count = 0;
+  const cpuBefore = process.cpuUsage();
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -120,6 +132,7 @@ export const runLoad = (baseUrl: string, load: Load, connections: number, second
       },
       (error, result) => {
         if (error !== null) return reject(error);
+        const cpu = process.cpuUsage(cpuBefore);
         const sorted = latencies.subarray(0, count).sort();
         const responses = result['2xx'] + result.non2xx;
         resolve({
@@ -130,6 +143,8 @@ export const runLoad = (baseUrl: string, load: Load, connections: number, second
           responses,
           errors: result.errors + result.timeouts,
           statusCounts: Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count: n }]) => [status, n])),
+          generator: 'autocannon',
+          ...(responses === 0 ? {} : { generatorCpuUsPerRequest: (cpu.user + cpu.system) / responses }),
         });
       },
     );

@@ -27,6 +27,10 @@ export interface Summary {
   /** Medians, where measured in every round. */
   readonly postgresCpuUsPerRequest?: number;
   readonly redisCpuUsPerRequest?: number;
+  /** What generated the load of its rounds (e.g. `wrk`; `wrk, autocannon` if they differ), where its rounds say. */
+  readonly loadGenerator?: string;
+  /** The load generator's own CPU per response, median, where measured in every round. */
+  readonly generatorCpuUsPerRequest?: number;
   /** Median req/s over the ceiling's, and over the peer's, in the same scenario of the same run. */
   readonly vsCeiling: number | null;
   readonly vsPeer: number | null;
@@ -120,6 +124,8 @@ export const summarise = (
     const cpu = rounds.flatMap((round) => (round.serverCpuUsPerRequest === undefined ? [] : [round.serverCpuUsPerRequest]));
     const postgresCpu = rounds.flatMap((round) => (round.postgresCpuUsPerRequest === undefined ? [] : [round.postgresCpuUsPerRequest]));
     const redisCpu = rounds.flatMap((round) => (round.redisCpuUsPerRequest === undefined ? [] : [round.redisCpuUsPerRequest]));
+    const generatorCpu = rounds.flatMap((round) => (round.generatorCpuUsPerRequest === undefined ? [] : [round.generatorCpuUsPerRequest]));
+    const generators = [...new Set(rounds.flatMap((round) => (round.generator === undefined ? [] : [round.generator])))];
     return {
       server,
       label,
@@ -134,6 +140,8 @@ export const summarise = (
         serverCpuUsPerRequest: cpu.length === rounds.length ? median(cpu) : null,
         ...(postgresCpu.length === rounds.length && rounds.length > 0 ? { postgresCpuUsPerRequest: median(postgresCpu) } : {}),
         ...(redisCpu.length === rounds.length && rounds.length > 0 ? { redisCpuUsPerRequest: median(redisCpu) } : {}),
+        ...(generators.length === 0 ? {} : { loadGenerator: generators.join(', ') }),
+        ...(generatorCpu.length === rounds.length && rounds.length > 0 ? { generatorCpuUsPerRequest: median(generatorCpu) } : {}),
         vsCeiling: ratio(requestsPerSecond, 'ceiling'),
         vsPeer: ratio(requestsPerSecond, 'peer'),
         ...(redisCallsPerRequest === undefined ? {} : { redisCallsPerRequest }),
@@ -263,6 +271,15 @@ export const markdownReport = (results: BenchResults): string => {
         : []),
       ...(scenario.servers.some(({ summary }) => summary.redisCpuUsPerRequest !== undefined)
         ? [{ head: 'Redis CPU µs/req', cell: (s: Summary) => fixed(s.redisCpuUsPerRequest ?? null, 0) }]
+        : []),
+      // Results stored before the bench had a choice of generator name none (all autocannon).
+      ...(scenario.servers.some(({ summary }) => summary.loadGenerator !== undefined)
+        ? [
+            {
+              head: 'load generator, its CPU µs/req',
+              cell: (s: Summary) => `${s.loadGenerator ?? '–'} ${fixed(s.generatorCpuUsPerRequest ?? null, 1)}`,
+            },
+          ]
         : []),
     ];
     lines.push(`| server | ${columns.map(({ head }) => head).join(' | ')} |`);
