@@ -21,6 +21,8 @@ export class TurnBatch<Input, Output> {
     private readonly maxSize: number,
     /** Inputs of different groups go in different batches (a Redis Cluster's script takes the keys of one slot); one group by default. */
     private readonly groupOf: (input: Input) => string = () => '',
+    /** Called once a batch that filled up has been run, before the turn ends: to send it at once (sendCorkedNow). */
+    private readonly filled: () => void = () => {},
   ) {}
 
   add(input: Input): Promise<Output> {
@@ -34,6 +36,7 @@ export class TurnBatch<Input, Output> {
       if (waiting.push({ input, resolve, reject }) >= this.maxSize) {
         this.#waiting.delete(group);
         this.#flush(waiting);
+        this.filled();
       } else if (!this.#scheduled) {
         this.#scheduled = true;
         atTurnEnd(() => {

@@ -275,6 +275,26 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       expect(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1]).toBe('1');
     }));
 
+  it('sends a batch to Redis as soon as it holds eight calls, not at the end of the turn, and the rest of the turn at its end', () =>
+    withClient(async (redis) => {
+      const store = new RedisQuotaStore(redis, { prefix: 'filled:' });
+      const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 100, windowMs: 60_000 }] };
+      await store.decide('key:warm', policy);
+      const evalshas = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+      const before = await evalshas();
+      const decisions: Promise<QuotaDecision>[] = [];
+      // What the connection holds unsent after each call: a filled batch corked until the turn ends would show here.
+      const unsent: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        decisions.push(store.decide(`key:${i}`, policy));
+        unsent.push(redis.stream.writableLength);
+      }
+      expect(unsent).toEqual(new Array(20).fill(0));
+      expect((await Promise.all(decisions)).every((decision) => decision.verdict === 'admitted')).toBe(true);
+      // Eight, eight, and the four left at the turn's end.
+      expect((await evalshas()) - before).toBe(3);
+    }));
+
   it('lets an idle subject expire once nothing kept matters: the longest window plus a granule, or the ban', () =>
     withClient(async (redis) => {
       const clock = new ManualClock(START);

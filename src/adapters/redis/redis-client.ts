@@ -92,29 +92,50 @@ export const createRedisClient = async ({ url, outages, commandTimeoutMs = REDIS
 /** Who hears of a client's outages that only its calls notice (a Redis that accepts but does not answer: redis-failures.ts). */
 export const outageListeners = new WeakMap<RedisClient, OutageListener>();
 
+/** What sends a client's corked commands now, per client (a Cluster's: each of its connections'). */
+const sendersNow = new WeakMap<RedisClient, () => void>();
+
+/**
+ * Sends the commands a client holds corked for the turn's end now: a batch that filled up
+ * (TurnBatch) then reaches Redis while the instance still parses the turn's other requests,
+ * instead of every batch of the turn leaving together at its end.
+ */
+export const sendCorkedNow = (redis: RedisClient): void => sendersNow.get(redis)?.();
+
 /**
  * The commands a connection is given in one turn of the event loop leave in one write: the
- * socket is corked at the turn's first command and uncorked before the next turn. Each
- * command would otherwise be a write of its own (a syscall, and a wake-up of Redis), which
- * the profile of the Redis list found to be a third of the service's CPU. Unlike ioredis'
- * auto-pipelining, nothing waits for an earlier batch's replies. The uncork runs after the
- * pages and quota calls batched in the turn (TurnBatch) are sent, so they leave in the same write.
+ * socket is corked at the turn's first command and uncorked before the next turn (or when a
+ * batch fills: sendCorkedNow). Each command would otherwise be a write of its own (a syscall,
+ * and a wake-up of Redis), which the profile of the Redis list found to be a third of the
+ * service's CPU. Unlike ioredis' auto-pipelining, nothing waits for an earlier batch's
+ * replies. The uncork runs after the pages and quota calls batched in the turn (TurnBatch)
+ * are sent, so they leave in the same write.
  */
 export function writeOncePerTurn(redis: Redis): void {
   const send = redis.sendCommand.bind(redis);
-  let corked = false;
+  let corked: Redis['stream'] | undefined;
+  const uncork = (): void => {
+    const socket = corked;
+    corked = undefined;
+    socket?.uncork();
+  };
+  sendersNow.set(redis, uncork);
   redis.sendCommand = (command, stream) => {
     const socket = redis.stream;
-    if (!corked && socket !== undefined) {
-      corked = true;
+    if (corked === undefined && socket !== undefined) {
+      corked = socket;
       socket.cork();
-      atTurnEnd(() => {
-        corked = false;
-        socket.uncork();
-      });
+      atTurnEnd(uncork);
     }
     return send(command, stream);
   };
+}
+
+/** A Cluster's corked commands are its connections': sendCorkedNow sends each's. */
+export function sendClusterCorkedNow(cluster: Cluster): void {
+  sendersNow.set(cluster, () => {
+    for (const node of cluster.nodes()) sendCorkedNow(node);
+  });
 }
 
 /** The URL without its password, fit for an error message. */

@@ -1,7 +1,7 @@
 import { Cluster, type ClusterOptions, type Redis } from 'ioredis';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { OutageListener } from '../store-outages.js';
-import { failFastConnection, outageListeners, reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS, writeOncePerTurn } from './redis-client.js';
+import { failFastConnection, outageListeners, reconnectDelayMs, REDIS_COMMAND_TIMEOUT_MS, sendClusterCorkedNow, writeOncePerTurn } from './redis-client.js';
 
 export interface RedisNodeAddress {
   readonly host: string;
@@ -82,6 +82,7 @@ export const createRedisClusterClient = async ({
   cluster.on('error', (error: Error) => report(error, where));
   cluster.on('node error', (error: Error, key: string) => report(error, key));
   cluster.on('ready', () => recovered(where));
+  sendClusterCorkedNow(cluster);
   cluster.on('+node', (node: Redis) => {
     writeOncePerTurn(node);
     node.on('ready', () => recovered(keyOf(node.options)));

@@ -1,4 +1,4 @@
-import type { RedisClient } from './redis-client.js';
+import { sendCorkedNow, type RedisClient } from './redis-client.js';
 import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
@@ -91,7 +91,7 @@ export class RedisPetRepository implements PetRepository {
       pages.push({ json: reply[i] ?? '', moreAfter: moreAfter === '' || moreAfter === undefined ? undefined : Number(moreAfter) });
     }
     return asked.map((position) => pages[position] as StoredPetPage);
-  }, MAX_PAGES_PER_CALL);
+  }, MAX_PAGES_PER_CALL, undefined, () => sendCorkedNow(this.redis));
 
   #index(status: PetStatus | undefined): string {
     return status === undefined ? this.keys.petIds : this.keys.petStatus(status);
