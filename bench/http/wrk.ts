@@ -6,8 +6,8 @@ import type { LoadRequest, Measurement } from './load.js';
 
 /**
  * Debian's `wrk` as the HTTP bench's load generator for a load of one fixed request: a C event
- * loop on one thread, measured on this machine at about 8 µs of CPU per request of the `list`
- * scenario where autocannon, in the bench's own Node process, takes about 27.
+ * loop on one thread, measured on this machine at 7 to 9 µs of CPU per request of the `list`
+ * scenario where autocannon, in the bench's own Node process, takes 16 to 23 (same runs).
  *
  * The request is set and the figures are printed by a Lua script of its own (written to a
  * temporary directory, removed after the run): its `done()` prints one line of JSON after a
