@@ -51,8 +51,8 @@ interface QuotaScripts {
 
 /**
  * Each decision is one Lua script (sent by its SHA, resent whole by ioredis after a NOSCRIPT):
- * every rule, the strike and the ban, atomically; the decisions of one turn share one script
- * call. A subject's data is one hash under `{q:<subject>}`, bounded per rule like the
+ * every rule, the strike and the ban, atomically; the decisions of one turn share script
+ * calls of up to eight. A subject's data is one hash under `{q:<subject>}`, bounded per rule like the
  * in-memory rings and expiring when idle. Strikes a cache answered (LocalRefusals) are added
  * by a second script on the same hash.
  */
@@ -60,7 +60,7 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   private readonly redis: RedisClient & QuotaScripts;
   private readonly keyPrefix: string;
   private readonly clock: Clock | undefined;
-  /** Each policy's ARGV after the time, checked and built once: the same policy objects decide every request. */
+  /** Each policy's arguments, checked and built once: the same policy objects decide every request. */
   private readonly policyArgsOf = new WeakMap<QuotaPolicy, readonly string[]>();
 
   constructor(redis: RedisClient, { prefix, time = 'server' }: RedisQuotaStoreOptions) {
