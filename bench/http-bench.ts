@@ -187,9 +187,7 @@ for (const target of TARGETS.filter(({ judge }) => judge === 'paired')) {
   const names = { first: target.reference, second: target.measured, ratio: target.name };
   console.log(`\n${target.name}: ${target.reference} and ${target.measured} loaded together, ${PAIR_DEFAULTS.connectionsEach} connections each`);
   try {
-    // Loaded by autocannon, whatever BENCH_LOAD says: the method was checked with it (the same
-    // server twice: rounds 0.95 to 1.02). With wrk, the run of 2026-11-26 11:56 spread the same
-    // pairs' rounds twice as wide (list / ceiling 0.43 to 1.02 against 0.69 to 0.77 before).
+    // By autocannon, whatever BENCH_LOAD says (paired.ts says why).
     const rounds = await measurePaired(
       serverPair(target.reference, target.measured),
       scenario,

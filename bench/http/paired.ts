@@ -1,5 +1,4 @@
-import { runLoadWith, type GeneratorChoice } from './generator.js';
-import type { Load, LoadGenerator, Measurement } from './load.js';
+import { runLoad, type Load } from './load.js';
 import type { Scenario } from './scenarios.js';
 import { startServer, type RunningServer, type ServerSpec } from './servers.js';
 
@@ -28,30 +27,27 @@ export const cpuRatiosOf = (rounds: readonly PairedRound[]): number[] => rounds.
  * that whatever the machine does meanwhile slows both alike: the ratio of two configurations of
  * one server, which measured one after the other moves by a third from round to round on this
  * machine (the same server twice: rounds 0.75 to 1.34), and measured so by a few percent
- * (rounds 0.95 to 1.02, medians 0.99). `generatorOf` picks each load's generator: autocannon
- * unless told (the HTTP bench passes its BENCH_LOAD choice; wrk runs each load in a process of its own).
+ * (rounds 0.95 to 1.02, medians 0.99). Loaded by autocannon, whatever BENCH_LOAD says: the
+ * method was checked with it, and the one full run that loaded pairs with wrk (2026-11-26
+ * 11:56) spread their rounds twice as wide (list / ceiling 0.43 to 1.02 against 0.69 to 0.77).
  */
 export const measurePaired = async (
   specs: readonly [ServerSpec, ServerSpec],
   scenario: Scenario,
   settings: PairSettings,
   onRound: (round: number, result: PairedRound) => void,
-  generatorOf: GeneratorChoice = () => 'autocannon',
 ): Promise<PairedRound[]> => {
-  const servers: { readonly server: RunningServer; readonly load: Load; readonly generator: LoadGenerator }[] = [];
+  const servers: { readonly server: RunningServer; readonly load: Load }[] = [];
   try {
     for (const spec of specs) {
       const server = await startServer(spec);
-      const load = await scenario.prepare(server.baseUrl, spec.name);
-      servers.push({ server, load, generator: generatorOf(load) });
+      servers.push({ server, load: await scenario.prepare(server.baseUrl, spec.name) });
     }
-    const run = (seconds: number): Promise<Measurement[]> =>
-      Promise.all(servers.map(({ server, load, generator }) => runLoadWith(generator, server.baseUrl, load, settings.connectionsEach, seconds)));
-    await run(settings.warmUpSeconds);
+    await Promise.all(servers.map(({ server, load }) => runLoad(server.baseUrl, load, settings.connectionsEach, settings.warmUpSeconds)));
     const rounds: PairedRound[] = [];
     for (let round = 1; round <= settings.rounds; round++) {
       const before = servers.map(({ server }) => server.cpuSeconds());
-      const measured = await run(settings.seconds);
+      const measured = await Promise.all(servers.map(({ server, load }) => runLoad(server.baseUrl, load, settings.connectionsEach, settings.seconds)));
       const cpu = servers.map(({ server }, i) => {
         const start = before[i];
         const end = server.cpuSeconds();

@@ -30,10 +30,14 @@ export interface RedisQuotaStoreOptions {
  */
 const MAX_CALLS_PER_SCRIPT = 8;
 
-/** One call of QUOTA_CALLS_LUA: its subject hash, kind and arguments; a policy's own are sent once per script call. */
+/**
+ * One call of QUOTA_CALLS_LUA: its subject hash, kind and arguments. `policy` is its policy's
+ * arguments as built once (policyArgs): the same array for every call of that policy, which is
+ * how a script call sends each policy once.
+ */
 type QuotaCall =
-  | { readonly kind: 'decide'; readonly key: string; readonly now: string; readonly policy: QuotaPolicy; readonly cost: string; readonly mode: DecideMode }
-  | { readonly kind: 'strikes'; readonly key: string; readonly now: string; readonly policy: QuotaPolicy; readonly strikes: readonly number[] }
+  | { readonly kind: 'decide'; readonly key: string; readonly now: string; readonly policy: readonly string[]; readonly cost: string; readonly mode: DecideMode }
+  | { readonly kind: 'strikes'; readonly key: string; readonly now: string; readonly policy: readonly string[]; readonly strikes: readonly number[] }
   | { readonly kind: 'reset'; readonly key: string };
 
 type DecideMode = (typeof DECIDE_MODES)[keyof typeof DECIDE_MODES];
@@ -96,8 +100,8 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
 
   async #decideCall(subject: string, policy: QuotaPolicy, cost: number, mode: DecideMode): Promise<ReplyNumber[]> {
     // Built (and checked) before the batch: a policy the engine cannot count fails its own call only.
-    this.policyArgs(policy);
-    return fieldsOf(await this.#calls.add({ kind: 'decide', key: this.keyOf(subject), now: this.#now(), policy, cost: String(cost), mode }));
+    const call: QuotaCall = { kind: 'decide', key: this.keyOf(subject), now: this.#now(), policy: this.policyArgs(policy), cost: String(cost), mode };
+    return fieldsOf(await this.#calls.add(call));
   }
 
   /**
@@ -108,7 +112,7 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
    */
   readonly #calls = new TurnBatch<QuotaCall, QuotaReply>(
     async (calls) => {
-      const policies = new Map<QuotaPolicy, string>();
+      const policies = new Map<readonly string[], string>();
       const policyArgs: string[] = [];
       const callArgs: string[] = [];
       for (const call of calls) {
@@ -120,7 +124,7 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
         if (number === undefined) {
           number = String(policies.size + 1);
           policies.set(call.policy, number);
-          for (const arg of this.policyArgs(call.policy)) policyArgs.push(arg);
+          for (const arg of call.policy) policyArgs.push(arg);
         }
         if (call.kind === 'decide') {
           callArgs.push(CALL_KINDS.decide, number, call.now, call.cost, call.mode);
@@ -143,8 +147,9 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   async recordStrikes(subject: string, policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined> {
     // Without a ban rule a refusal is never a strike.
     if (policy.ban === undefined || strikes.length === 0) return undefined;
-    this.policyArgs(policy); // checked before the batch, as a decision's
-    const reply = await this.#calls.add({ kind: 'strikes', key: this.keyOf(subject), now: this.#now(), policy, strikes });
+    // Built before the batch, as a decision's.
+    const call: QuotaCall = { kind: 'strikes', key: this.keyOf(subject), now: this.#now(), policy: this.policyArgs(policy), strikes };
+    const reply = await this.#calls.add(call);
     return reply === null ? undefined : decisionOf(fieldsOf(reply), policy.rules.length);
   }
 
