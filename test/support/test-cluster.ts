@@ -27,6 +27,8 @@ export interface TestCluster {
 
 const MASTERS = 3;
 const READY_WITHIN_MS = 10_000;
+/** Half of vitest's hookTimeout (60 s), where the clusters are started. */
+const CREATE_WITHIN_MS = 30_000;
 
 /**
  * Starts three `redis-server --cluster-enabled yes` on free ports, persisting nothing, joins
@@ -63,7 +65,13 @@ export const startTestCluster = async (): Promise<TestCluster> => {
     }
     await Promise.all(ports.map(start));
     const addresses = ports.map((port) => `127.0.0.1:${port}`);
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: READY_WITHIN_MS });
+    // redis-cli waits for the nodes to agree by gossip, checking once a second: on a busy machine
+    // that passed 10 s once (a clean-clone npm test, 2026-11-26), so it gets the hook's half.
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: CREATE_WITHIN_MS }).catch(
+      (error: { stdout?: string; stderr?: string; signal?: string }) => {
+        throw new Error(`redis-cli --cluster create failed${error.signal === undefined || error.signal === null ? '' : ` (${error.signal} after ${CREATE_WITHIN_MS} ms)`}:\n${error.stdout ?? ''}${error.stderr ?? ''}`, { cause: error });
+      },
+    );
     await Promise.all(ports.map((port) => clusterOk(node(port))));
     return {
       ports,
