@@ -12,8 +12,12 @@
  * (windows are multiples of 60 ms), so times, bucket indices and drop times are integers far
  * below 2^53 and every operation is exact, as in JavaScript. Lua's own number-to-string
  * conversion keeps only 14 digits (1e+15), so every number stored goes through num ('%d' or
- * '%.17g'), which writes such integers in full; every number answered goes through out, as an
- * integer reply (no string to format here or to parse in the instance) when it is one.
+ * '%.17g'), which writes such integers in full. Numbers answered are packed as doubles, exact.
+ *
+ * The wire: the arguments of a script call are one string, the reply one binary string (and
+ * the calls' errors). The instance is the busier side, and ioredis spends per argument and per
+ * reply value (a call of eight decisions: 59 arguments cost 17 µs to encode, 56 integer
+ * replies 20 µs to decode, where one string each way costs 2 µs and packed doubles 1.3 µs).
  *
  * Hash     w    the windows the state was kept for; other windows start the subject over.
  *               Other limits (a plan change) keep everything: they decide from then on.
@@ -35,11 +39,14 @@
  *               a granule of its shortest window, not once a request.
  */
 
-/** The verdicts as the script answers them: the index of each (an integer reply). */
+/** The verdicts as the script answers them: the index of each. */
 export const VERDICT_CODES = ['admitted', 'rate_limited', 'banned'] as const;
 
 /** How a decide call answers: as a decision, as a peek, or as a decision reporting a refusal's strikes. */
 export const DECIDE_MODES = { decide: '', peek: 'p', reportStrikes: 's' } as const;
+
+/** What stands for a call's number of values in the reply when it has none: no ban after strikes, or it failed (its error follows the packed replies). */
+export const REPLY_MARKS = { none: -1, failed: -2 } as const;
 
 /** What a call of the batch is: its first argument. */
 export const CALL_KINDS = { decide: 'd', strikes: 's', reset: 'r' } as const;
@@ -49,17 +56,16 @@ export const CALL_KINDS = { decide: 'd', strikes: 's', reset: 'r' } as const;
  * script call too) instead of closing over it, so no closure is made per decision.
  */
 const QUOTA_LUA_HELPERS = `
+-- The arguments after the keys, sent as one string, each followed by a space.
+local A = {}
+for v in string.gmatch(ARGV[1], '([^ ]*) ') do A[#A + 1] = v end
+
 local ADMITTED, RATE_LIMITED, BANNED = ${VERDICT_CODES.indexOf('admitted')}, ${VERDICT_CODES.indexOf('rate_limited')}, ${VERDICT_CODES.indexOf('banned')}
 
 -- '%d' writes a whole number below 2^53 as '%.17g' does, in half the time; other numbers take '%.17g'.
 local function num(x)
   if x % 1 == 0 and x > -2^53 and x < 2^53 and x ~= 0 then return string.format('%d', x) end
   return string.format('%.17g', x)
-end
--- A number answered: an integer reply when it is a whole number below 2^53, else its text.
-local function out(x)
-  if x % 1 == 0 and x > -2^53 and x < 2^53 then return x end
-  return num(x)
 end
 
 -- '' reads the Redis server's TIME, once per script call: its calls run at one moment anyway.
@@ -105,40 +111,40 @@ local function oldestDropTime(rule) return (pairAt(rule.raw, rule.first) + 61) *
 local STATE_FIELDS = { 'w', 'la', 'bu', 'ru', 'st', 'bx', 'bl', 'ex' }
 local RINGS = #STATE_FIELDS
 
--- The policy whose arguments start at ARGV[at]: rule count n, limit and windowMs of each
+-- The policy whose arguments start at A[at]: rule count n, limit and windowMs of each
 -- rule, then the ban policy: strikes, strikeWindowMs, banMs (strikes 0: none). Returns it and
 -- where the next argument starts.
 local function policyAt(at)
-  local n = tonumber(ARGV[at])
+  local n = tonumber(A[at])
   local policy = { n = n, limits = {}, g = {}, fields = {} }
   local limitArgs, windowArgs = {}, {}
   for i, field in ipairs(STATE_FIELDS) do policy.fields[i] = field end
   for i = 1, n do
-    limitArgs[i] = ARGV[at + 2 * i - 1]
-    windowArgs[i] = ARGV[at + 2 * i]
+    limitArgs[i] = A[at + 2 * i - 1]
+    windowArgs[i] = A[at + 2 * i]
     policy.limits[i] = tonumber(limitArgs[i])
     policy.g[i] = tonumber(windowArgs[i]) / 60
     policy.fields[RINGS + i] = 'r' .. i
   end
   policy.signature = table.concat(windowArgs, ',')
   policy.limitsSignature = table.concat(limitArgs, ',')
-  policy.banStrikes = tonumber(ARGV[at + 2 * n + 1])
-  policy.strikeWindowMs = tonumber(ARGV[at + 2 * n + 2])
-  policy.banMs = tonumber(ARGV[at + 2 * n + 3])
+  policy.banStrikes = tonumber(A[at + 2 * n + 1])
+  policy.strikeWindowMs = tonumber(A[at + 2 * n + 2])
+  policy.banMs = tonumber(A[at + 2 * n + 3])
   return policy, at + 2 * n + 4
 end
 
 -- What a ban answers at t: remaining 0, each rule's reset no earlier than the ban's end.
 local function bannedReply(policy, t, bannedUntil, resets)
-  local reply = { BANNED, out(t), 0 }
+  local reply = { BANNED, t, 0 }
   local retryAt = bannedUntil
   for i = 1, policy.n do
     local reset = math.max(bannedUntil, tonumber(resets[i]) or bannedUntil)
     retryAt = math.max(retryAt, reset)
     reply[2 + 2 * i] = 0
-    reply[3 + 2 * i] = out(reset)
+    reply[3 + 2 * i] = reset
   end
-  reply[3] = out(retryAt)
+  reply[3] = retryAt
   return reply
 end
 
@@ -249,10 +255,10 @@ local function standing(policy, rules, t, cost, remaining, resetAt)
   return retryAt
 end
 local function decisionReply(policy, verdict, t, retryAt, remaining, resetAt)
-  local answer = { verdict, out(t), out(retryAt) }
+  local answer = { verdict, t, retryAt }
   for i = 1, policy.n do
-    answer[2 + 2 * i] = out(remaining[i])
-    answer[3 + 2 * i] = out(resetAt[i])
+    answer[2 + 2 * i] = remaining[i]
+    answer[3 + 2 * i] = resetAt[i]
   end
   return answer
 end
@@ -388,7 +394,7 @@ local function decide(key, policy, nowArg, cost, mode)
   if banResets then return bannedReply(policy, t, bannedUntil, banResets) end
   local answer = decisionReply(policy, verdict, t, retryAt, remaining, resetAt)
   if mode == '${DECIDE_MODES.reportStrikes}' and verdict == RATE_LIMITED then
-    for _, at in ipairs(strikes) do answer[#answer + 1] = out(tonumber(at)) end
+    for _, at in ipairs(strikes) do answer[#answer + 1] = tonumber(at) end
   end
   return answer
 end
@@ -396,7 +402,7 @@ end
 
 /**
  * The strikes a cache in front of the store answered itself (LocalRefusals), added to a
- * subject by the same rules, in one atomic step of the subject's slot: ARGV[from .. to] holds
+ * subject by the same rules, in one atomic step of the subject's slot: A[from .. to] holds
  * the time and the told retryAt of each strike, in order. Each strike counts as the refusal it
  * was would have in decide: none during a ban, a strike only while an earlier Retry-After
  * runs; one falling in a ban (even one these strikes started: a short ban may pass within a
@@ -417,10 +423,10 @@ local function recordStrikes(key, policy, nowArg, from, to)
   local strikes = readStrikes(policy, stored[5])
   local banStart
   for j = from, to, 2 do
-    local at = tonumber(ARGV[j])
+    local at = tonumber(A[j])
     if at >= bannedUntil then
       local strike = at < refusedUntil
-      refusedUntil = toldUntil(refusedUntil, at, tonumber(ARGV[j + 1]))
+      refusedUntil = toldUntil(refusedUntil, at, tonumber(A[j + 1]))
       if strike and addStrike(policy, strikes, at) then
         banStart = at
         bannedUntil = at + policy.banMs
@@ -456,37 +462,46 @@ end
  * turn, as separate calls would run one after the other, so a reset or strikes sent after a
  * decision still come after it.
  * KEYS     each call's subject hash (on a Cluster, all in one slot).
- * ARGV     the number of policies, then each policy's arguments (policyAt); then for each call
- *          its kind (CALL_KINDS) and arguments: a decision its policy's number, now ('' to use
- *          the Redis server's TIME), cost and mode (DECIDE_MODES); strikes their policy's
- *          number, now, the number of values that follow, then the time and told retryAt of
- *          each strike; a reset none.
- * Returns  each call's reply: decide's, recordStrikes's (false for none) or DEL's; a call that
- *          fails (a key of another type under the prefix: WRONGTYPE) is its own error reply, so
- *          it fails only its own request, not the others of the turn.
+ * ARGV[1]  the arguments (A), each followed by a space: the number of policies, then each
+ *          policy's arguments (policyAt); then for each call its kind (CALL_KINDS) and
+ *          arguments: a decision its policy's number, now ('' to use the Redis server's TIME),
+ *          cost and mode (DECIDE_MODES); strikes their policy's number, now, the number of
+ *          values that follow, then the time and told retryAt of each strike; a reset none.
+ * Returns  the calls' replies packed as little-endian doubles, each its number of values then
+ *          the values: decide's, recordStrikes's (REPLY_MARKS.none for none) or DEL's count;
+ *          then the error of each call that failed (REPLY_MARKS.failed in its place: a key of
+ *          another type under the prefix, WRONGTYPE), so it fails only its own request, not
+ *          the others of the turn.
  */
 export const QUOTA_CALLS_LUA = `${QUOTA_LUA_HELPERS}${DECIDE_LUA}${RECORD_STRIKES_LUA}
 local policies = {}
 local at = 2
-for p = 1, tonumber(ARGV[1]) do policies[p], at = policyAt(at) end
+for p = 1, tonumber(A[1]) do policies[p], at = policyAt(at) end
 
-local replies = {}
+local packed, errors = {}, {}
 for c = 1, #KEYS do
-  local kind = ARGV[at]
+  local kind = A[at]
   local ok, reply
   if kind == '${CALL_KINDS.decide}' then
-    ok, reply = pcall(decide, KEYS[c], policies[tonumber(ARGV[at + 1])], ARGV[at + 2], tonumber(ARGV[at + 3]), ARGV[at + 4])
+    ok, reply = pcall(decide, KEYS[c], policies[tonumber(A[at + 1])], A[at + 2], tonumber(A[at + 3]), A[at + 4])
     at = at + 5
   elseif kind == '${CALL_KINDS.strikes}' then
-    local count = tonumber(ARGV[at + 3])
-    ok, reply = pcall(recordStrikes, KEYS[c], policies[tonumber(ARGV[at + 1])], ARGV[at + 2], at + 4, at + 3 + count)
+    local count = tonumber(A[at + 3])
+    ok, reply = pcall(recordStrikes, KEYS[c], policies[tonumber(A[at + 1])], A[at + 2], at + 4, at + 3 + count)
     at = at + 4 + count
   else
     ok, reply = pcall(redis.call, 'DEL', KEYS[c])
     at = at + 1
   end
-  if ok then replies[c] = reply or false
-  else replies[c] = redis.error_reply(type(reply) == 'table' and reply.err or tostring(reply)) end
+  if not ok then
+    packed[c] = struct.pack('<d', ${REPLY_MARKS.failed})
+    errors[#errors + 1] = redis.error_reply(type(reply) == 'table' and reply.err or tostring(reply))
+  elseif reply == nil then
+    packed[c] = struct.pack('<d', ${REPLY_MARKS.none})
+  else
+    if type(reply) ~= 'table' then reply = { reply } end
+    packed[c] = struct.pack('<d' .. string.rep('d', #reply), #reply, unpack(reply))
+  end
 end
-return replies
+return { table.concat(packed), unpack(errors) }
 `;

@@ -6,7 +6,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { StrikeRecorder, StrikesReported } from '../../ports/strike-recorder.js';
 import { TurnBatch } from '../turn-batch.js';
-import { CALL_KINDS, DECIDE_MODES, QUOTA_CALLS_LUA, VERDICT_CODES } from './quota-script.lua.js';
+import { CALL_KINDS, DECIDE_MODES, QUOTA_CALLS_LUA, REPLY_MARKS, VERDICT_CODES } from './quota-script.lua.js';
 import { failureOfCall, fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
 
@@ -32,25 +32,22 @@ const MAX_CALLS_PER_SCRIPT = 8;
 
 /**
  * One call of QUOTA_CALLS_LUA: its subject hash, kind and arguments. `policy` is its policy's
- * arguments as built once (policyArgs): the same array for every call of that policy, which is
- * how a script call sends each policy once.
+ * arguments as built once (policyArgs): the same string for every call of that policy, which
+ * is how a script call sends each policy once.
  */
 type QuotaCall =
-  | { readonly kind: 'decide'; readonly key: string; readonly now: string; readonly policy: readonly string[]; readonly cost: string; readonly mode: DecideMode }
-  | { readonly kind: 'strikes'; readonly key: string; readonly now: string; readonly policy: readonly string[]; readonly strikes: readonly number[] }
+  | { readonly kind: 'decide'; readonly key: string; readonly now: string; readonly policy: string; readonly cost: string; readonly mode: DecideMode }
+  | { readonly kind: 'strikes'; readonly key: string; readonly now: string; readonly policy: string; readonly strikes: readonly number[] }
   | { readonly kind: 'reset'; readonly key: string };
 
 type DecideMode = (typeof DECIDE_MODES)[keyof typeof DECIDE_MODES];
 
-/** A number the script answers: an integer reply, or its text when it is not a whole number. */
-type ReplyNumber = number | string;
-
 /** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes), DEL's count, or the call's own failure. */
-type QuotaReply = ReplyNumber[] | null | number | Error;
+type QuotaReply = number[] | null | Error;
 
 interface QuotaScripts {
-  /** The number of keys first: one per call. */
-  petstoreQuotaCalls(numberOfKeys: number, ...keysAndArgs: string[]): Promise<QuotaReply[]>;
+  /** The number of keys first (one per call), then the arguments as one string; answers the packed replies, then the failed calls' errors. */
+  petstoreQuotaCallsBuffer(numberOfKeys: number, ...keysAndArgs: string[]): Promise<[Buffer, ...Error[]]>;
 }
 
 /**
@@ -65,7 +62,7 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   private readonly keyPrefix: string;
   private readonly clock: Clock | undefined;
   /** Each policy's arguments, checked and built once: the same policy objects decide every request. */
-  private readonly policyArgsOf = new WeakMap<QuotaPolicy, readonly string[]>();
+  private readonly policyArgsOf = new WeakMap<QuotaPolicy, string>();
 
   constructor(redis: RedisClient, { prefix, time = 'server' }: RedisQuotaStoreOptions) {
     this.keyPrefix = assertValidKeyPrefix(prefix);
@@ -93,12 +90,10 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   async decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported> {
     const reply = await this.#decideCall(subject, policy, 1, DECIDE_MODES.reportStrikes);
     const fields = 3 + 2 * policy.rules.length;
-    const strikes: number[] = [];
-    for (let i = fields; i < reply.length; i += 1) strikes.push(Number(reply[i]));
-    return { decision: decisionOf(reply, policy.rules.length, fields), strikes };
+    return { decision: decisionOf(reply, policy.rules.length, fields), strikes: reply.slice(fields) };
   }
 
-  async #decideCall(subject: string, policy: QuotaPolicy, cost: number, mode: DecideMode): Promise<ReplyNumber[]> {
+  async #decideCall(subject: string, policy: QuotaPolicy, cost: number, mode: DecideMode): Promise<number[]> {
     // Built (and checked) before the batch: a policy the engine cannot count fails its own call only.
     const call: QuotaCall = { kind: 'decide', key: this.keyOf(subject), now: this.#now(), policy: this.policyArgs(policy), cost: String(cost), mode };
     return fieldsOf(await this.#calls.add(call));
@@ -112,32 +107,31 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
    */
   readonly #calls = new TurnBatch<QuotaCall, QuotaReply>(
     async (calls) => {
-      const policies = new Map<readonly string[], string>();
-      const policyArgs: string[] = [];
-      const callArgs: string[] = [];
+      const policies = new Map<string, string>();
+      let policyArgs = '';
+      let callArgs = '';
       for (const call of calls) {
         if (call.kind === 'reset') {
-          callArgs.push(CALL_KINDS.reset);
+          callArgs += `${CALL_KINDS.reset} `;
           continue;
         }
         let number = policies.get(call.policy);
         if (number === undefined) {
           number = String(policies.size + 1);
           policies.set(call.policy, number);
-          for (const arg of call.policy) policyArgs.push(arg);
+          policyArgs += call.policy;
         }
         if (call.kind === 'decide') {
-          callArgs.push(CALL_KINDS.decide, number, call.now, call.cost, call.mode);
+          callArgs += `${CALL_KINDS.decide} ${number} ${call.now} ${call.cost} ${call.mode} `;
         } else {
-          callArgs.push(CALL_KINDS.strikes, number, call.now, String(call.strikes.length));
-          for (const strike of call.strikes) callArgs.push(String(strike));
+          callArgs += `${CALL_KINDS.strikes} ${number} ${call.now} ${call.strikes.length} `;
+          for (const strike of call.strikes) callArgs += `${strike} `;
         }
       }
       const keysAndArgs = calls.map(({ key }) => key);
-      keysAndArgs.push(String(policies.size));
-      for (const arg of policyArgs) keysAndArgs.push(arg);
-      for (const arg of callArgs) keysAndArgs.push(arg);
-      return fromRedis(this.redis, () => this.redis.petstoreQuotaCalls(calls.length, ...keysAndArgs));
+      keysAndArgs.push(`${policies.size} ${policyArgs}${callArgs}`);
+      const [packed, ...errors] = await fromRedis(this.redis, () => this.redis.petstoreQuotaCallsBuffer(calls.length, ...keysAndArgs));
+      return repliesOf(packed, errors, calls.length);
     },
     MAX_CALLS_PER_SCRIPT,
     ({ key }) => (this.redis.isCluster ? key : ''),
@@ -158,16 +152,16 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
     return this.clock === undefined ? '' : String(this.clock.now());
   }
 
-  /** A policy's arguments (the script's policyAt), checked and built once per policy object. */
-  private policyArgs(policy: QuotaPolicy): readonly string[] {
+  /** A policy's arguments (the script's policyAt), each followed by a space, checked and built once per policy object. */
+  private policyArgs(policy: QuotaPolicy): string {
     let args = this.policyArgsOf.get(policy);
     if (args === undefined) {
       assertDecidablePolicy(policy);
-      const built = [String(policy.rules.length)];
-      for (const rule of policy.rules) built.push(String(rule.limit), String(rule.windowMs));
+      const built = [policy.rules.length];
+      for (const rule of policy.rules) built.push(rule.limit, rule.windowMs);
       const { ban } = policy;
-      built.push(...(ban === undefined ? ['0', '0', '0'] : [String(ban.strikes), String(ban.strikeWindowMs), String(ban.banMs)]));
-      args = built;
+      built.push(...(ban === undefined ? [0, 0, 0] : [ban.strikes, ban.strikeWindowMs, ban.banMs]));
+      args = built.map((arg) => `${arg} `).join('');
       this.policyArgsOf.set(policy, args);
     }
     return args;
@@ -178,26 +172,45 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   }
 }
 
-const fieldsOf = (reply: QuotaReply): ReplyNumber[] => {
+/** Each call's reply out of the script's: packed doubles, a call's count of values before them (REPLY_MARKS in its place for none or failed). */
+const repliesOf = (packed: Buffer, errors: readonly Error[], calls: number): QuotaReply[] => {
+  const replies: QuotaReply[] = [];
+  let offset = 0;
+  let failed = 0;
+  // readDoubleLE throws RangeError past the end: a reply shorter than it says fails its batch.
+  for (let call = 0; call < calls; call += 1) {
+    const count = packed.readDoubleLE(offset);
+    offset += 8;
+    if (count === REPLY_MARKS.none) replies.push(null);
+    else if (count === REPLY_MARKS.failed) replies.push(errors[failed++] ?? new Error('The quota script reported a failed call without its error'));
+    else {
+      const values: number[] = [];
+      for (let i = 0; i < count; i += 1, offset += 8) values.push(packed.readDoubleLE(offset));
+      replies.push(values);
+    }
+  }
+  if (offset !== packed.length) throw new Error(`The quota script answered ${packed.length} bytes for ${calls} calls; they take ${offset}`);
+  return replies;
+};
+
+const fieldsOf = (reply: QuotaReply): number[] => {
   if (reply instanceof Error) throw failureOfCall(reply);
-  if (!Array.isArray(reply)) throw new Error(`Unexpected quota script reply: ${JSON.stringify(reply)}`);
+  if (reply === null) throw new Error('Unexpected quota script reply: none');
   return reply;
 };
 
-const numberOf = (field: ReplyNumber | undefined): number => (typeof field === 'number' ? field : Number(field));
-
 /** The decision in the reply's first `length` fields (a reply reporting strikes has them after). */
-const decisionOf = (reply: readonly ReplyNumber[], ruleCount: number, length = reply.length): QuotaDecision => {
+const decisionOf = (reply: readonly number[], ruleCount: number, length = reply.length): QuotaDecision => {
   const code = reply[0];
-  const verdict = typeof code === 'number' ? VERDICT_CODES[code] : undefined;
+  const verdict = code === undefined ? undefined : VERDICT_CODES[code];
   if (verdict === undefined || length !== 3 + 2 * ruleCount || reply.length < length) {
     throw new Error(`Unexpected quota script reply: ${JSON.stringify(reply)}`);
   }
   const remaining: number[] = [];
   const resetAt: number[] = [];
   for (let i = 3; i < length; i += 2) {
-    remaining.push(numberOf(reply[i]));
-    resetAt.push(numberOf(reply[i + 1]));
+    remaining.push(reply[i] as number);
+    resetAt.push(reply[i + 1] as number);
   }
-  return { verdict, decidedAt: numberOf(reply[1]), retryAt: numberOf(reply[2]), remaining, resetAt };
+  return { verdict, decidedAt: reply[1] as number, retryAt: reply[2] as number, remaining, resetAt };
 };
