@@ -463,10 +463,13 @@ end
  * decision still come after it.
  * KEYS     each call's subject hash (on a Cluster, all in one slot).
  * ARGV[1]  the arguments (A), each followed by a space: the number of policies, then each
- *          policy's arguments (policyAt); then for each call its kind (CALL_KINDS) and
- *          arguments: a decision its policy's number, now ('' to use the Redis server's TIME),
- *          cost and mode (DECIDE_MODES); strikes their policy's number, now, the number of
- *          values that follow, then the time and told retryAt of each strike; a reset none.
+ *          policy's arguments (policyAt); then the calls, each its kind (CALL_KINDS) and
+ *          arguments: consecutive decisions alike (most of a turn's: one plan, the server's
+ *          time, cost 1) as one run, its number of calls, their policy's number, now ('' to
+ *          use the Redis server's TIME), cost and mode (DECIDE_MODES); strikes their policy's
+ *          number, now, the number of values that follow, then the time and told retryAt of
+ *          each strike; a reset none. Splitting the arguments is Lua's work, about 0.2 µs an
+ *          argument: runs keep eight decisions at six, not forty.
  * Returns  the calls' replies packed as little-endian doubles, each its number of values then
  *          the values: decide's, recordStrikes's (REPLY_MARKS.none for none) or DEL's count;
  *          then the error of each call that failed (REPLY_MARKS.failed in its place: a key of
@@ -479,20 +482,7 @@ local at = 2
 for p = 1, tonumber(A[1]) do policies[p], at = policyAt(at) end
 
 local packed, errors = {}, {}
-for c = 1, #KEYS do
-  local kind = A[at]
-  local ok, reply
-  if kind == '${CALL_KINDS.decide}' then
-    ok, reply = pcall(decide, KEYS[c], policies[tonumber(A[at + 1])], A[at + 2], tonumber(A[at + 3]), A[at + 4])
-    at = at + 5
-  elseif kind == '${CALL_KINDS.strikes}' then
-    local count = tonumber(A[at + 3])
-    ok, reply = pcall(recordStrikes, KEYS[c], policies[tonumber(A[at + 1])], A[at + 2], at + 4, at + 3 + count)
-    at = at + 4 + count
-  else
-    ok, reply = pcall(redis.call, 'DEL', KEYS[c])
-    at = at + 1
-  end
+local function settle(c, ok, reply)
   if not ok then
     packed[c] = struct.pack('<d', ${REPLY_MARKS.failed})
     errors[#errors + 1] = redis.error_reply(type(reply) == 'table' and reply.err or tostring(reply))
@@ -501,6 +491,26 @@ for c = 1, #KEYS do
   else
     if type(reply) ~= 'table' then reply = { reply } end
     packed[c] = struct.pack('<d' .. string.rep('d', #reply), #reply, unpack(reply))
+  end
+end
+
+local c = 1
+while c <= #KEYS do
+  local kind = A[at]
+  if kind == '${CALL_KINDS.decide}' then
+    local count, policy, nowArg, cost, mode = tonumber(A[at + 1]), policies[tonumber(A[at + 2])], A[at + 3], tonumber(A[at + 4]), A[at + 5]
+    at = at + 6
+    for j = c, c + count - 1 do settle(j, pcall(decide, KEYS[j], policy, nowArg, cost, mode)) end
+    c = c + count
+  elseif kind == '${CALL_KINDS.strikes}' then
+    local count = tonumber(A[at + 3])
+    settle(c, pcall(recordStrikes, KEYS[c], policies[tonumber(A[at + 1])], A[at + 2], at + 4, at + 3 + count))
+    at = at + 4 + count
+    c = c + 1
+  else
+    settle(c, pcall(redis.call, 'DEL', KEYS[c]))
+    at = at + 1
+    c = c + 1
   end
 end
 return { table.concat(packed), unpack(errors) }

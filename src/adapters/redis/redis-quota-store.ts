@@ -110,8 +110,16 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
       const policies = new Map<string, string>();
       let policyArgs = '';
       let callArgs = '';
+      // The decisions alike that came last: sent as one run once another call or the end comes.
+      let run = '';
+      let runLength = 0;
+      const endRun = (): void => {
+        if (runLength > 0) callArgs += `${CALL_KINDS.decide} ${runLength} ${run}`;
+        runLength = 0;
+      };
       for (const call of calls) {
         if (call.kind === 'reset') {
+          endRun();
           callArgs += `${CALL_KINDS.reset} `;
           continue;
         }
@@ -122,12 +130,17 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
           policyArgs += call.policy;
         }
         if (call.kind === 'decide') {
-          callArgs += `${CALL_KINDS.decide} ${number} ${call.now} ${call.cost} ${call.mode} `;
+          const decision = `${number} ${call.now} ${call.cost} ${call.mode} `;
+          if (runLength > 0 && decision !== run) endRun();
+          run = decision;
+          runLength += 1;
         } else {
+          endRun();
           callArgs += `${CALL_KINDS.strikes} ${number} ${call.now} ${call.strikes.length} `;
           for (const strike of call.strikes) callArgs += `${strike} `;
         }
       }
+      endRun();
       const keysAndArgs = calls.map(({ key }) => key);
       keysAndArgs.push(`${policies.size} ${policyArgs}${callArgs}`);
       const [packed, ...errors] = await fromRedis(this.redis, () => this.redis.petstoreQuotaCallsBuffer(calls.length, ...keysAndArgs));
