@@ -107,6 +107,9 @@ local function packed(rule, last)
 end
 local function oldestDropTime(rule) return (pairAt(rule.raw, rule.first) + 61) * rule.g end
 
+-- What an admitted decision reports as strikes; never changed (readStrikes makes a new ring).
+local NO_STRIKES = {}
+
 -- The hash fields a decision reads, before the rings r1..rn.
 local STATE_FIELDS = { 'w', 'la', 'bu', 'ru', 'st', 'bx', 'bl', 'ex' }
 local RINGS = #STATE_FIELDS
@@ -220,7 +223,7 @@ local function banAnswer(key, policy, bx, bl, bannedUntil)
     return resets, false
   end
   local fields = { 'la' }
-  for i = 1, policy.n do fields[1 + i] = 'r' .. i end
+  for i = 1, policy.n do fields[1 + i] = policy.fields[RINGS + i] end
   local stored = redis.call('HMGET', key, unpack(fields))
   local lastAt = tonumber(stored[1])
   local rules = {}
@@ -341,7 +344,7 @@ local function decide(key, policy, nowArg, cost, mode)
       rule.raw = value
       rule.first = 1
       resetAt[i] = oldestDropTime(rule)
-      writes[#writes + 1] = 'r' .. i
+      writes[#writes + 1] = policy.fields[RINGS + i]
       writes[#writes + 1] = value
     end
   else
@@ -351,7 +354,7 @@ local function decide(key, policy, nowArg, cost, mode)
       local rule = rules[i]
       -- Keep the forgetting, so later refusals do not redo it.
       if rule.first > 1 then
-        writes[#writes + 1] = 'r' .. i
+        writes[#writes + 1] = policy.fields[RINGS + i]
         writes[#writes + 1] = packed(rule, '')
       end
     end
@@ -359,7 +362,7 @@ local function decide(key, policy, nowArg, cost, mode)
 
   local refusedUntil = tonumber(stored[4]) or -math.huge
   local banResets
-  local strikes = {}
+  local strikes = NO_STRIKES
   if verdict == RATE_LIMITED and policy.banStrikes > 0 then
     local strike = t < refusedUntil
     refusedUntil = toldUntil(refusedUntil, t, retryAt)
@@ -482,6 +485,16 @@ local at = 2
 for p = 1, tonumber(A[1]) do policies[p], at = policyAt(at) end
 
 local packed, errors = {}, {}
+-- struct's format for a reply of n values after its count, made once per n.
+local packFormats = {}
+local function packFormat(n)
+  local format = packFormats[n]
+  if not format then
+    format = '<d' .. string.rep('d', n)
+    packFormats[n] = format
+  end
+  return format
+end
 local function settle(c, ok, reply)
   if not ok then
     packed[c] = struct.pack('<d', ${REPLY_MARKS.failed})
@@ -490,7 +503,7 @@ local function settle(c, ok, reply)
     packed[c] = struct.pack('<d', ${REPLY_MARKS.none})
   else
     if type(reply) ~= 'table' then reply = { reply } end
-    packed[c] = struct.pack('<d' .. string.rep('d', #reply), #reply, unpack(reply))
+    packed[c] = struct.pack(packFormat(#reply), #reply, unpack(reply))
   end
 end
 
