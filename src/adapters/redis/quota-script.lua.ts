@@ -101,9 +101,10 @@ local function toldUntil(refusedUntil, t, retryAt)
   return math.max(refusedUntil, t + 1000 * math.ceil((retryAt - t) / 1000))
 end
 
--- A rule's ring after a change: its total, its counted pairs, then the pair given.
-local function packed(rule, last)
-  return struct.pack('<I4', rule.count) .. string.sub(rule.raw, 5 + (rule.first - 1) * PAIR) .. last
+-- A rule's ring after a change: its total, its counted pairs up to pair upTo, then the pair
+-- given: the ring is copied once (a full one is 736 bytes).
+local function packed(rule, upTo, last)
+  return struct.pack('<I4', rule.count) .. string.sub(rule.raw, 5 + (rule.first - 1) * PAIR, 4 + upTo * PAIR) .. last
 end
 local function oldestDropTime(rule) return (pairAt(rule.raw, rule.first) + 61) * rule.g end
 
@@ -339,8 +340,9 @@ local function decide(key, policy, nowArg, cost, mode)
       local newest, k = nil, 0
       if rule.first <= rule.pairs then newest, k = pairAt(rule.raw, rule.pairs) end
       rule.count = rule.count + cost
-      if newest == rule.c then rule.raw = string.sub(rule.raw, 1, #rule.raw - PAIR) end
-      local value = packed(rule, struct.pack('<dI4', rule.c, newest == rule.c and k + cost or cost))
+      -- The newest pair counted on when it is the current bucket, else a new pair after it.
+      local kept = newest == rule.c and rule.pairs - 1 or rule.pairs
+      local value = packed(rule, kept, struct.pack('<dI4', rule.c, newest == rule.c and k + cost or cost))
       rule.raw = value
       rule.first = 1
       resetAt[i] = oldestDropTime(rule)
@@ -355,7 +357,7 @@ local function decide(key, policy, nowArg, cost, mode)
       -- Keep the forgetting, so later refusals do not redo it.
       if rule.first > 1 then
         writes[#writes + 1] = policy.fields[RINGS + i]
-        writes[#writes + 1] = packed(rule, '')
+        writes[#writes + 1] = packed(rule, rule.pairs, '')
       end
     end
   end
