@@ -5,6 +5,8 @@ import { RedisOrderRepository } from '../../src/adapters/redis/redis-order-repos
 import { RedisPetRepository } from '../../src/adapters/redis/redis-pet-repository.js';
 import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
+import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import { describeApiKeyRegistryContract, describeKeyAdminContract } from '../contracts/api-key-registry-contract.js';
 import { describeIdempotencyStoreContract } from '../contracts/idempotency-store-contract.js';
 import { describeOrderRepositoryContract } from '../contracts/order-repository-contract.js';
@@ -98,5 +100,23 @@ describe('the keys on a Cluster', () => {
     await registry.createKey('ab'.repeat(32), { id: 'key_1', label: '', plan: STANDARD_PLANS.pro, role: 'customer', createdAt: 1 });
     await registry.register('cd'.repeat(32), { plan: STANDARD_PLANS.free, role: 'customer' });
     expect([...(await keysByMaster(prefix)).values()]).toEqual([[`${prefix}api-keys`]]);
+  });
+});
+
+describe('quota calls on a Cluster', () => {
+  it("sends a subject's batch to its master as soon as it holds eight calls, not at the end of the turn", async () => {
+    const store = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix() });
+    const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 100, windowMs: 60_000 }] };
+    await store.decide('warm', policy);
+    // What the masters' connections hold unsent: a filled batch corked until the turn ends would show here.
+    const unsent = (): number => shared.redis.nodes('master').reduce((sum, node) => sum + (node.stream?.writableLength ?? 0), 0);
+    const decisions: Promise<QuotaDecision>[] = [];
+    const held: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      decisions.push(store.decide('busy', policy));
+      held.push(unsent());
+    }
+    expect(held).toEqual(new Array(20).fill(0));
+    expect((await Promise.all(decisions)).map(({ remaining }) => remaining[0])).toEqual(Array.from({ length: 20 }, (_, i) => 99 - i));
   });
 });
