@@ -42,7 +42,7 @@ type QuotaCall =
 
 type DecideMode = (typeof DECIDE_MODES)[keyof typeof DECIDE_MODES];
 
-/** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes), DEL's count, or the call's own failure. */
+/** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes), DEL's count (one value), or the call's own failure. */
 type QuotaReply = number[] | null | Error;
 
 interface QuotaScripts {
