@@ -486,7 +486,7 @@ local policies = {}
 local at = 2
 for p = 1, tonumber(A[1]) do policies[p], at = policyAt(at) end
 
-local packed, errors = {}, {}
+local answers, errors = {}, {}
 -- struct's format for a reply of n values after its count, made once per n.
 local packFormats = {}
 local function packFormat(n)
@@ -499,13 +499,13 @@ local function packFormat(n)
 end
 local function settle(c, ok, reply)
   if not ok then
-    packed[c] = struct.pack('<d', ${REPLY_MARKS.failed})
+    answers[c] = struct.pack('<d', ${REPLY_MARKS.failed})
     errors[#errors + 1] = redis.error_reply(type(reply) == 'table' and reply.err or tostring(reply))
   elseif reply == nil then
-    packed[c] = struct.pack('<d', ${REPLY_MARKS.none})
+    answers[c] = struct.pack('<d', ${REPLY_MARKS.none})
   else
     if type(reply) ~= 'table' then reply = { reply } end
-    packed[c] = struct.pack(packFormat(#reply), #reply, unpack(reply))
+    answers[c] = struct.pack(packFormat(#reply), #reply, unpack(reply))
   end
 end
 
@@ -528,5 +528,5 @@ while c <= #KEYS do
     c = c + 1
   end
 end
-return { table.concat(packed), unpack(errors) }
+return { table.concat(answers), unpack(errors) }
 `;
