@@ -1,4 +1,4 @@
-import { runLoad, type Load } from './load.js';
+import { runLoad, type Load, type Measurement } from './load.js';
 import type { Scenario } from './scenarios.js';
 import { startServer, type RunningServer, type ServerSpec } from './servers.js';
 
@@ -43,11 +43,13 @@ export const measurePaired = async (
       const server = await startServer(spec);
       servers.push({ server, load: await scenario.prepare(server.baseUrl, spec.name) });
     }
-    await Promise.all(servers.map(({ server, load }) => runLoad(server.baseUrl, load, settings.connectionsEach, settings.warmUpSeconds)));
+    const run = (seconds: number): Promise<Measurement[]> =>
+      Promise.all(servers.map(({ server, load }) => runLoad(server.baseUrl, load, settings.connectionsEach, seconds)));
+    await run(settings.warmUpSeconds);
     const rounds: PairedRound[] = [];
     for (let round = 1; round <= settings.rounds; round++) {
       const before = servers.map(({ server }) => server.cpuSeconds());
-      const measured = await Promise.all(servers.map(({ server, load }) => runLoad(server.baseUrl, load, settings.connectionsEach, settings.seconds)));
+      const measured = await run(settings.seconds);
       const cpu = servers.map(({ server }, i) => {
         const start = before[i];
         const end = server.cpuSeconds();
