@@ -276,10 +276,16 @@ end
  * reportStrikes: a refusal's reply then ends with the subject's strikes, oldest first, so a
  * cache answering its next refusals counts them on and tells the strike that starts the ban
  * without asking.
- * Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule.
+ * alike: how many decisions of this subject, the same in all else, come here in a row (1 for
+ * one). When every one of them fits every rule, all are counted in this one read and write
+ * (they run at one moment: one after another they would be admitted each, nothing else
+ * changing but the count), and the second value returned says how many were; the first
+ * answer's remaining less cost for each one after it is theirs. Otherwise only this one is.
+ * Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule; the number of
+ *          decisions it made.
  */
 const DECIDE_LUA = `
-local function decide(key, policy, nowArg, cost, mode)
+local function decide(key, policy, nowArg, cost, mode, alike)
   local t = timeOf(nowArg)
   local peek = mode == '${DECIDE_MODES.peek}'
   local n = policy.n
@@ -301,7 +307,7 @@ local function decide(key, policy, nowArg, cost, mode)
     local answer = bannedReply(policy, t, bannedUntil, resets)
     -- The ban emptied the strikes, and nothing strikes during it.
     if peek then answer[#answer + 1] = 0 end
-    return answer
+    return answer, 1
   end
 
   local writes = {}
@@ -318,9 +324,11 @@ local function decide(key, policy, nowArg, cost, mode)
 
   local rules = {}
   local admitted = true
+  if peek then alike = 1 end
   for i = 1, n do
     local rule = loadRule(policy, i, stored[RINGS + i] or '', at)
     if rule.count + cost > rule.limit then admitted = false end
+    if rule.count + alike * cost > rule.limit then alike = 1 end
     rules[i] = rule
   end
 
@@ -329,20 +337,21 @@ local function decide(key, policy, nowArg, cost, mode)
     local retryAt = standing(policy, rules, t, cost, remaining, resetAt)
     local answer = decisionReply(policy, admitted and ADMITTED or RATE_LIMITED, t, retryAt, remaining, resetAt)
     answer[#answer + 1] = strikesCounting(policy, stored[5], t)
-    return answer
+    return answer, 1
   end
 
   local verdict, retryAt = ADMITTED, t
   if admitted then
+    local counted = alike * cost
     for i = 1, n do
       local rule = rules[i]
       remaining[i] = rule.limit - rule.count - cost
       local newest, k = nil, 0
       if rule.first <= rule.pairs then newest, k = pairAt(rule.raw, rule.pairs) end
-      rule.count = rule.count + cost
+      rule.count = rule.count + counted
       -- The newest pair counted on when it is the current bucket, else a new pair after it.
       local kept = newest == rule.c and rule.pairs - 1 or rule.pairs
-      local value = packed(rule, kept, struct.pack('<dI4', rule.c, newest == rule.c and k + cost or cost))
+      local value = packed(rule, kept, struct.pack('<dI4', rule.c, newest == rule.c and k + counted or counted))
       rule.raw = value
       rule.first = 1
       resetAt[i] = oldestDropTime(rule)
@@ -396,12 +405,12 @@ local function decide(key, policy, nowArg, cost, mode)
   redis.call('HSET', key, unpack(writes))
   if expires then redis.call('PEXPIRE', key, string.format('%d', ttl)) end
 
-  if banResets then return bannedReply(policy, t, bannedUntil, banResets) end
+  if banResets then return bannedReply(policy, t, bannedUntil, banResets), 1 end
   local answer = decisionReply(policy, verdict, t, retryAt, remaining, resetAt)
   if mode == '${DECIDE_MODES.reportStrikes}' and verdict == RATE_LIMITED then
     for _, at in ipairs(strikes) do answer[#answer + 1] = tonumber(at) end
   end
-  return answer
+  return answer, admitted and alike or 1
 end
 `;
 
@@ -474,7 +483,8 @@ end
  *          use the Redis server's TIME), cost and mode (DECIDE_MODES); strikes their policy's
  *          number, now, the number of values that follow, then the time and told retryAt of
  *          each strike; a reset none. Splitting the arguments is Lua's work, about 0.2 µs an
- *          argument: runs keep eight decisions at six, not forty.
+ *          argument: runs keep eight decisions at six, not forty. The decisions of a run on
+ *          one subject in a row (a busy key's: all eight of a turn) go to decide together.
  * Returns  the calls' replies packed as little-endian doubles, each its number of values then
  *          the values: decide's, recordStrikes's (REPLY_MARKS.none for none) or DEL's count;
  *          then the error of each call that failed (REPLY_MARKS.failed in its place: a key of
@@ -515,8 +525,21 @@ while c <= #KEYS do
   if kind == '${CALL_KINDS.decide}' then
     local count, policy, nowArg, cost, mode = tonumber(A[at + 1]), policies[tonumber(A[at + 2])], A[at + 3], tonumber(A[at + 4]), A[at + 5]
     at = at + 6
-    for j = c, c + count - 1 do settle(j, pcall(decide, KEYS[j], policy, nowArg, cost, mode)) end
-    c = c + count
+    local last = c + count - 1
+    while c <= last do
+      -- The calls of this run on the same subject as c, c included.
+      local alike = 1
+      while c + alike <= last and KEYS[c + alike] == KEYS[c] do alike = alike + 1 end
+      local ok, answer, decided = pcall(decide, KEYS[c], policy, nowArg, cost, mode, alike)
+      settle(c, ok, answer)
+      if not ok then decided = 1 end
+      for j = 1, decided - 1 do
+        local following = { unpack(answer) }
+        for i = 1, policy.n do following[2 + 2 * i] = answer[2 + 2 * i] - j * cost end
+        settle(c + j, true, following)
+      end
+      c = c + decided
+    end
   elseif kind == '${CALL_KINDS.strikes}' then
     local count = tonumber(A[at + 3])
     settle(c, pcall(recordStrikes, KEYS[c], policies[tonumber(A[at + 1])], A[at + 2], at + 4, at + 3 + count))
