@@ -5,6 +5,7 @@ import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } f
 import type { Clock } from '../../ports/clock.js';
 import { completeClaim, lockClaim } from './claim-records.js';
 import type { PostgresDatabase } from './postgres-database.js';
+import { readDistinctPages } from '../distinct-page-reads.js';
 import { TurnBatch } from '../turn-batch.js';
 
 /** A row of `pets`; bigint columns arrive as text. */
@@ -29,9 +30,10 @@ const INSERT_PETS = `INSERT INTO pets (name, category_id, status)
 const MAX_BATCH = 500;
 
 /**
- * The page reads of one turn as one statement, each page's JSON joined by PostgreSQL in the bytes
- * of the domain's petJson (json_build_object would add spaces), and whether a pet follows the
- * page. Each request's page is its own keyset scan, on the primary key or on (status, id).
+ * The page reads of one turn as one statement, each distinct page once (readDistinctPages):
+ * each page's JSON joined by PostgreSQL in the bytes of the domain's petJson
+ * (json_build_object would add spaces), and whether a pet follows the page. Each page is its
+ * own keyset scan, on the primary key or on (status, id).
  */
 const pagesOf = (where: (afterId: string) => string): string =>
   `SELECT page.page, page.last_id, EXISTS (SELECT 1 FROM pets WHERE ${where('page.last_id')}) AS more
@@ -94,16 +96,20 @@ export class PostgresPetRepository implements PetRepository {
   readonly #pagesByStatus = this.#pageBatch(PAGES_BY_STATUS);
 
   #pageBatch(sql: string): TurnBatch<PetPageQuery, StoredPetPage> {
-    return new TurnBatch(async (queries) => {
-      const { rows } = await this.db.read<PageRow>(sql, [
-        queries.map(({ afterId }) => String(afterId)),
-        queries.map(({ limit }) => limit),
-        queries.map(({ status }) => status ?? null),
-      ]);
-      return rows.map(
-        (row): StoredPetPage => ({ json: `[${row.page ?? ''}]`, moreAfter: row.more === true && row.last_id !== null ? Number(row.last_id) : undefined }),
-      );
-    }, MAX_BATCH);
+    return new TurnBatch(
+      (queries) =>
+        readDistinctPages(queries, async (distinct) => {
+          const { rows } = await this.db.read<PageRow>(sql, [
+            distinct.map(({ afterId }) => String(afterId)),
+            distinct.map(({ limit }) => limit),
+            distinct.map(({ status }) => status ?? null),
+          ]);
+          return rows.map(
+            (row): StoredPetPage => ({ json: `[${row.page ?? ''}]`, moreAfter: row.more === true && row.last_id !== null ? Number(row.last_id) : undefined }),
+          );
+        }),
+      MAX_BATCH,
+    );
   }
 
   async pageJson(query: PetPageQuery): Promise<StoredPetPage> {

@@ -2,6 +2,7 @@ import { sendCorkedNow, type RedisClient } from './redis-client.js';
 import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
+import { readDistinctPages } from '../distinct-page-reads.js';
 import { TurnBatch } from '../turn-batch.js';
 import { PET_PAGES_JSON_LUA } from './page-script.lua.js';
 import { COUNT_PETS_LUA, CREATE_PET_LUA } from './pet-scripts.lua.js';
@@ -63,35 +64,30 @@ export class RedisPetRepository implements PetRepository {
 
   /**
    * The page reads of one turn in one script call: one command to send, run and parse instead
-   * of one per request. The same page asked for twice in the turn (a hot first page) is read
-   * and sent back once.
+   * of one per request, each distinct page once (readDistinctPages).
    */
-  readonly #pages = new TurnBatch<PetPageQuery, StoredPetPage>(async (queries) => {
-    const keys = [this.keys.petRecords];
-    const args: string[] = [];
-    const positions = new Map<string, number>();
-    const positionOf = ({ afterId, limit, status }: PetPageQuery): number => {
-      const index = this.#index(status);
-      const read = `${index} ${afterId} ${limit}`;
-      let position = positions.get(read);
-      if (position === undefined) {
-        position = keys.push(index) - 2;
-        positions.set(read, position);
-        args.push(String(afterId), String(limit));
-      }
-      return position;
-    };
-    const asked = queries.map(positionOf);
-    const reply = await fromRedis(this.redis, () => this.redis.petstorePetPagesJson(keys.length, ...keys, ...args));
-    if (reply.length !== args.length) throw new Error(`The page script answered ${reply.length} values for ${args.length / 2} pages`);
-    // One answer per page read, shared by the queries that asked for it (a StoredPetPage is only read).
-    const pages: StoredPetPage[] = [];
-    for (let i = 0; i < reply.length; i += 2) {
-      const moreAfter = reply[i + 1];
-      pages.push({ json: reply[i] ?? '', moreAfter: moreAfter === '' || moreAfter === undefined ? undefined : Number(moreAfter) });
-    }
-    return asked.map((position) => pages[position] as StoredPetPage);
-  }, MAX_PAGES_PER_CALL, undefined, () => sendCorkedNow(this.redis));
+  readonly #pages = new TurnBatch<PetPageQuery, StoredPetPage>(
+    (queries) =>
+      readDistinctPages(queries, async (distinct) => {
+        const keys = [this.keys.petRecords];
+        const args: string[] = [];
+        for (const { afterId, limit, status } of distinct) {
+          keys.push(this.#index(status));
+          args.push(String(afterId), String(limit));
+        }
+        const reply = await fromRedis(this.redis, () => this.redis.petstorePetPagesJson(keys.length, ...keys, ...args));
+        if (reply.length !== args.length) throw new Error(`The page script answered ${reply.length} values for ${distinct.length} pages`);
+        const pages: StoredPetPage[] = [];
+        for (let i = 0; i < reply.length; i += 2) {
+          const moreAfter = reply[i + 1];
+          pages.push({ json: reply[i] ?? '', moreAfter: moreAfter === '' || moreAfter === undefined ? undefined : Number(moreAfter) });
+        }
+        return pages;
+      }),
+    MAX_PAGES_PER_CALL,
+    undefined,
+    () => sendCorkedNow(this.redis),
+  );
 
   #index(status: PetStatus | undefined): string {
     return status === undefined ? this.keys.petIds : this.keys.petStatus(status);
