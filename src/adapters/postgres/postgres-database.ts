@@ -156,6 +156,11 @@ export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_
       // as the connection lives: the order bench's PostgreSQL CPU per request went 96 → 228 µs in
       // three rounds, and stayed at 60 with this (docs/decisions.md).
       enable_seqscan: 'off',
+      // PostgreSQL's default plans a prepared statement again at every execution whenever its
+      // generic plan looks dearer than the custom ones: always for the batched statements, whose
+      // unnest of arrays it prices at 10 rows against the custom plans' known 1. A turn's page
+      // read cost the backend 285 µs, 100 µs with the generic plan (psql, 2,000 executions).
+      plan_cache_mode: 'force_generic_plan',
       ...(searchPath === undefined ? {} : { search_path: searchPath }),
     },
   };
