@@ -7,7 +7,7 @@
  * request, so the servers compare: what is above Node's HTTP floor is what a server can cut.
  *
  * `npm run build && node dist/bench/profile.js`. Environment: BENCH_PROFILE_SERVERS
- * (`ceiling,peer,memory,redis`), BENCH_PROFILE_SCENARIO (`list`, or `limited` for the 429 path),
+ * (`ceiling,peer,memory,redis`; also `router`, `cluster`, `postgres`), BENCH_PROFILE_SCENARIO (`list`, or `limited` for the 429 path),
  * BENCH_PROFILE_DIR (keeps the .cpuprofile files there, for DevTools), BENCH_SECONDS (5),
  * REDIS_URL. The profiler itself adds about a third to JavaScript-heavy servers, so compare the
  * columns, not the totals with the HTTP bench. After the table, the functions of the servers'
@@ -88,7 +88,7 @@ const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
 
 const redis = await connectRedis(redisUrl);
 const prefix = `petstore-bench:profile:${process.pid}:`;
-const specs = serverSpecs(redis === undefined ? undefined : { url: redisUrl, prefix });
+const specs = serverSpecs(redis === undefined ? undefined : { url: redisUrl, prefix }, names.includes('postgres'));
 const scenario = scenarios(CONNECTIONS).find((candidate) => candidate.id === scenarioId);
 if (scenario === undefined) throw new Error(`BENCH_PROFILE_SCENARIO: no scenario ${scenarioId}`);
 console.log(`${scenario.title}; ${CONNECTIONS} connections, ${seconds} s profiled after 1 s of warm-up, node ${process.version}\n`);
