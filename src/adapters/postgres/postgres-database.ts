@@ -159,7 +159,7 @@ export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_
       // PostgreSQL's default plans a prepared statement again at every execution whenever its
       // generic plan looks dearer than the custom ones: always for the batched statements, whose
       // unnest of arrays it prices at 10 rows against the custom plans' known 1. A turn's page
-      // read cost the backend 285 µs, 100 µs with the generic plan (psql, 2,000 executions).
+      // read cost the backend 272 µs, 78 with the generic plan (bench/pg-plan-cache.ts).
       plan_cache_mode: 'force_generic_plan',
       ...(searchPath === undefined ? {} : { search_path: searchPath }),
     },
