@@ -10,11 +10,12 @@ import { describePetRepositoryContract } from '../contracts/pet-repository-contr
 import { claimOf } from '../contracts/stores-fixture.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { postgresStores, usePostgresSchemas } from './postgres-stores-fixture.js';
+import { runs } from '../support/property-runs.js';
 
 const schemas = usePostgresSchemas();
 
-describePetRepositoryContract('PostgresPetRepository', postgresStores(schemas), { numRuns: 30 });
-describeOrderRepositoryContract('PostgresOrderRepository', postgresStores(schemas), { numRuns: 30 });
+describePetRepositoryContract('PostgresPetRepository', postgresStores(schemas), { numRuns: runs(30) });
+describeOrderRepositoryContract('PostgresOrderRepository', postgresStores(schemas), { numRuns: runs(30) });
 describeIdempotencyStoreContract('PostgresIdempotencyStore', postgresStores(schemas));
 
 describe('PostgresPetRepository at the top of the id range', () => {

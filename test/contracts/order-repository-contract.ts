@@ -6,6 +6,7 @@ import { PET_STATUSES, type PetStatus } from '../../src/domain/pets/pet.js';
 import type { OrderPageQuery, OrderRepository } from '../../src/ports/order-repository.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
 import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
+import { runs } from '../support/property-runs.js';
 
 export interface OrderRepositoryContractOptions {
   /** Runs of the model-based property; each run creates fresh stores. */
@@ -313,7 +314,7 @@ export const describeOrderRepositoryContract = (
             }
           },
         ),
-        { numRuns: options.numRuns ?? 100 },
+        { numRuns: options.numRuns ?? runs(100) },
       );
     });
   });

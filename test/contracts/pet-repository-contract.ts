@@ -4,6 +4,7 @@ import { validateNewPet } from '../../src/domain/pets/new-pet-validation.js';
 import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../src/ports/pet-repository.js';
 import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
+import { runs } from '../support/property-runs.js';
 
 export interface PetRepositoryContractOptions {
   /** Runs of the model-based property; each run creates a fresh repository. */
@@ -67,7 +68,7 @@ export const describePetRepositoryContract = (
           const page = await repository.pageJson({ afterId, limit: names.length });
           expect(page.json).toBe(JSON.stringify(created));
         }),
-        { numRuns: options.numRuns ?? 100 },
+        { numRuns: options.numRuns ?? runs(100) },
       );
     });
 
@@ -222,7 +223,7 @@ export const describePetRepositoryContract = (
             await run.cleanup();
           }
         }),
-        { numRuns: options.numRuns ?? 100 },
+        { numRuns: options.numRuns ?? runs(100) },
       );
     });
   });

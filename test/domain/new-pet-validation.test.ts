@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CREATION_STATUSES, validateNewPet, validateNewPetBy } from '../../src/domain/pets/new-pet-validation.js';
 import { MAX_ID, PET_STATUSES } from '../../src/domain/pets/pet.js';
+import { runs } from '../support/property-runs.js';
 
 const errorOf = (input: unknown) => {
   const result = validateNewPet(input);
@@ -190,7 +191,7 @@ describe('validateNewPet', () => {
           });
         },
       ),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 
@@ -210,7 +211,7 @@ describe('validateNewPet', () => {
         expect(error.field).toBe(fault.field);
         expect(error.message).toContain(fault.field);
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 
@@ -233,7 +234,7 @@ describe('validateNewPet', () => {
           expect(result.ok ? undefined : result.error.field).toBe(expected);
         },
       ),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 
@@ -245,7 +246,7 @@ describe('validateNewPet', () => {
           expect(errorOf(body).field).toBe('body');
         },
       ),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 });

@@ -9,6 +9,7 @@ import { PetCatalog, type ListPetsQuery, type PetPage } from '../../src/domain/p
 import { petCursors } from '../../src/domain/pets/pet-cursor.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
 import { untyped } from '../support/untyped.js';
+import { runs } from '../support/property-runs.js';
 
 const catalogWith = async (statuses: readonly PetStatus[]): Promise<{ catalog: PetCatalog; pets: Pet[] }> => {
   const repository = new MemoryPetRepository();
@@ -144,7 +145,7 @@ describe('PetCatalog.list', () => {
           expect(seen).toEqual(expected);
         },
       ),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 
@@ -163,7 +164,7 @@ describe('PetCatalog.list', () => {
           : asPets;
         expect(asJson).toEqual(expected);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -175,7 +176,7 @@ describe('PetCatalog.list', () => {
           expect((await pageOf(catalog, { limit: given })).pets).toEqual(pets.slice(0, limit));
         }
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 
@@ -195,7 +196,7 @@ describe('PetCatalog.list', () => {
       fc.asyncProperty(badLimit, async (limit) => {
         expect(await fieldOfError(catalog.list(untyped({ limit })))).toBe('limit');
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 
@@ -211,7 +212,7 @@ describe('PetCatalog.list', () => {
       fc.asyncProperty(badStatus, async (status) => {
         expect(await fieldOfError(catalog.list(untyped({ status })))).toBe('status');
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -244,7 +245,7 @@ describe('PetCatalog.list', () => {
         if (field === undefined) accepted += 1;
         expect(field).toBe(issuable(cursor, status) ? undefined : 'cursor');
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
     expect(accepted).toBeGreaterThan(0);
   });
@@ -263,7 +264,7 @@ describe('PetCatalog.list', () => {
           expect(field).toBe(issuedFor === usedWith ? undefined : 'cursor');
         },
       ),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 });
@@ -327,7 +328,7 @@ describe('PetCatalog.get', () => {
       fc.asyncProperty(badPetId, async (petId) => {
         expect(await fieldOfError(catalog.get(petId))).toBe('petId');
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 });
