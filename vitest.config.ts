@@ -22,6 +22,8 @@ const SYSTEM_TESTS = [
   // SIGTERM to a real process under a burst of requests.
   'test/app/shutdown.test.ts',
   'test/http/slow-clients.test.ts',
+  // Header and keep-alive timeouts of the admin listener, waited out in real time.
+  'test/app/admin-listener.test.ts',
   // The CLI with its admin listener: metrics, access log and shutdown of a real process.
   'test/app/operations.test.ts',
   // npm pack and install into a temporary project, and `npm start`: npm and servers in real processes.
