@@ -52,6 +52,7 @@ describe('readiness: whether this instance can serve', () => {
     expect(pingFailure('reconnecting', "Stream isn't writeable and enableOfflineQueue options is false")).toBe(
       "no connection to Redis (the client is reconnecting): Stream isn't writeable and enableOfflineQueue options is false",
     );
+    expect(pingFailure('ready', 'Connection is closed.')).toBe('no connection to Redis (the client lost it): Connection is closed.');
     expect(pingFailure('ready', 'Command timed out')).toBe('Redis did not answer PING in time: Command timed out');
   });
 });

@@ -36,12 +36,15 @@ export const redisProbe = (redis: RedisClient): StoreProbe => ({
     }),
 });
 
+/** ioredis's words for a call it could not send: the connection is gone, whatever its status says yet. */
+const NO_CONNECTION = /Stream isn't writeable|Connection is closed/;
+
 /**
  * Why PING failed, in words an operator reads, the client's own text after it: ioredis says
  * "Stream isn't writeable and enableOfflineQueue options is false" of a Redis it cannot reach.
  */
 export const pingFailure = (status: string, message: string): string => {
-  if (status !== 'ready') return `no connection to Redis (the client is ${status === 'reconnecting' || status === 'connecting' ? 'reconnecting' : status}): ${message}`;
+  if (status !== 'ready' || NO_CONNECTION.test(message)) return `no connection to Redis (the client ${status === 'ready' ? 'lost it' : `is ${status}`}): ${message}`;
   if (/timed out/i.test(message)) return `Redis did not answer PING in time: ${message}`;
   return `Redis refused PING: ${message}`;
 };
