@@ -18,6 +18,9 @@ export type StoreKind = (typeof STORES)[number];
 /** What the quota check does while its store is unreachable. */
 export const QUOTA_FALLBACKS = ['local', 'allow', 'deny'] as const;
 export type QuotaFallback = (typeof QUOTA_FALLBACKS)[number];
+/** What /readyz answers while a store is down that the outage policy serves the API without: 200 (`ready`) or 503 (`fail`). */
+export const DEGRADED_READINESS = ['ready', 'fail'] as const;
+export type DegradedReadiness = (typeof DEGRADED_READINESS)[number];
 /** pino's levels; `silent` logs nothing. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -47,6 +50,8 @@ export interface PetStoreConfig {
   readonly ban: BanPolicy;
   readonly anonymousPerMinute: number;
   readonly quotaFallback: QuotaFallback;
+  /** /readyz while the API is served without a store (a quota Redis down under PETSTORE_QUOTA_FALLBACK local or allow). */
+  readonly readyOnDegraded: DegradedReadiness;
   readonly deprecatedAt: Date;
   /** Which peers' X-Forwarded-For names the client address of anonymous callers. */
   readonly trustProxy: TrustProxy;
@@ -137,6 +142,7 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     },
     anonymousPerMinute: read('PETSTORE_ANONYMOUS_PER_MINUTE', 60, integerIn(1, 1_000_000_000)),
     quotaFallback: read('PETSTORE_QUOTA_FALLBACK', 'local' as QuotaFallback, oneOf(QUOTA_FALLBACKS)),
+    readyOnDegraded: read('PETSTORE_READY_ON_DEGRADED', 'ready' as DegradedReadiness, oneOf(DEGRADED_READINESS)),
     deprecatedAt: read('PETSTORE_DEPRECATION_DATE', DEFAULT_DEPRECATED_AT, parseDate),
     trustProxy: read<TrustProxy>('PETSTORE_TRUST_PROXY', { kind: 'none' }, parseTrustProxy),
     corsOrigins: read<CorsOrigins | undefined>('PETSTORE_CORS_ORIGINS', undefined, parseCorsOrigins),
