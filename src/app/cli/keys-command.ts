@@ -12,6 +12,7 @@ import { TOKENS } from '../container/tokens.js';
 import { KEY_FIELDS, parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../keys/key-fields.js';
 import { KeyOperations, usedToday, type IssuedSecret, type KeyRefusal, type KeyStanding } from '../keys/key-operations.js';
 import { createLogger } from '../logging/logger.js';
+import { failureLine } from './store-failure.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { STORE_FLAGS } from './store-flags.js';
@@ -218,7 +219,7 @@ export async function runKeysCommand(
   try {
     opened = await deps.openAdmin(config.value);
   } catch (error) {
-    output.err(`petstore keys: ${error instanceof Error ? error.message : String(error)}`);
+    output.err(`petstore keys: ${failureLine(error)}`);
     return 1;
   }
   const operations = new KeyOperations({ ...opened, ban: config.value.ban, randomBytes: deps.randomBytes });
@@ -240,7 +241,7 @@ export async function runKeysCommand(
         return printRevoked(action.id, await operations.revoke(action.id), output);
     }
   } catch (error) {
-    output.err(`petstore keys: ${error instanceof Error ? error.message : String(error)}`);
+    output.err(`petstore keys: ${failureLine(error)}`);
     return 1;
   } finally {
     await opened.close();

@@ -6,7 +6,7 @@ import { TOKENS } from '../container/tokens.js';
 import { createLogger } from '../logging/logger.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
-import { unavailabilityReason } from './store-failure.js';
+import { failureLine } from './store-failure.js';
 
 export const MIGRATE_USAGE = `Usage: petstore migrate [--dry-run] [--database-url URL]
 Applies the schema migrations (migrations/*.sql) the PostgreSQL at DATABASE_URL has not had yet,
@@ -83,9 +83,7 @@ export async function runMigrateCommand(
     }
     return 0;
   } catch (error) {
-    const reason = unavailabilityReason(error);
-    const message = error instanceof Error ? error.message : String(error);
-    output.err(`petstore migrate: ${reason === undefined ? message : `${message} (${reason})`}`);
+    output.err(`petstore migrate: ${failureLine(error)}`);
     return 1;
   } finally {
     // A pool that never opened rejects its deactivation with the error already reported.
