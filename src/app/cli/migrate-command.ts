@@ -14,6 +14,9 @@ in one transaction, under a lock that makes concurrent runs and starting servers
 --dry-run prints what it would apply and changes nothing. The server applies them itself at start
 with PETSTORE_STORE=postgres; this command is for doing it beforehand, e.g. in a deploy step.`;
 
+/** `0004_pet_counts`: a migration as its file is named. */
+const migrationFileName = ({ version, name }: { readonly version: number; readonly name: string }): string => `${String(version).padStart(4, '0')}_${name}`;
+
 interface MigrateInvocation {
   readonly dryRun: boolean;
   readonly help: boolean;
@@ -68,12 +71,16 @@ export async function runMigrateCommand(
   const container = buildContainer(config.value, { migrateOnOpen: false, logger: createLogger(config.value.logLevel, process.stderr) });
   try {
     const migrateSchema = await container.getAsync(TOKENS.migrateSchema);
-    const { from, pending } = await migrateSchema({ dryRun: parsed.value.dryRun });
+    const { from, pending, newer } = await migrateSchema({ dryRun: parsed.value.dryRun });
+    if (newer.length > 0) {
+      output.out(`The schema is at version ${from}, ahead of this petstore by additive migrations (${newer.map(migrationFileName).join(', ')}): nothing to apply, and this petstore runs on it.`);
+      return 0;
+    }
     if (pending.length === 0) {
       output.out(`The schema is at version ${from}, this petstore's latest: nothing to apply.`);
       return 0;
     }
-    const names = pending.map(({ version, name }) => `${String(version).padStart(4, '0')}_${name}`);
+    const names = pending.map(migrationFileName);
     if (parsed.value.dryRun) {
       output.out(`The schema is at version ${from}. Would apply, in one transaction:`);
       for (const name of names) output.out(`  ${name}`);
