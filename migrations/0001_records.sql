@@ -1,3 +1,4 @@
+-- rollout: contract (the first schema: no release runs without it)
 -- The shop's records: pets, the orders that hold them, Idempotency-Key records and API keys.
 -- Quota counters, strikes and bans are not here: they live in Redis, where a restart may reset them.
 

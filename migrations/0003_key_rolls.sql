@@ -1,3 +1,5 @@
+-- rollout: contract (the release before finds keys by `digest` alone: it would go on accepting
+-- a secret a roll replaced, and refuse the new one)
 -- Rolled keys (petstore keys roll). `digest` stays the digest a key was created with: its quota
 -- and its orders are known by it, whatever its secret is now. After a roll, `secret_digest` is the
 -- current secret's digest (NULL: `digest` itself), and `previous_digest` the secret before the

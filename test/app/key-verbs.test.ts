@@ -308,6 +308,20 @@ describe.each(STORES)('every key verb on $name', (setup) => {
     await walkEveryVerb(served, adminApiVerbs(served.server.adminUrl ?? ''));
   });
 
+  it('answers an id that cannot be a key\'s (a NUL byte, a bad escape decoded, too long) 404 in the Error format, for every verb', async () => {
+    const { adminUrl } = served.server;
+    for (const id of ['%00', 'key_%00', '%ED%A0%80', `key_${'0'.repeat(10_000)}`, 'key_0123456789ABCDEF']) {
+      for (const [method, path] of [['GET', ''], ['PATCH', ''], ['POST', '/unban'], ['POST', '/roll'], ['POST', '/revoke']] as const) {
+        const response = await fetch(`${adminUrl}/keys/${id}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          ...(method === 'GET' ? {} : { body: '{}' }),
+        });
+        expect([response.status, await response.json()], `${method} /keys/${id.slice(0, 20)}${path}`).toEqual([404, { code: 'not_found', message: expect.any(String), status: 404 }]);
+      }
+    }
+  });
+
   it('through petstore keys', async () => {
     const { cliEnviron } = served;
     if (cliEnviron === undefined) {

@@ -54,6 +54,20 @@ describe('petstore migrate', () => {
     }
   });
 
+  it('runs on a schema a newer release expanded (its migration additive), saying so, and applies nothing', async () => {
+    await run([]);
+    await runPsql(database.url, `INSERT INTO petstore_schema_migrations (version, name, rollout) VALUES (${latest + 1}, 'from_the_next_release', 'expand')`);
+    try {
+      expect(await run([])).toEqual({
+        code: 0,
+        out: [`The schema is at version ${latest + 1}, ahead of this petstore by additive migrations (${String(latest + 1).padStart(4, '0')}_from_the_next_release): nothing to apply, and this petstore runs on it.`],
+        err: [],
+      });
+    } finally {
+      await runPsql(database.url, `DELETE FROM petstore_schema_migrations WHERE version = ${latest + 1}`);
+    }
+  });
+
   it('reports an unreachable database in one line naming DATABASE_URL without its password, exit 1', async () => {
     expect(await run([], { DATABASE_URL: 'postgres://shop:hunter2@127.0.0.1:1/shop' })).toEqual({
       code: 1,

@@ -4,7 +4,26 @@ import {
   type IdempotencyClaim,
   type IdempotentResult,
 } from '../../ports/idempotency-store.js';
-import type { SqlSession } from './postgres-database.js';
+import type { Deadline, PostgresDatabase, SqlSession } from './postgres-database.js';
+
+/** Each claim's request's deadline, from the claim's begin. */
+const deadlines = new WeakMap<IdempotencyClaim, Deadline>();
+
+/**
+ * A keyed request's calls (its begin, its creating transaction, a release after a refusal) share
+ * one deadline, as the request's answer does: its begin starts it.
+ */
+export function startClaimDeadline(db: PostgresDatabase, claim: IdempotencyClaim): Deadline {
+  const deadline = db.deadline();
+  deadlines.set(claim, deadline);
+  return deadline;
+}
+
+/** The claim's request's deadline, or a new one if it has none or it has passed: a release after a 503 is nobody's wait, and dropping the mark lets the retry run at once. */
+export function claimDeadline(db: PostgresDatabase, claim: IdempotencyClaim, { renewPassed = false } = {}): Deadline {
+  const deadline = deadlines.get(claim);
+  return deadline === undefined || (renewPassed && deadline.at <= performance.now()) ? db.deadline() : deadline;
+}
 
 /**
  * Locks the claim's record for the rest of the transaction (an in-flight mark is written when

@@ -19,6 +19,21 @@ export interface SqlSession {
 }
 
 /**
+ * When the calls of one request must be done by: made by `PostgresDatabase.deadline()` when the
+ * request's first call starts and handed to its later calls, so a request of several statements
+ * (a keyed POST: its claim, its transaction) gets one deadline, not one per statement.
+ */
+export interface Deadline {
+  /** On `performance.now()`'s clock. */
+  readonly at: number;
+}
+
+export interface CallOptions {
+  /** Default: a deadline of its own, `timeoutMs` from now. */
+  readonly deadline?: Deadline;
+}
+
+/**
  * The shop's records in PostgreSQL, reached two ways:
  *
  * - `read`: a short read (an index lookup, a keyset page), pipelined with every other request's
@@ -28,14 +43,20 @@ export interface SqlSession {
  *   commit's disk flush, which a pipeline would serialise; concurrent commits on a pool share
  *   flushes), for statements that read a whole table and for multi-statement transactions.
  *
- * Every call fails with StoreUnavailableError after `timeoutMs`, so a PostgreSQL that stops
- * answering is a 503 rather than a wait.
+ * Every call fails with StoreUnavailableError by its deadline, so a PostgreSQL that stops
+ * answering is a 503 rather than a wait; and a call that fails so has stored nothing when
+ * PostgreSQL can still be told anything (see untilDeadline).
  */
 export interface PostgresDatabase {
-  read<Row = Record<string, unknown>>(text: string, values?: readonly SqlValue[]): Promise<SqlRows<Row>>;
-  query<Row = Record<string, unknown>>(text: string, values?: readonly SqlValue[]): Promise<SqlRows<Row>>;
-  /** One transaction: committed when `work` resolves, rolled back when it throws. */
-  transaction<T>(work: (session: SqlSession) => Promise<T>, options?: { readonly timeoutMs?: number }): Promise<T>;
+  read<Row = Record<string, unknown>>(text: string, values?: readonly SqlValue[], options?: CallOptions): Promise<SqlRows<Row>>;
+  query<Row = Record<string, unknown>>(text: string, values?: readonly SqlValue[], options?: CallOptions): Promise<SqlRows<Row>>;
+  /**
+   * One transaction: committed when `work` resolves, rolled back when it throws. `timeoutMs`
+   * (a migration's) replaces the request's deadline, in PostgreSQL too.
+   */
+  transaction<T>(work: (session: SqlSession) => Promise<T>, options?: CallOptions & { readonly timeoutMs?: number }): Promise<T>;
+  /** A deadline `timeoutMs` from now, for the calls of one request. */
+  deadline(): Deadline;
   end(): Promise<void>;
 }
 
@@ -79,24 +100,54 @@ class PostgresTimeoutError extends Error {
   }
 }
 
-/** Rejects after `timeoutMs`; the statement may still finish (a retried write is made safe by its Idempotency-Key). */
-function within<T>(call: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+/** A statement (or a transaction) under way, and how to make PostgreSQL give it up. */
+interface Statement<T> {
+  readonly result: Promise<T>;
+  cancel(): void;
+}
+
+/**
+ * The share of a call's time after which its statement is cancelled in PostgreSQL (by the client,
+ * and by the connection's statement_timeout): the rest is for PostgreSQL to confirm it gave up.
+ */
+const CANCEL_AT = 0.75;
+
+/**
+ * The statement's own outcome, by the deadline. At CANCEL_AT of the time left the statement is
+ * cancelled, and PostgreSQL answers with 57014 (an unavailability: the request is a 503) or, if
+ * it finished first, with its result: a 503 then means PostgreSQL gave the statement up and
+ * stored nothing. Only when PostgreSQL does not even confirm that by the deadline (it stopped
+ * answering, or cannot be reached) does this reject without its word, and a write it had
+ * received may still complete if it answers again (a POST with an Idempotency-Key is safe
+ * against that: its retry replays).
+ */
+function untilDeadline<T>(statement: Statement<T>, msLeft: number, timeoutMs: number): Promise<T> {
+  if (msLeft <= 0) {
+    statement.cancel();
+    void statement.result.catch(() => undefined);
+    return Promise.reject(new PostgresTimeoutError(timeoutMs));
+  }
+  let cancelTimer: NodeJS.Timeout | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
   const expiry = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PostgresTimeoutError(timeoutMs)), timeoutMs);
+    cancelTimer = setTimeout(() => statement.cancel(), msLeft * CANCEL_AT);
+    expiryTimer = setTimeout(() => reject(new PostgresTimeoutError(timeoutMs)), msLeft);
   });
-  return Promise.race([call, expiry]).finally(() => clearTimeout(timer));
+  return Promise.race([statement.result, expiry]).finally(() => {
+    clearTimeout(cancelTimer);
+    clearTimeout(expiryTimer);
+  });
 }
 
 /**
  * Turns unavailability into the domain's StoreUnavailableError, any other error (a bug) stays as
  * it is; tells `outages` when calls start failing and when one succeeds again.
  */
-const unavailabilityTranslator = (outages: OutageListener | undefined) => {
+const unavailabilityTranslator = (outages: OutageListener | undefined, timeoutMs: number) => {
   let failing = false;
-  return async <T>(call: Promise<T>, timeoutMs: number): Promise<T> => {
+  return async <T>(start: () => Statement<T>, deadline: Deadline): Promise<T> => {
     try {
-      const result = await within(call, timeoutMs);
+      const result = await untilDeadline(start(), deadline.at - performance.now(), timeoutMs);
       if (failing) {
         failing = false;
         outages?.available();
@@ -112,16 +163,71 @@ const unavailabilityTranslator = (outages: OutageListener | undefined) => {
 };
 
 type Sql = postgres.Sql | postgres.TransactionSql;
+type PendingQuery = postgres.PendingQuery<postgres.Row[]>;
 
-const sessionOf = (sql: Sql): SqlSession => ({
-  async query<Row>(text: string, values: readonly SqlValue[] = []) {
-    const rows = await sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true });
-    return { rows: rows as unknown as Row[], rowCount: rows.count };
-  },
-  async script(text: string) {
-    await sql.unsafe(text).simple();
-  },
-});
+const statementOf = (sql: Sql, text: string, values: readonly SqlValue[]): PendingQuery =>
+  sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true });
+
+const rowsOf = async <Row>(query: PendingQuery): Promise<SqlRows<Row>> => {
+  const rows = await query;
+  return { rows: rows as unknown as Row[], rowCount: rows.count };
+};
+
+/**
+ * Cancels `query` in PostgreSQL: off the client's queue if it was not sent yet, else by a
+ * CancelRequest. Through the client's canceller itself, to handle its promise: `query.cancel()`
+ * drops it, so a CancelRequest that cannot connect (PostgreSQL down) would reject it unhandled and
+ * end the process. Without that internal (another client version) the connection's
+ * statement_timeout still cancels it.
+ */
+const cancelQuery = (query: PendingQuery): void => {
+  const internal = query as unknown as { canceller?: ((query: PendingQuery) => Promise<void>) | null };
+  const canceller = internal.canceller;
+  if (typeof canceller !== 'function') return;
+  internal.canceller = null;
+  canceller(query).catch(() => undefined);
+};
+
+/** A statement in a transaction of its own: cancelled, it stores nothing. */
+const statement = <Row>(sql: Sql, text: string, values: readonly SqlValue[]): Statement<SqlRows<Row>> => {
+  const query = statementOf(sql, text, values);
+  return { result: rowsOf<Row>(query), cancel: () => cancelQuery(query) };
+};
+
+/**
+ * `work` in a transaction on the pool. Cancelled, it runs no further statement and its running
+ * one is cancelled, so it rolls back; `timeoutMs` is its own statement_timeout (a migration's).
+ */
+function transactionOn<T>(pool: postgres.Sql, work: (session: SqlSession) => Promise<T>, timeoutMs: number, ownTimeout: boolean): Statement<T> {
+  let cancelled = false;
+  let running: PendingQuery | undefined;
+  const run = async <Row>(query: () => PendingQuery): Promise<SqlRows<Row>> => {
+    if (cancelled) throw new PostgresTimeoutError(timeoutMs);
+    const started = query();
+    running = started;
+    try {
+      return await rowsOf<Row>(started);
+    } finally {
+      if (running === started) running = undefined;
+    }
+  };
+  const result = pool.begin(async (sql) => {
+    if (ownTimeout) await sql.unsafe(`SET LOCAL statement_timeout = ${Math.round(timeoutMs)}`);
+    return work({
+      query: (text, values = []) => run(() => statementOf(sql, text, values)),
+      script: async (text) => {
+        await run(() => sql.unsafe(text).simple() as unknown as PendingQuery);
+      },
+    });
+  }) as Promise<T>;
+  return {
+    result,
+    cancel: () => {
+      cancelled = true;
+      if (running !== undefined) cancelQuery(running);
+    },
+  };
+}
 
 /** The array types the statements bind (`$1::bigint[]`, `::integer[]`, `::text[]`, `::timestamptz[]`), by their type oids. */
 const BOUND_ARRAY_TYPES = [1016, 1007, 1009, 1185];
@@ -135,7 +241,7 @@ export const arrayLiteral = (values: readonly (string | number | null)[]): strin
 
 /** A database whose connections open on first use and reconnect after PostgreSQL restarts. */
 export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_MS, searchPath, outages }: PostgresDatabaseOptions): PostgresDatabase {
-  const fromPostgres = unavailabilityTranslator(outages);
+  const fromPostgres = unavailabilityTranslator(outages, timeoutMs);
   const options = {
     connect_timeout: timeoutMs / 1000,
     // Reconnect at the next statement, as soon as PostgreSQL is back: the client's default waits
@@ -151,6 +257,10 @@ export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_
     types: { boundArrays: { to: BOUND_ARRAY_TYPES[0]!, from: BOUND_ARRAY_TYPES, serialize: arrayLiteral, parse: (text: string) => text } },
     connection: {
       application_name: 'petstore',
+      // PostgreSQL gives a statement up by itself when its request's deadline is near, even one
+      // the client could not cancel (a pipelined read, a cancel that did not get through): no
+      // statement outlives its request's 503 by more than the rest of that deadline.
+      statement_timeout: Math.round(timeoutMs * CANCEL_AT),
       // Every statement here walks an index by design (keys, keyset pages). A prepared statement's
       // generic plan made while a table was small would otherwise scan the whole table for as long
       // as the connection lives: the order bench's PostgreSQL CPU per request went 96 → 228 µs in
@@ -166,13 +276,19 @@ export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_
   };
   const pipeline = postgres(url, { ...options, max: 1 });
   const pool = postgres(url, { ...options, max, idle_timeout: 30 });
-  const piped = sessionOf(pipeline);
-  const pooled = sessionOf(pool);
+  const deadline = (): Deadline => ({ at: performance.now() + timeoutMs });
   return {
-    read: (text, values) => fromPostgres(piped.query(text, values), timeoutMs),
-    query: (text, values) => fromPostgres(pooled.query(text, values), timeoutMs),
-    transaction: <T>(work: (session: SqlSession) => Promise<T>, transactionOptions: { readonly timeoutMs?: number } = {}) =>
-      fromPostgres(pool.begin((sql) => work(sessionOf(sql))) as Promise<T>, transactionOptions.timeoutMs ?? timeoutMs),
+    // A CancelRequest names a backend, not a statement: on the pipeline it could cancel another
+    // request's read. A read stores nothing; the statement_timeout ends it.
+    read: (text, values = [], { deadline: given } = {}) =>
+      fromPostgres(() => ({ result: rowsOf(statementOf(pipeline, text, values)), cancel: () => undefined }), given ?? deadline()),
+    query: (text, values = [], { deadline: given } = {}) => fromPostgres(() => statement(pool, text, values), given ?? deadline()),
+    transaction: <T>(work: (session: SqlSession) => Promise<T>, { deadline: given, timeoutMs: own }: CallOptions & { readonly timeoutMs?: number } = {}) =>
+      fromPostgres(
+        () => transactionOn(pool, work, own ?? timeoutMs, own !== undefined),
+        own === undefined ? (given ?? deadline()) : { at: performance.now() + own },
+      ),
+    deadline,
     end: async () => {
       await Promise.all([pipeline.end({ timeout: 1 }), pool.end({ timeout: 1 })]);
     },

@@ -7,6 +7,7 @@ import {
   type IdempotentResult,
 } from '../../ports/idempotency-store.js';
 import type { Clock } from '../../ports/clock.js';
+import { claimDeadline, startClaimDeadline } from './claim-records.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
 const STARTED: IdempotencyStart = { kind: 'started' };
@@ -31,6 +32,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   async begin(claim: IdempotencyClaim): Promise<IdempotencyStart> {
     if (++this.#begins % PURGE_EVERY === 0) void this.#purge();
+    const deadline = startClaimDeadline(this.db, claim);
     // A record that vanishes between the two statements (released, expired, in its last second) is begun again.
     for (;;) {
       const now = this.clock.now();
@@ -44,12 +46,14 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
                       OR (idempotency_records.result IS NULL AND idempotency_records.expires_at < $6)
          RETURNING 1`,
         [claim.scope, claim.key, claim.fingerprint, now + IDEMPOTENCY_IN_FLIGHT_MS, now, now + IDEMPOTENCY_MARK_RESOLUTION_MS],
+        { deadline },
       );
       if (started.rowCount === 1) return STARTED;
       // int4: the time left of a record kept at most 24 h, which the driver reads as a number.
       const { rows } = await this.db.read<{ fingerprint: string; result: IdempotentResult | null; left_ms: number }>(
         'SELECT fingerprint, result, (expires_at - $3)::int4 AS left_ms FROM idempotency_records WHERE scope = $1 AND key = $2 AND expires_at > $3',
         [claim.scope, claim.key, now],
+        { deadline },
       );
       const record = rows[0];
       // What is left now, not at `now`: the two statements may have taken a while (a store just thawed), and a Retry-After must not outlast the mark.
@@ -61,11 +65,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.db.query('DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND fingerprint = $3 AND result IS NULL', [
-      claim.scope,
-      claim.key,
-      claim.fingerprint,
-    ]);
+    await this.db.query(
+      'DELETE FROM idempotency_records WHERE scope = $1 AND key = $2 AND fingerprint = $3 AND result IS NULL',
+      [claim.scope, claim.key, claim.fingerprint],
+      { deadline: claimDeadline(this.db, claim, { renewPassed: true }) },
+    );
   }
 
   async #purge(): Promise<void> {

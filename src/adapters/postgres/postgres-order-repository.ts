@@ -3,7 +3,7 @@ import type { PetStatus } from '../../domain/pets/pet.js';
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { OrderPageQuery, OrderRepository, PlaceOutcome, TransitionOutcome } from '../../ports/order-repository.js';
 import type { Clock } from '../../ports/clock.js';
-import { completeClaim, lockClaim } from './claim-records.js';
+import { claimDeadline, completeClaim, lockClaim } from './claim-records.js';
 import type { PostgresDatabase, SqlSession } from './postgres-database.js';
 import { TurnBatch } from '../turn-batch.js';
 
@@ -106,7 +106,7 @@ export class PostgresOrderRepository implements OrderRepository {
       const outcome = await this.#place(session, order);
       if (outcome.kind === 'placed') await completeClaim(session, claim, { kind: 'order', order: outcome.order }, now);
       return outcome;
-    });
+    }, { deadline: claimDeadline(this.db, claim) });
   }
 
   async #place(session: SqlSession, order: NewOrder): Promise<PlaceOutcome> {

@@ -3,7 +3,7 @@ import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet
 import { petJson } from '../../domain/pets/pet-json.js';
 import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import type { Clock } from '../../ports/clock.js';
-import { completeClaim, lockClaim } from './claim-records.js';
+import { claimDeadline, completeClaim, lockClaim } from './claim-records.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { readDistinctPages } from '../distinct-page-reads.js';
 import { TurnBatch } from '../turn-batch.js';
@@ -83,7 +83,7 @@ export class PostgresPetRepository implements PetRepository {
       const created: Pet = { id: Number(rows[0]?.id), ...pet };
       await completeClaim(session, claim, { kind: 'pet', pet: created }, now);
       return created;
-    });
+    }, { deadline: claimDeadline(this.db, claim) });
   }
 
   async get(id: number): Promise<Pet | undefined> {

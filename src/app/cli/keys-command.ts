@@ -13,6 +13,7 @@ import { KEY_FIELDS, parseGrace, readKeyChanges, readNewKey, type FieldNames, ty
 import { KeyOperations, usedToday, type IssuedSecret, type KeyRefusal, type KeyStanding } from '../keys/key-operations.js';
 import { keyChangeLog } from '../logging/key-change-log.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import { failureLine } from './store-failure.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { STORE_FLAGS } from './store-flags.js';
@@ -223,7 +224,7 @@ export async function runKeysCommand(
   try {
     opened = await deps.openAdmin(config.value);
   } catch (error) {
-    output.err(`petstore keys: ${error instanceof Error ? error.message : String(error)}`);
+    output.err(`petstore keys: ${failureLine(error)}`);
     return 1;
   }
   const operations = new KeyOperations({
@@ -250,7 +251,7 @@ export async function runKeysCommand(
         return printRevoked(action.id, await operations.revoke(action.id), output);
     }
   } catch (error) {
-    output.err(`petstore keys: ${error instanceof Error ? error.message : String(error)}`);
+    output.err(`petstore keys: ${failureLine(error)}`);
     return 1;
   } finally {
     await opened.close();

@@ -6,13 +6,16 @@ import { TOKENS } from '../container/tokens.js';
 import { createLogger } from '../logging/logger.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
-import { unavailabilityReason } from './store-failure.js';
+import { failureLine } from './store-failure.js';
 
 export const MIGRATE_USAGE = `Usage: petstore migrate [--dry-run] [--database-url URL]
 Applies the schema migrations (migrations/*.sql) the PostgreSQL at DATABASE_URL has not had yet,
 in one transaction, under a lock that makes concurrent runs and starting servers apply each once.
 --dry-run prints what it would apply and changes nothing. The server applies them itself at start
 with PETSTORE_STORE=postgres; this command is for doing it beforehand, e.g. in a deploy step.`;
+
+/** `0004_pet_counts`: a migration as its file is named. */
+const migrationFileName = ({ version, name }: { readonly version: number; readonly name: string }): string => `${String(version).padStart(4, '0')}_${name}`;
 
 interface MigrateInvocation {
   readonly dryRun: boolean;
@@ -68,12 +71,16 @@ export async function runMigrateCommand(
   const container = buildContainer(config.value, { migrateOnOpen: false, logger: createLogger(config.value.logLevel, process.stderr) });
   try {
     const migrateSchema = await container.getAsync(TOKENS.migrateSchema);
-    const { from, pending } = await migrateSchema({ dryRun: parsed.value.dryRun });
+    const { from, pending, newer } = await migrateSchema({ dryRun: parsed.value.dryRun });
+    if (newer.length > 0) {
+      output.out(`The schema is at version ${from}, ahead of this petstore by additive migrations (${newer.map(migrationFileName).join(', ')}): nothing to apply, and this petstore runs on it.`);
+      return 0;
+    }
     if (pending.length === 0) {
       output.out(`The schema is at version ${from}, this petstore's latest: nothing to apply.`);
       return 0;
     }
-    const names = pending.map(({ version, name }) => `${String(version).padStart(4, '0')}_${name}`);
+    const names = pending.map(migrationFileName);
     if (parsed.value.dryRun) {
       output.out(`The schema is at version ${from}. Would apply, in one transaction:`);
       for (const name of names) output.out(`  ${name}`);
@@ -83,9 +90,7 @@ export async function runMigrateCommand(
     }
     return 0;
   } catch (error) {
-    const reason = unavailabilityReason(error);
-    const message = error instanceof Error ? error.message : String(error);
-    output.err(`petstore migrate: ${reason === undefined ? message : `${message} (${reason})`}`);
+    output.err(`petstore migrate: ${failureLine(error)}`);
     return 1;
   } finally {
     // A pool that never opened rejects its deactivation with the error already reported.

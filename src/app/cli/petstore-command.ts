@@ -8,7 +8,7 @@ import { answerSupervisor } from '../cluster/answer-supervisor.js';
 import { startSupervisor } from '../cluster/supervisor.js';
 import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { unavailabilityReason } from './store-failure.js';
+import { failureLine } from './store-failure.js';
 import { STORE_FLAGS } from './store-flags.js';
 
 // Each flag mirrors an environment variable (README, "Configuration"); a flag wins over the variable.
@@ -126,9 +126,7 @@ async function main(): Promise<void> {
       console.error(`petstore: ${error.message}\n${USAGE}`);
       process.exit(USAGE_EXIT_CODE);
     }
-    const reason = unavailabilityReason(error);
-    const message = error instanceof Error ? error.message : String(error);
-    const lines = error instanceof ConfigurationError ? error.problems : [reason === undefined ? message : `${message} (${reason})`];
+    const lines = error instanceof ConfigurationError ? error.problems : [failureLine(error)];
     for (const line of lines) console.error(`petstore: ${line}`);
     process.exit(1);
   }

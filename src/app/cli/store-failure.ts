@@ -10,5 +10,17 @@ export function unavailabilityReason(error: unknown): string | undefined {
   if (/NOAUTH|WRONGPASS|invalid password|AUTH/i.test(text)) return 'authentication failed';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || /ENOTFOUND|EAI_AGAIN/.test(text)) return 'host not found';
   if (code === 'ECONNRESET' || /ECONNRESET/.test(text)) return 'connection reset';
+  // PostgreSQL said why (a read-only database, a permission refused): in its own words, one line.
+  if (typeof code === 'string' && SQLSTATE.test(code) && 'severity' in cause) return text.split('\n')[0];
   return undefined;
+}
+
+/** A SQLSTATE: five digits or capital letters. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/** A failure in the one line the commands print: its message, and why when the store's client says. */
+export function failureLine(error: unknown): string {
+  const reason = unavailabilityReason(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return reason === undefined ? message : `${message} (${reason})`;
 }

@@ -73,8 +73,10 @@ export const postgresStoresModule = ({ migrateOnOpen, ...quotas }: PostgresStore
       .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresApiKeyRegistry(db, clock), [POSTGRES, TOKENS.clock])
       .inSingletonScope();
     bindIssuedKeys(bind, ISSUED_KEYS);
+    // Through the pool, where every write and transaction waits for a connection: the pipelined
+    // read connection answered while the pool was stuck, and not while one table was locked.
     bind(TOKENS.storeProbes).toResolvedValue(
-      (db: PostgresDatabase, redis: RedisClient) => [{ store: 'postgres', ping: () => db.read('SELECT 1') }, redisProbe(redis)],
+      (db: PostgresDatabase, redis: RedisClient) => [{ store: 'postgres', ping: () => db.query('SELECT 1') }, redisProbe(redis)],
       [POSTGRES, REDIS],
     );
   });

@@ -25,8 +25,9 @@ export async function runIdempotently<T>(
     result = await run(claim);
   } catch (error) {
     // The store may be down, or may have stored it anyway: a kept mark only delays a retry,
-    // and the retry replays whatever was stored.
-    await store.release(claim).catch(() => undefined);
+    // and the retry replays whatever was stored. Not awaited: the failure is answered within
+    // the request's deadline, not after another wait on a store that just failed it.
+    void store.release(claim).catch(() => undefined);
     throw error;
   }
   if (!result.ok) await store.release(claim);

@@ -5,7 +5,7 @@ import { readJsonRequest } from '../../../adapters/http/wire/json-request.js';
 import { hasBody, sendError, sendJson, type RequestContext } from '../../../adapters/http/wire/request-context.js';
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import type { Clock } from '../../../ports/clock.js';
-import type { KeyOperations } from '../../keys/key-operations.js';
+import { isKeyId, type KeyOperations } from '../../keys/key-operations.js';
 import { ADMIN_KEY_OPERATIONS, type AdminAnswer, type AdminOperation } from './admin-key-operations.js';
 import { adminOpenApiDocument } from './admin-openapi.js';
 
@@ -84,8 +84,8 @@ export function createAdminKeyApi({ token, keys, clock }: AdminKeyApiOptions): A
       return Promise.resolve(allowed.length === 0 ? sendError(ctx, 'not_found', undefined, NO_STORE) : sendError(ctx, 'method_not_allowed', undefined, ['allow', allowed.join(', '), ...NO_STORE]));
     }
     const id = found.params['id'];
-    // `/keys/` names no key: the path is unknown, not an id that is.
-    if (id === '') return Promise.resolve(sendError(ctx, 'not_found', undefined, NO_STORE));
+    // `/keys/`, `/keys/%00` name no key: a 404 without asking a store (PostgreSQL refuses a NUL in text).
+    if (id !== undefined && !isKeyId(id)) return Promise.resolve(sendError(ctx, 'not_found', undefined, NO_STORE));
     return run(ctx, found.store as AdminOperation, id ?? '');
   };
 }
