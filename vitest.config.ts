@@ -55,6 +55,7 @@ const INTEGRATION_TESTS = [
   'test/app/create-pet-store.test.ts',
   'test/app/key-verbs.test.ts',
   'test/app/migrate-command.test.ts',
+  'test/app/read-only-database.test.ts',
   'test/client/retries.test.ts',
   'test/support/test-postgres.test.ts',
   'test/support/test-redis.test.ts',

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SortedIds } from '../../src/adapters/memory/sorted-ids.js';
+import { runs } from '../support/property-runs.js';
 
 /** What SortedIds must answer: the ids of a set, sorted. */
 const modelAfter = (model: ReadonlySet<number>, afterId: number, limit: number): number[] =>
@@ -33,7 +34,7 @@ describe('SortedIds', () => {
           expect(ids.size).toBe(model.size);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -86,7 +87,7 @@ describe('SortedIds', () => {
           }
         }
       }),
-      { numRuns: 5 },
+      { numRuns: runs(5) },
     );
   });
 });

@@ -11,6 +11,7 @@ import { cloneQuotaState } from '../support/clone-quota-state.js';
 import { check } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { banScenarioArb, scenarioArb } from '../support/quota-schedules.js';
+import { runs } from '../support/property-runs.js';
 
 // Whole seconds; every clock below is set off them on purpose.
 const T0 = 1_800_000_000_000;
@@ -101,7 +102,7 @@ describe('the reset fields at clocks and windows that are not whole seconds', ()
           checkFields(state, policy, decision);
         }
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
     expect(refusals).toBeGreaterThan(10_000);
     expect(offSecond).toBeGreaterThan(10_000);
@@ -122,7 +123,7 @@ describe('the reset fields at clocks and windows that are not whole seconds', ()
           checkFields(state, policy, decision);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
     expect(bannedAnswers).toBeGreaterThan(1_000);
     expect(offSecond).toBeGreaterThan(1_000);
