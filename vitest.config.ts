@@ -38,6 +38,7 @@ const HTTP_ON_POSTGRES = [
   'test/http/create-pet.test.ts',
   'test/http/list-pets.test.ts',
   'test/http/get-pet.test.ts',
+  'test/http/update-pet.test.ts',
   'test/http/orders.test.ts',
   'test/http/order-concurrency.test.ts',
   'test/http/idempotency.test.ts',

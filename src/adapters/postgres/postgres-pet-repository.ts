@@ -116,6 +116,12 @@ export class PostgresPetRepository implements PetRepository {
     return (query.status === undefined ? this.#pages : this.#pagesByStatus).add(query);
   }
 
+  async updateStatus(id: number, status: PetStatus): Promise<Pet | undefined> {
+    const { rows } = await this.db.query<PetRow>('UPDATE pets SET status = $2 WHERE id = $1 RETURNING id, name, category_id, status', [id, status]);
+    const row = rows[0];
+    return row === undefined ? undefined : petOf(row);
+  }
+
   async countByStatus(): Promise<Inventory> {
     // A scan of the whole table: on the pool, where it holds up no read in the pipeline.
     const { rows } = await this.db.query<{ status: PetStatus; count: string }>('SELECT status, count(*) AS count FROM pets GROUP BY status');
