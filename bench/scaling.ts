@@ -15,7 +15,8 @@
  * store keeps pages until the next write).
  * Status changes move random available pets to pending and back.
  *
- * Run: `npm run bench:scaling`. Environment: BENCH_SIZES (1000,100000,1000000), BENCH_OPS (1,000),
+ * Run: `npm run bench:scaling`. Environment: BENCH_STORES (memory,redis,postgres), BENCH_SIZES
+ * (1000,100000,1000000), BENCH_OPS (1,000),
  * BENCH_WARMUP (200), REDIS_URL (redis://127.0.0.1:6379; keys under a prefix of the run's own,
  * deleted after), BENCH_PG_HOST / BENCH_PG_PORT / BENCH_PG_USER (a database of the run's own per
  * size, dropped after). A store that cannot be reached is skipped, and said so.
@@ -267,7 +268,8 @@ console.log(`node ${process.version}, sizes ${sizes.map(label).join(', ')}\n`);
 const header = `${'store'.padEnd(9)} ${'operation'.padEnd(38)}${sizes.map((size) => `${label(size)} pets`.padStart(10)).join('')}  ${label(sizes.at(-1)!)}/${label(sizes[0]!)}`;
 console.log(header);
 console.log('-'.repeat(header.length));
-for (const store of [memory, redis, postgres]) {
+const chosen = (process.env['BENCH_STORES'] ?? 'memory,redis,postgres').split(',');
+for (const store of [memory, redis, postgres].filter(({ name }) => chosen.includes(name))) {
   const why = await store.unavailable();
   if (why !== undefined) {
     console.log(`${store.name.padEnd(9)} skipped: ${why}`);
