@@ -128,6 +128,22 @@ export const describeOrderRepositoryContract = (
       expect(await pets.countByStatus()).toEqual({ available: 1, pending: 0, sold: 1 });
     });
 
+    it("a pet's status set directly leaves its order as it is, and the order's next move sets the pet's status as always", async () => {
+      const rex = await addPet(pets);
+      await orders.place(newOrder(rex));
+      expect(await pets.updateStatus(rex, 'sold')).toMatchObject({ id: rex, status: 'sold' });
+      expect(await orders.get(1)).toEqual(orderOf(1, rex, 'placed'));
+      expect(await pets.countByStatus()).toEqual({ available: 0, pending: 0, sold: 1 });
+      expect(await move(orders, 1, 'approve')).toEqual({ kind: 'changed', order: orderOf(1, rex, 'approved') });
+      expect(await statusOfPet(pets, rex)).toBe('pending');
+      expect(await pets.updateStatus(rex, 'available')).toMatchObject({ status: 'available' });
+      expect(await move(orders, 1, 'cancel')).toEqual({ kind: 'changed', order: orderOf(1, rex, 'cancelled') });
+      expect(await statusOfPet(pets, rex)).toBe('available');
+      expect(await pets.countByStatus()).toEqual({ available: 1, pending: 0, sold: 0 });
+      expect(await pagedPets(pets, { afterId: 0, limit: 10, status: 'available' })).toHaveLength(1);
+      expect(await pagedPets(pets, { afterId: 0, limit: 10, status: 'pending' })).toEqual([]);
+    });
+
     it('a transition from another status is refused with the order as it is, and changes nothing', async () => {
       const rex = await addPet(pets);
       await orders.place(newOrder(rex));

@@ -13,6 +13,7 @@ import { parsePageLimit } from '../../src/domain/paging/page-limits.js';
 import { petCursors } from '../../src/domain/pets/pet-cursor.js';
 import { parsePetId } from '../../src/domain/pets/pet-id.js';
 import { PET_STATUSES } from '../../src/domain/pets/pet.js';
+import { validatePetUpdate } from '../../src/domain/pets/pet-update.js';
 import { openApiDocument, resolveInDocument, validatorAt } from '../support/openapi-validator.js';
 import { runs, share } from '../support/property-runs.js';
 
@@ -383,7 +384,7 @@ const idValue = fc.oneof({ weight: 6, arbitrary: integerText }, { weight: 1, arb
 
 describe('the petId and orderId path parameters', () => {
   const ID_PARAMETERS = [
-    { name: 'petId', operationIds: ['getPet'], parse: (value: unknown) => parsePetId(value).ok, parser: 'parsePetId' },
+    { name: 'petId', operationIds: ['getPet', 'updatePet'], parse: (value: unknown) => parsePetId(value).ok, parser: 'parsePetId' },
     {
       name: 'orderId',
       operationIds: ['getOrder', 'updateOrder', 'cancelOrder'],
@@ -462,7 +463,7 @@ function requestBodyPointer(operationId: string): string {
   throw new Error(`no operation ${operationId}`);
 }
 
-describe('the request bodies of placeOrder and updateOrder', () => {
+describe('the request bodies of placeOrder, updateOrder and updatePet', () => {
   const newOrderAccepts = validatorAt(requestBodyPointer('placeOrder'));
   const orderUpdateAccepts = validatorAt(requestBodyPointer('updateOrder'));
   const newOrderVerdict = (body: unknown) => {
@@ -482,6 +483,17 @@ describe('the request bodies of placeOrder and updateOrder', () => {
   it('the OrderUpdate body schema accepts exactly the bodies validateOrderUpdate accepts', () => {
     expect(requestBodyPointer('updateOrder')).toBe('/components/schemas/OrderUpdate');
     fc.assert(fc.property(orderUpdateBody, orderUpdateVerdict), { numRuns: runs(5_000) });
+  });
+
+  it('the PetUpdate body schema (updatePet) accepts exactly the bodies validatePetUpdate accepts', () => {
+    expect(requestBodyPointer('updatePet')).toBe('/components/schemas/PetUpdate');
+    const petUpdateAccepts = validatorAt(requestBodyPointer('updatePet'));
+    const verdict = (body: unknown) => {
+      const accepted = validatePetUpdate(body).ok;
+      expect(petUpdateAccepts(body), `${show(body)}: validatePetUpdate ${accepted ? 'accepts' : 'refuses'} it`).toBe(accepted);
+    };
+    for (const status of PET_STATUSES) verdict({ status });
+    fc.assert(fc.property(orderUpdateBody, verdict), { numRuns: 5_000 });
   });
 
   it('gives the verdicts of the validators on the boundary bodies', () => {
