@@ -1,3 +1,4 @@
+-- rollout: expand (a table and triggers the release before never reads; its writes are counted all the same)
 -- How many pets have each status, kept in the transaction that inserts a pet or changes its
 -- status, so the inventory reads a few rows whatever the number of pets (counting `pets` took
 -- 0.6 ms at 1,000 pets and 180 ms at 1,000,000). Additive: a release that knows nothing of it

@@ -15,9 +15,6 @@ import { runs } from '../support/property-runs.js';
 const STAFF: Caller = { id: 'staff', role: 'staff' };
 const CUSTOMER: Caller = { id: 'customer', role: 'customer' };
 
-const STAFF: Caller = { id: 'staff', role: 'staff' };
-const CUSTOMER: Caller = { id: 'customer', role: 'customer' };
-
 const catalogWith = async (statuses: readonly PetStatus[]): Promise<{ catalog: PetCatalog; pets: Pet[] }> => {
   const repository = new MemoryPetRepository();
   const pets: Pet[] = [];
