@@ -126,3 +126,13 @@ describe('RequestAdmission: a rolled key', () => {
     expect(second.policy).toBe(first.policy);
   });
 });
+
+describe('RequestAdmission: policies no store can decide', () => {
+  it.each([
+    ['a ban of 0 strikes', { anonymousPolicy: { rules: [{ name: 'minute', limit: 60, windowMs: 60_000 }] }, ban: { ...DEFAULT_BAN_POLICY, strikes: 0 } }],
+    ['a ban of more strikes than a store keeps', { anonymousPolicy: { rules: [{ name: 'minute', limit: 60, windowMs: 60_000 }] }, ban: { ...DEFAULT_BAN_POLICY, strikes: 1_000_000 } }],
+    ['an anonymous rule of limit 0', { anonymousPolicy: { rules: [{ name: 'minute', limit: 0, windowMs: 60_000 }] }, ban: DEFAULT_BAN_POLICY }],
+  ])('refuses %s when built, not on every request after', (_what, options) => {
+    expect(() => new RequestAdmission(new MemoryApiKeyRegistry(), new MemoryQuotaStore(new ManualClock(0)), options)).toThrow(RangeError);
+  });
+});

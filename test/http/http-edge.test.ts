@@ -1,3 +1,4 @@
+import { MAX_BAN_STRIKES } from '../../src/domain/quota/ban-policy.js';
 import { memoryServices } from '../support/memory-services.js';
 import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -198,7 +199,7 @@ const EDGE_KEY = 'edge-key';
 /** One request a minute, never banned: its second request is a 429 rate_limited. */
 const LIMITED_KEY = 'edge-limited-key';
 const ONE_PER_MINUTE: Plan = { name: 'free', rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }] };
-const NEVER_BANNED = { strikes: 1_000_000, strikeWindowMs: 60_000, banMs: 60_000 };
+const NEVER_BANNED = { strikes: MAX_BAN_STRIKES, strikeWindowMs: 60_000, banMs: 60_000 };
 
 interface EdgeServer {
   readonly port: number;

@@ -4,6 +4,7 @@ import type { Caller } from '../access/caller.js';
 import type { Plan } from './plan.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { BanPolicy, QuotaPolicy } from './quota-rule.js';
+import { assertDecidablePolicy } from './decidable-policy.js';
 
 /**
  * The quota subject of a key, by its holder's digest (`holderOf`: a rolled key's secrets share
@@ -46,7 +47,10 @@ export class RequestAdmission {
     private readonly keys: ApiKeyRegistry,
     private readonly quotas: QuotaStore,
     private readonly options: AdmissionOptions,
-  ) {}
+  ) {
+    // A ban or anonymous rule no store can decide fails here, at start, not on every request.
+    assertDecidablePolicy({ ...options.anonymousPolicy, ban: options.ban });
+  }
 
   admit(keyDigest: string | undefined, clientAddress: string): Admission | Promise<Admission> {
     if (keyDigest === undefined) return this.decideAnonymous(clientAddress);
