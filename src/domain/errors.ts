@@ -19,6 +19,20 @@ export const notFound = (message: string): DomainError => ({ code: 'not_found', 
 export const refused = (code: Exclude<DomainErrorCode, 'invalid_request' | 'not_found'>, message: string): DomainError => ({ code, message });
 
 /**
+ * Thrown by a store asked to create past the last id (2^53-1, the largest integer a JSON client
+ * reads exactly): not a value, since no caller can do anything about it, and not an outage, since
+ * no retry helps. Every create after it fails the same way; nothing was stored.
+ */
+export class IdsExhaustedError extends Error {
+  override readonly name = 'IdsExhaustedError';
+  readonly code = 'ids_exhausted';
+  /** `what`: the records whose ids ran out, e.g. `pets`. */
+  constructor(readonly what: string) {
+    super(`every id up to 2^53-1 has been given to ${what}`);
+  }
+}
+
+/**
  * Thrown by an adapter whose backing store cannot be reached (or answers too late).
  * Not a value: the caller cannot act on it, the transport answers 503.
  */

@@ -5,6 +5,7 @@ import { PostgresIdempotencyStore } from '../../src/adapters/postgres/postgres-i
 import { PostgresOrderRepository } from '../../src/adapters/postgres/postgres-order-repository.js';
 import { PostgresPetRepository } from '../../src/adapters/postgres/postgres-pet-repository.js';
 import { SystemClock } from '../../src/adapters/system/system-clock.js';
+import { IdsExhaustedError } from '../../src/domain/errors.js';
 import { MAX_ID } from '../../src/domain/pets/pet.js';
 import { IDEMPOTENCY_IN_FLIGHT_MS, IDEMPOTENCY_MARK_RESOLUTION_MS } from '../../src/ports/idempotency-store.js';
 import { describeIdempotencyStoreContract } from '../contracts/idempotency-store-contract.js';
@@ -33,7 +34,7 @@ describe('PostgresPetRepository at the top of the id range', () => {
       expect(await pets.get(MAX_ID)).toEqual(top);
       expect(await pets.pageJson({ afterId: MAX_ID - 2, limit: 1 })).toEqual({ json: JSON.stringify([below]), moreAfter: MAX_ID - 1 });
       expect(await pets.pageJson({ afterId: MAX_ID - 1, limit: 5 })).toEqual({ json: JSON.stringify([top]), moreAfter: undefined });
-      await expect(pets.create({ name: 'Max', categoryId: 1, status: 'available' })).rejects.toThrow(/check constraint/);
+      await expect(pets.create({ name: 'Max', categoryId: 1, status: 'available' })).rejects.toBeInstanceOf(IdsExhaustedError);
     } finally {
       await drop();
     }

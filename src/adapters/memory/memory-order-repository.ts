@@ -1,5 +1,6 @@
 import { ORDER_STATUSES, type NewOrder, type Order, type OrderStatus } from '../../domain/orders/order.js';
-import type { PetStatus } from '../../domain/pets/pet.js';
+import { IdsExhaustedError } from '../../domain/errors.js';
+import { MAX_ID, type PetStatus } from '../../domain/pets/pet.js';
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { OrderPageQuery, OrderRepository, PlaceOutcome, TransitionOutcome } from '../../ports/order-repository.js';
 import type { MemoryIdempotencyRecords } from './memory-idempotency-records.js';
@@ -31,9 +32,11 @@ export class MemoryOrderRepository implements OrderRepository {
   readonly #byStatus = statusIndexes();
   readonly #byOwner = new Map<string, OwnerIndex>();
 
+  /** `lastId`: the last id given, MAX_ID; a test gives less, to reach the end without 2^53 orders. */
   constructor(
     private readonly pets: MemoryPetRepository,
     private readonly records: MemoryIdempotencyRecords,
+    private readonly lastId = MAX_ID,
   ) {}
 
   async place(order: NewOrder, claim?: IdempotencyClaim): Promise<PlaceOutcome> {
@@ -42,6 +45,7 @@ export class MemoryOrderRepository implements OrderRepository {
     const pet = this.pets.find(order.petId);
     if (pet === undefined) return PET_NOT_FOUND;
     if (pet.status !== 'available') return PET_UNAVAILABLE;
+    if (this.#orders.length >= this.lastId) throw new IdsExhaustedError('orders');
     this.pets.setStatus(pet, 'pending');
     const placed: Order = Object.freeze({
       id: this.#orders.length + 1,

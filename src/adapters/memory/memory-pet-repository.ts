@@ -1,4 +1,5 @@
-import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
+import { IdsExhaustedError } from '../../domain/errors.js';
+import { MAX_ID, PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import { petJson } from '../../domain/pets/pet-json.js';
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
@@ -32,14 +33,21 @@ export class MemoryPetRepository implements PetRepository {
   #pagesKept = 0;
   readonly #records: MemoryIdempotencyRecords;
 
-  /** `records`: shared with the MemoryIdempotencyStore whose claims `create` completes. */
-  constructor(records = new MemoryIdempotencyRecords({ now: () => Date.now() })) {
+  readonly #lastId: number;
+
+  /**
+   * `records`: shared with the MemoryIdempotencyStore whose claims `create` completes. `lastId`:
+   * the last id given, MAX_ID; a test gives less, to reach the end without 2^53 pets.
+   */
+  constructor(records = new MemoryIdempotencyRecords({ now: () => Date.now() }), { lastId = MAX_ID }: { readonly lastId?: number } = {}) {
     this.#records = records;
+    this.#lastId = lastId;
   }
 
   async create(pet: NewPet, claim?: IdempotencyClaim): Promise<Pet> {
     const done = claim === undefined ? undefined : this.#records.completed(claim);
     if (done?.kind === 'pet') return done.pet;
+    if (this.#pets.length >= this.#lastId) throw new IdsExhaustedError('pets');
     const stored = Object.freeze({ id: this.#pets.length + 1, name: pet.name, categoryId: pet.categoryId, status: pet.status });
     this.#pets.push(stored);
     this.#json.push(petJson(stored));

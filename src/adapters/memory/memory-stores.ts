@@ -14,8 +14,8 @@ export interface MemoryStores {
  * The pet, order and Idempotency-Key stores of one process, wired to each other: orders move
  * the very pets the pet store serves, and both complete the records the idempotency store begins.
  */
-export function createMemoryStores(clock: Clock): MemoryStores {
+export function createMemoryStores(clock: Clock, { lastId }: { readonly lastId?: number } = {}): MemoryStores {
   const records = new MemoryIdempotencyRecords(clock);
-  const pets = new MemoryPetRepository(records);
-  return { pets, orders: new MemoryOrderRepository(pets, records), idempotency: new MemoryIdempotencyStore(records) };
+  const pets = new MemoryPetRepository(records, lastId === undefined ? {} : { lastId });
+  return { pets, orders: new MemoryOrderRepository(pets, records, lastId), idempotency: new MemoryIdempotencyStore(records) };
 }

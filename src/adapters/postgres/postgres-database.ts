@@ -82,6 +82,8 @@ export const POSTGRES_TIMEOUT_MS = 900;
  */
 const UNAVAILABLE_STATE = /^(08|53|57P0[1-3]|57014|25006)/;
 
+const QUERY_CANCELED = '57014';
+
 /** A connection that failed: refused, reset, unreachable, or the client's own timeouts and closes. */
 const CONNECTION_FAILURE =
   /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CONNECT_TIMEOUT|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|PETSTORE_POSTGRES_TIMEOUT)$/;
@@ -90,7 +92,8 @@ const isUnavailability = (error: unknown): boolean => {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') return false;
-  return CONNECTION_FAILURE.test(code) || (error instanceof postgres.PostgresError && UNAVAILABLE_STATE.test(code));
+  // A statement cancelled before it was sent: the client's own 57014, not a PostgresError.
+  return CONNECTION_FAILURE.test(code) || code === QUERY_CANCELED || (error instanceof postgres.PostgresError && UNAVAILABLE_STATE.test(code));
 };
 
 class PostgresTimeoutError extends Error {

@@ -1,5 +1,6 @@
 import type { NewOrder, Order, OrderStatus } from '../../domain/orders/order.js';
-import type { PetStatus } from '../../domain/pets/pet.js';
+import { IdsExhaustedError } from '../../domain/errors.js';
+import { MAX_ID, type PetStatus } from '../../domain/pets/pet.js';
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { OrderPageQuery, OrderRepository, PlaceOutcome, TransitionOutcome } from '../../ports/order-repository.js';
 import type { Clock } from '../../ports/clock.js';
@@ -28,13 +29,20 @@ const ORDER_COLUMNS = 'id, pet_id, owner_id, status, placed_at';
 /** A row of a batch's answer holds an order when its request placed or moved one. */
 const isOrderRow = (row: Nullable<OrderRow>): row is OrderRow => row.id !== null;
 
+/** An order's id from the identity's sequence, taken only for a pet that is held (so a refusal leaves no gap). */
+const NEXT_ORDER_ID = "nextval('orders_id_seq')";
+
 /**
- * Placing as one statement: the pet turns `pending` only when it is `available` (a concurrent
- * placement waits for the row lock, then finds it pending), and the order is inserted only when it did.
+ * Placing as one statement, in the claim's transaction: the pet turns `pending` only when it is
+ * `available` (a concurrent placement waits for the row lock, then finds it pending), and the
+ * order is inserted only when it did and its id is at most MAX_ID. One row: the order, if placed,
+ * and whether the pet was held (held and not placed: ids ran out, and the transaction rolls back).
  */
-const PLACE = `WITH held AS (UPDATE pets SET status = 'pending' WHERE id = $1 AND status = 'available' RETURNING id)
-         INSERT INTO orders (pet_id, owner_id, status, placed_at) SELECT id, $2, 'placed', $3 FROM held
-         RETURNING ${ORDER_COLUMNS}`;
+const PLACE = `WITH held AS (UPDATE pets SET status = 'pending' WHERE id = $1 AND status = 'available' RETURNING id),
+              numbered AS MATERIALIZED (SELECT id AS pet_id, ${NEXT_ORDER_ID} AS id FROM held),
+              placed AS (INSERT INTO orders (id, pet_id, owner_id, status, placed_at) SELECT id, pet_id, $2, 'placed', $3 FROM numbered WHERE id <= ${MAX_ID}
+                         RETURNING ${ORDER_COLUMNS})
+         SELECT placed.*, EXISTS (SELECT 1 FROM held) AS held FROM (SELECT 1) AS one LEFT JOIN placed ON true`;
 
 /**
  * The placements of one turn as one statement, each as PLACE would: the first request for a pet
@@ -49,12 +57,15 @@ const PLACE = `WITH held AS (UPDATE pets SET status = 'pending' WHERE id = $1 AN
 const PLACE_BATCH = `WITH batch AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS b (pet_id, owner_id, placed_at, position)),
      first AS (SELECT DISTINCT ON (pet_id) * FROM batch ORDER BY pet_id, position),
      locked AS (SELECT pet.id FROM first CROSS JOIN LATERAL (SELECT id, status FROM pets WHERE pets.id = first.pet_id FOR UPDATE) pet WHERE pet.status = 'available'),
-     held AS (UPDATE pets SET status = 'pending' WHERE id = ANY (ARRAY(SELECT id FROM locked)) RETURNING id),
-     placed AS (INSERT INTO orders (pet_id, owner_id, status, placed_at)
-                SELECT first.pet_id, first.owner_id, 'placed', first.placed_at FROM first JOIN held ON held.id = first.pet_id ORDER BY first.position
+     numbered AS MATERIALIZED (SELECT first.*, ${NEXT_ORDER_ID} AS order_id FROM first WHERE first.pet_id IN (SELECT id FROM locked) ORDER BY first.position),
+     fits AS (SELECT * FROM numbered WHERE order_id <= ${MAX_ID}),
+     held AS (UPDATE pets SET status = 'pending' WHERE id = ANY (ARRAY(SELECT pet_id FROM fits)) RETURNING id),
+     placed AS (INSERT INTO orders (id, pet_id, owner_id, status, placed_at)
+                SELECT fits.order_id, fits.pet_id, fits.owner_id, 'placed', fits.placed_at FROM fits JOIN held ON held.id = fits.pet_id
                 RETURNING ${ORDER_COLUMNS}),
      known AS (SELECT id FROM pets WHERE id = ANY ($1::bigint[]))
-SELECT placed.id, placed.pet_id, placed.owner_id, placed.status, placed.placed_at, batch.pet_id IN (SELECT id FROM known) AS pet_exists
+SELECT placed.id, placed.pet_id, placed.owner_id, placed.status, placed.placed_at, batch.pet_id IN (SELECT id FROM known) AS pet_exists,
+       first.pet_id IN (SELECT pet_id FROM numbered) AS numbered
 FROM batch LEFT JOIN first ON first.position = batch.position LEFT JOIN placed ON placed.pet_id = first.pet_id
 ORDER BY batch.position`;
 
@@ -95,14 +106,16 @@ export class PostgresOrderRepository implements OrderRepository {
     private readonly clock: Clock,
   ) {}
 
-  readonly #placements = new TurnBatch<NewOrder, PlaceOutcome>(async (orders) => {
-    const { rows } = await this.db.query<Nullable<OrderRow> & { pet_exists: boolean }>(PLACE_BATCH, [
+  /** Each placement's outcome, or null when its pet was available and ids ran out (the pet left as it was). */
+  readonly #placements = new TurnBatch<NewOrder, PlaceOutcome | null>(async (orders) => {
+    const { rows } = await this.db.query<Nullable<OrderRow> & { pet_exists: boolean; numbered: boolean | null }>(PLACE_BATCH, [
       orders.map((order) => String(order.petId)),
       orders.map((order) => order.ownerId),
       orders.map((order) => order.placedAt),
     ]);
-    return rows.map((row): PlaceOutcome => {
+    return rows.map((row): PlaceOutcome | null => {
       if (isOrderRow(row)) return { kind: 'placed', order: orderOf(row) };
+      if (row.numbered === true) return null;
       return row.pet_exists ? { kind: 'pet_unavailable' } : { kind: 'pet_not_found' };
     });
   }, MAX_BATCH);
@@ -111,7 +124,11 @@ export class PostgresOrderRepository implements OrderRepository {
   readonly #transitions = new Map<string, TurnBatch<number, Order | null>>();
 
   async place(order: NewOrder, claim?: IdempotencyClaim): Promise<PlaceOutcome> {
-    if (claim === undefined) return this.#placements.add(order);
+    if (claim === undefined) {
+      const outcome = await this.#placements.add(order);
+      if (outcome === null) throw new IdsExhaustedError('orders');
+      return outcome;
+    }
     return this.db.transaction(async (session) => {
       const now = this.clock.now();
       const stored = await lockClaim(session, claim, now);
@@ -123,9 +140,11 @@ export class PostgresOrderRepository implements OrderRepository {
   }
 
   async #place(session: SqlSession, order: NewOrder): Promise<PlaceOutcome> {
-    const { rows } = await session.query<OrderRow>(PLACE, [order.petId, order.ownerId, order.placedAt]);
+    const { rows } = await session.query<Nullable<OrderRow> & { held: boolean }>(PLACE, [order.petId, order.ownerId, order.placedAt]);
     const placed = rows[0];
-    if (placed !== undefined) return { kind: 'placed', order: orderOf(placed) };
+    if (placed !== undefined && isOrderRow(placed)) return { kind: 'placed', order: orderOf(placed) };
+    // Thrown, so the transaction rolls the pet's hold back.
+    if (placed?.held === true) throw new IdsExhaustedError('orders');
     const pet = await session.query('SELECT 1 FROM pets WHERE id = $1', [order.petId]);
     return pet.rowCount === 0 ? { kind: 'pet_not_found' } : { kind: 'pet_unavailable' };
   }

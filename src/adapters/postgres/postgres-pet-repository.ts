@@ -1,7 +1,8 @@
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
 import { petJson } from '../../domain/pets/pet-json.js';
-import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
+import { IdsExhaustedError } from '../../domain/errors.js';
+import { MAX_ID, PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import type { Clock } from '../../ports/clock.js';
 import { claimDeadline, completeClaim, lockClaim } from './claim-records.js';
 import type { PostgresDatabase } from './postgres-database.js';
@@ -18,12 +19,19 @@ interface PetRow {
 
 const petOf = (row: PetRow): Pet => ({ id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status });
 
-const INSERT_PET = 'INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING id';
-
-/** Rows inserted in the arrays' order, so their identity ids ascend in it. */
-const INSERT_PETS = `INSERT INTO pets (name, category_id, status)
-  SELECT name, category_id, status FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS batch (name, category_id, status, position)
-  ORDER BY position
+/**
+ * Ids from the identity's sequence, numbered in the arrays' order (a volatile function is
+ * evaluated after the sort), and a row inserted only if its id is at most MAX_ID: once ids run
+ * out the statement inserts fewer rows instead of failing, so of a batch at the limit the pets
+ * that still fit are created and the rest refused. The sequence goes on past MAX_ID, by at most
+ * a batch per refused statement, far from bigint's end.
+ */
+const INSERT_PETS = `WITH numbered AS MATERIALIZED (
+    SELECT nextval('pets_id_seq') AS id, name, category_id, status
+    FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS batch (name, category_id, status, position)
+    ORDER BY position)
+  INSERT INTO pets (id, name, category_id, status)
+  SELECT id, name, category_id, status FROM numbered WHERE id <= ${MAX_ID}
   RETURNING id`;
 
 /** Rows per INSERT: a bound on one statement's parameters and on how long it holds its locks. */
@@ -74,24 +82,31 @@ export class PostgresPetRepository implements PetRepository {
     private readonly clock: Clock,
   ) {}
 
-  readonly #inserts = new TurnBatch<NewPet, number>(async (pets) => {
+  /** Each pet's id, or null when ids ran out before it. */
+  readonly #inserts = new TurnBatch<NewPet, number | null>(async (pets) => {
     const { rows } = await this.db.query<{ id: string }>(INSERT_PETS, [
       pets.map((pet) => pet.name),
       pets.map((pet) => String(pet.categoryId)),
       pets.map((pet) => pet.status),
     ]);
-    return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+    const ids = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+    return pets.map((_, index) => ids[index] ?? null);
   }, MAX_BATCH);
 
   async create(pet: NewPet, claim?: IdempotencyClaim): Promise<Pet> {
-    if (claim === undefined) return { id: await this.#inserts.add(pet), ...pet };
-    const values = [pet.name, pet.categoryId, pet.status];
+    if (claim === undefined) {
+      const id = await this.#inserts.add(pet);
+      if (id === null) throw new IdsExhaustedError('pets');
+      return { id, ...pet };
+    }
+    const values = [[pet.name], [String(pet.categoryId)], [pet.status]];
     return this.db.transaction(async (session) => {
       const now = this.clock.now();
       const stored = await lockClaim(session, claim, now);
       if (stored?.kind === 'pet') return stored.pet;
-      const { rows } = await session.query<{ id: string }>(INSERT_PET, values);
-      const created: Pet = { id: Number(rows[0]?.id), ...pet };
+      const { rows } = await session.query<{ id: string }>(INSERT_PETS, values);
+      if (rows[0] === undefined) throw new IdsExhaustedError('pets');
+      const created: Pet = { id: Number(rows[0].id), ...pet };
       await completeClaim(session, claim, { kind: 'pet', pet: created }, now);
       return created;
     }, { deadline: claimDeadline(this.db, claim) });

@@ -5,7 +5,7 @@
  * number of instances, exactly one finds it available.
  */
 import { ORDER_STATUSES } from '../../domain/orders/order.js';
-import { PET_STATUSES } from '../../domain/pets/pet.js';
+import { MAX_ID, PET_STATUSES } from '../../domain/pets/pet.js';
 import { RECORD_STATUS_LUA, REMEMBER_LUA } from './record-scripts.lua.js';
 
 const luaList = (values: readonly string[]): string => `{ ${values.map((value) => `'${value}'`).join(', ')} }`;
@@ -16,7 +16,8 @@ const luaList = (values: readonly string[]): string => `{ ${values.map((value) =
  * Idempotency-Key record.
  * ARGV: pet id, the order's record (JSON without the id, status `placed`), and with a claim its
  * fingerprint and the record's lifetime in ms.
- * Returns {'placed', id, record} (the order the claim already placed, if it did), {'pet_not_found'} or {'pet_unavailable'}.
+ * Returns {'placed', id, record} (the order the claim already placed, if it did), {'pet_not_found'},
+ * {'pet_unavailable'} or {'ids_exhausted'} (the order counter at MAX_ID: nothing changed).
  */
 export const PLACE_ORDER_LUA = `${RECORD_STATUS_LUA}${REMEMBER_LUA}
 if KEYS[10] then
@@ -27,6 +28,7 @@ end
 local pet = redis.call('HGET', KEYS[1], ARGV[1])
 if not pet then return { 'pet_not_found' } end
 if statusOf(pet) ~= 'available' then return { 'pet_unavailable' } end
+if tonumber(redis.call('GET', KEYS[4]) or '0') >= ${MAX_ID} then return { 'ids_exhausted' } end
 redis.call('HSET', KEYS[1], ARGV[1], withStatus(pet, 'pending'))
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[3], ARGV[1], ARGV[1])

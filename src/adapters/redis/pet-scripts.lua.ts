@@ -6,14 +6,15 @@
  * Ids and counts cross into strings with string.format('%d'): Lua's own number-to-string
  * conversion keeps 14 digits, which would turn a large id into 1e+15.
  */
-import { PET_STATUSES } from '../../domain/pets/pet.js';
+import { MAX_ID, PET_STATUSES } from '../../domain/pets/pet.js';
 import { RECORD_STATUS_LUA, REMEMBER_LUA } from './record-scripts.lua.js';
 
 /**
  * KEYS: next id counter, records hash, all-ids sorted set, the status's sorted set, and with a
  * claim its Idempotency-Key record.
  * ARGV: the record (JSON without the id), and with a claim its fingerprint and the record's lifetime in ms.
- * Returns the new id, or the id the claim already stored. One script, so no pet is indexed without its record, nor stored without
+ * Returns the new id, or the id the claim already stored, or nil when the counter is at MAX_ID (ids
+ * ran out: nothing stored). One script, so no pet is indexed without its record, nor stored without
  * the record of the request that created it.
  */
 export const CREATE_PET_LUA = `${REMEMBER_LUA}
@@ -23,6 +24,7 @@ if KEYS[5] then
   local done = redis.call('HMGET', KEYS[5], 'f', 'k', 'i')
   if done[1] == ARGV[2] and done[2] == 'pet' then return done[3] end
 end
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= ${MAX_ID} then return false end
 local id = string.format('%d', redis.call('INCR', KEYS[1]))
 redis.call('HSET', KEYS[2], id, ARGV[1])
 redis.call('ZADD', KEYS[3], id, id)

@@ -1,4 +1,5 @@
 import type { RedisClient } from './redis-client.js';
+import { IdsExhaustedError } from '../../domain/errors.js';
 import { ORDER_STATUSES, type NewOrder, type Order, type OrderStatus } from '../../domain/orders/order.js';
 import { PET_STATUSES, type PetStatus } from '../../domain/pets/pet.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../ports/idempotency-store.js';
@@ -65,6 +66,7 @@ export class RedisOrderRepository implements OrderRepository {
     if (outcome === 'placed') return { kind: 'placed', order: orderOf(Number(id), placed ?? record) };
     if (outcome === 'pet_unavailable') return PET_UNAVAILABLE;
     if (outcome === 'pet_not_found') return PET_NOT_FOUND;
+    if (outcome === 'ids_exhausted') throw new IdsExhaustedError('orders');
     throw new Error(`Unexpected place order script reply: ${String(outcome)}`);
   }
 

@@ -1,4 +1,5 @@
 import { sendCorkedNow, type RedisClient } from './redis-client.js';
+import { IdsExhaustedError } from '../../domain/errors.js';
 import { PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
@@ -15,7 +16,7 @@ const MAX_PAGES_PER_CALL = 256;
 
 interface PetScripts {
   /** The number of keys first: a claim adds its record's key. */
-  petstoreCreatePet(numberOfKeys: number, ...keysAndArgs: string[]): Promise<string>;
+  petstoreCreatePet(numberOfKeys: number, ...keysAndArgs: string[]): Promise<string | null>;
   /** The number of keys first: the records hash, then one sorted set per page. */
   petstorePetPagesJson(numberOfKeys: number, ...keysAndArgs: string[]): Promise<string[]>;
   petstoreCountPets(...statusKeys: string[]): Promise<string[]>;
@@ -52,6 +53,7 @@ export class RedisPetRepository implements PetRepository {
       args.push(claim.fingerprint, String(IDEMPOTENCY_RECORD_MS));
     }
     const id = await fromRedis(this.redis, () => this.redis.petstoreCreatePet(keys.length, ...keys, ...args));
+    if (id === null) throw new IdsExhaustedError('pets');
     return petOf(Number(id), record);
   }
 

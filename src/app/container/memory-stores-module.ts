@@ -1,5 +1,6 @@
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { createMemoryStores, type MemoryStores } from '../../adapters/memory/memory-stores.js';
+import type { Clock } from '../../ports/clock.js';
 import { MemoryQuotaStore } from '../../adapters/memory/memory-quota-store.js';
 import type { MemoryApiKeyRegistry } from '../../adapters/memory/memory-api-key-registry.js';
 import { configuredKeys } from './configured-keys.js';
@@ -10,7 +11,7 @@ const KEYS: ServiceIdentifier<MemoryApiKeyRegistry> = Symbol('MemoryApiKeys');
 
 /** Every port in this process: one instance, nothing kept across restarts. */
 export const memoryStoresModule = new ContainerModule(({ bind }) => {
-  bind(STORES).toResolvedValue(createMemoryStores, [TOKENS.clock]).inSingletonScope();
+  bind(STORES).toResolvedValue((clock: Clock) => createMemoryStores(clock), [TOKENS.clock]).inSingletonScope();
   bind(TOKENS.petRepository).toResolvedValue((stores: MemoryStores) => stores.pets, [STORES]);
   bind(TOKENS.orderRepository).toResolvedValue((stores: MemoryStores) => stores.orders, [STORES]);
   bind(TOKENS.idempotencyStore).toResolvedValue((stores: MemoryStores) => stores.idempotency, [STORES]);

@@ -6,6 +6,7 @@ import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../wire/idempot
 import { IDENTITY_CODING } from '../wire/json-body.js';
 import { isErrorResponse, type Operation } from './operation.js';
 import { errorContent, headerComponents, idempotencyConflictHeaders, rateLimitHeaders, ref, refusalHeaders, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
+import { MAX_ID } from '../../../domain/paging/ids.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 import { TAGS } from './tags.js';
 
@@ -93,6 +94,8 @@ function responsesOf(operation: Operation): Map<number, DocumentResponse> {
   if (operation.idempotent === true) {
     addErrors(409, 'A request with this Idempotency-Key is still in flight, or its fate not yet known (Retry-After: when it is).', ['idempotency_conflict']);
     addErrors(422, 'This Idempotency-Key was used with another body.', ['idempotency_key_reused']);
+    // The creating operations (those that take an Idempotency-Key) are the ones that take an id.
+    addErrors(507, `Every id up to ${MAX_ID} has been given: nothing is stored, and no retry helps.`, ['ids_exhausted']);
   }
   for (const [status, { description, codes }] of errors) {
     const headers = status === 429 ? refusalHeaders : status === 409 && operation.idempotent === true ? idempotencyConflictHeaders : rateLimitHeaders;

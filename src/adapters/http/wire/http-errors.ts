@@ -1,3 +1,4 @@
+import { MAX_ID } from '../../../domain/paging/ids.js';
 import { MAX_BODY_BYTES } from './request-limits.js';
 
 /** The one table of error codes the API answers with (docs/interface.md, "Errors"). */
@@ -22,6 +23,8 @@ export const HTTP_ERRORS = {
   api_key_banned: { status: 429, message: 'This API key is temporarily banned for sending requests while rate limited.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
   service_unavailable: { status: 503, message: 'A backing store is unavailable; retry shortly.' },
+  // 507 (RFC 4918): the store cannot hold what the request would create, and no retry changes that.
+  ids_exhausted: { status: 507, message: `Every id up to ${MAX_ID} has been given: nothing more can be created here.` },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type HttpErrorCode = keyof typeof HTTP_ERRORS;
