@@ -5,6 +5,7 @@ import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
 import { errorBody, HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
 import type { RequestFinishedEvent } from './request-finished.js';
+import { REFUSED_BODY_DRAIN } from './request-limits.js';
 
 /** Header names and values, alternating: what `writeHead` takes without building an object. */
 export type HeaderList = (string | number)[];
@@ -85,19 +86,42 @@ const hasField = (headers: HeaderList, name: string): boolean => {
 };
 
 /**
- * The connection of an answer sent before its body was read reads nothing more: Node would
- * otherwise go on reading (and discarding) the body until the close it does after the answer,
- * several reads of 64 KiB later, and would resume a paused socket to do so. So the socket stops
- * reading now and is destroyed as soon as the answer has been handed to the kernel. An answer
- * decided while the headers are parsed (in-memory stores) has then read at most the rest of the
- * one read that completed the headers: up to 64 KiB, libuv's read size, which Node does not let
- * a server socket lower. An answer that awaits a remote store lets Node read on meanwhile until
- * the request's buffer reaches its highWaterMark (16 KiB on Node 20): at most that plus one read.
+ * The connection of an answer sent before its body was read reads what is left of the body for a
+ * bounded while, throwing it away, then closes (REFUSED_BODY_DRAIN: up to 1 MiB or 1 s from the
+ * answer, less if the body ends first). Node would instead close as soon as the answer is written
+ * (its `destroySoon`): the client, still sending, is answered by a reset, and loses the answer if
+ * the reset reaches it before it has read it. Reading on until the whole body came would let a
+ * client make the server read as many bytes as it likes.
  */
-const stopReading = (ctx: RequestContext): void => {
-  const socket = ctx.req.socket;
-  socket.pause();
-  ctx.res.once('finish', () => socket.destroy());
+const drainThenClose = (ctx: RequestContext): void => {
+  const { req, res } = ctx;
+  const socket = req.socket;
+  const from = socket.bytesRead;
+  let answered = false;
+  let drained = false;
+  let timer: NodeJS.Timeout | undefined;
+  const close = (): void => {
+    drained = true;
+    // Not before the answer has been handed over: a close now would cut it.
+    if (!answered) return;
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  // The answer says Connection: close, on which Node ends the connection once it is written; here it only half-closes (FIN), and close() ends it.
+  socket.destroySoon = () => socket.end();
+  res.once('finish', () => {
+    answered = true;
+    if (drained) return close();
+    timer = setTimeout(close, REFUSED_BODY_DRAIN.ms);
+  });
+  socket.once('close', () => clearTimeout(timer));
+  // Whoever was reading the body (a refused JSON body) stops: what comes now is thrown away.
+  req.removeAllListeners('data');
+  req.on('data', () => {
+    if (socket.bytesRead - from >= REFUSED_BODY_DRAIN.bytes) close();
+  });
+  req.once('end', close);
+  req.resume();
 };
 
 export function sendJson(ctx: RequestContext, status: number, body: string, extra?: readonly (string | number)[]): void {
@@ -137,11 +161,11 @@ export function sendNoBody(ctx: RequestContext, status: number, extra: readonly 
 function writeHead(ctx: RequestContext, status: number): void {
   const headers = ctx.headers;
   // An answer sent before the body was read closes the connection: reading the rest only to
-  // find the next request could cost any amount of bytes the client chooses (see stopReading).
+  // find the next request could cost any amount of bytes the client chooses (see drainThenClose).
   const unread = !ctx.bodyRead && hasBody(ctx.req);
   if (unread && !hasField(headers, 'connection')) headers.push('connection', 'close');
   ctx.res.writeHead(status, headers);
-  if (unread) stopReading(ctx);
+  if (unread) drainThenClose(ctx);
 }
 
 export function sendError(ctx: RequestContext, code: HttpErrorCode, message?: string, extra?: readonly (string | number)[]): void {
