@@ -10,6 +10,7 @@ const KEYS = {
   own: 'status-own-1',
   banned: 'status-banned-1',
   ruled: 'status-ruled-1',
+  spent: 'status-spent-1',
 } as const;
 const PER_MINUTE = 40;
 const PER_DAY = 500;
@@ -104,6 +105,20 @@ describe('GET /v1/rate_limit', () => {
     // The plan is untouched: the next API request is the first counted, and another key's own rule is its own.
     expect(remainingOf(await client.get('/pets?limit=1'))).toEqual({ minute: PER_MINUTE - 1, day: PER_DAY - 1 });
     expect((await as(KEYS.ruled).get('/rate_limit')).status).toBe(200);
+  });
+
+  it("past its own rule with the plan's minute spent too, its 429's X-RateLimit-* still describe its own rule, which Retry-After waits out", async () => {
+    const client = as(KEYS.spent);
+    for (let i = 0; i < PER_MINUTE; i++) expect((await client.get('/pets?limit=1')).status).toBe(200);
+    for (let i = 0; i < RATE_LIMIT_STATUS_RULE.limit; i++) await status(client);
+    const refused = await client.get('/rate_limit');
+    expectError(refused, 429, 'rate_limited');
+    const refusedAt = nowSeconds();
+    // Both rules of one window have nothing left: on the tie, the route's own rule, listed first, is the one described.
+    expect(remainingOf(refused)).toEqual({ [RATE_LIMIT_STATUS_RULE.name]: 0, minute: 0, day: PER_DAY - PER_MINUTE });
+    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual([String(RATE_LIMIT_STATUS_RULE.limit), '0']);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(Math.abs(Number(refused.headers.get('x-ratelimit-reset')) - (refusedAt + retryAfter))).toBeLessThanOrEqual(2);
   });
 
   it("a banned key reads the ban's end, where its 429s' Retry-After points", async () => {
