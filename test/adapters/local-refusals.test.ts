@@ -168,6 +168,29 @@ describe('LocalRefusals', () => {
     expect(await cache.decide('key:a', POLICY)).toEqual(refusal('banned', START + SKEW + LAG + 5_000, bannedUntil));
   });
 
+  it('under steady refusals answers each itself: every flush that finds no ban counts as asking the store, so no strike waits for it', async () => {
+    const { clock, store, cache, scheduled } = setUp();
+    // More strikes than the test makes, so none completes a ban here.
+    const policy: QuotaPolicy = { ...POLICY, ban: { ...BAN, strikes: 1_000 } };
+    store.answers.push(refusal('rate_limited', START + SKEW, START + SKEW + 60_000));
+    await cache.decide('key:a', policy);
+    let flushDue: number | undefined;
+    for (let i = 1; i <= 100; i++) {
+      clock.set(START + 10 * i);
+      if (flushDue !== undefined && flushDue <= clock.now()) {
+        flushDue = undefined;
+        await cache.flush();
+      }
+      const timers = scheduled.length;
+      expect(cache.decide('key:a', policy), `a strike ${10 * i} ms after the refusal`).not.toBeInstanceOf(Promise);
+      if (scheduled.length > timers) flushDue = clock.now() + scheduled.at(-1)!;
+    }
+    // One call per flush, each carrying the strikes of its half lag.
+    expect(store.recorded.length).toBeGreaterThanOrEqual(15);
+    expect(store.recorded.flatMap(({ strikes }) => strikes).length).toBeGreaterThan(2 * 90);
+    expect(store.decisions).toBe(1);
+  });
+
   it('hands pending strikes to the store before asking it again', async () => {
     const { clock, store, cache } = setUp();
     const retryAt = START + SKEW + 10_000;

@@ -166,6 +166,22 @@ describe('RedisQuotaStore', () => {
     expect(bans).toBeGreaterThan(100);
   });
 
+  it("counts a strike a cache answered as decide would: one before the end of the Retry-After told, none at its very end", async () => {
+    const clock = new ManualClock(START + 250);
+    const store = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: clock });
+    const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }], ban: { strikes: 1, strikeWindowMs: 600_000, banMs: 900_000 } };
+    for (const subject of ['at-the-end', 'just-before']) {
+      expect((await store.decide(subject, policy)).verdict).toBe('admitted');
+      const refused = await store.decide(subject, policy);
+      expect(refused.verdict).toBe('rate_limited');
+      // Strikes until the Retry-After told (whole seconds from the refusal) has passed.
+      const toldEnd = toldRetryAt(refused);
+      const at = subject === 'at-the-end' ? toldEnd : toldEnd - 1;
+      const banned = await store.recordStrikes(subject, policy, [at, refused.retryAt]);
+      expect(banned?.verdict, subject).toBe(subject === 'at-the-end' ? undefined : 'banned');
+    }
+  });
+
   it('with the server time, decides at the Redis clock', async () => {
     const store = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix() });
     const redisNow = async (): Promise<number> => {

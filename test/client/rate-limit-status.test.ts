@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RATE_LIMIT_STATUS_RULE } from '../../src/adapters/http/contract/declarations/get-rate-limit.js';
+import { RATE_LIMIT_STATUS_RULE } from '../../src/adapters/http/contract/rate-limit-status-rule.js';
 import { PetStoreClient } from '../../src/client.js';
 import { assertMatchesOpenApi } from '../support/openapi-validator.js';
 import { startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
@@ -38,11 +38,13 @@ describe('PetStoreClient.rateLimitStatus()', () => {
       { name: 'minute', limit: PER_MINUTE, windowSeconds: 60, remaining: PER_MINUTE - 2 },
       { name: 'day', limit: PER_DAY, windowSeconds: 86_400, remaining: PER_DAY - 2 },
     ]);
-    // The fields of its answer say the same, and reading again finds nothing spent.
-    expect(client.rateLimit?.rules.map((rule) => rule.remaining)).toEqual([PER_MINUTE - 2, PER_DAY - 2]);
+    // The fields of its answer say the same after the route's own rule, and reading again finds nothing spent.
+    const own = RATE_LIMIT_STATUS_RULE.name;
+    const remainingByRule = (): Record<string, number | undefined> => Object.fromEntries(client.rateLimit?.rules.map((rule) => [rule.name, rule.remaining]) ?? []);
+    expect(remainingByRule()).toEqual({ [own]: RATE_LIMIT_STATUS_RULE.limit - 1, minute: PER_MINUTE - 2, day: PER_DAY - 2 });
     for (let i = 1; i < RATE_LIMIT_STATUS_RULE.limit; i++) expect((await client.rateLimitStatus()).rules).toEqual(status.rules);
     const refused = await rejection(client.rateLimitStatus());
     expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
-    expect(client.rateLimit?.rules.map((rule) => rule.remaining)).toEqual([PER_MINUTE - 2, PER_DAY - 2]);
+    expect(remainingByRule()).toEqual({ [own]: 0, minute: PER_MINUTE - 2, day: PER_DAY - 2 });
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RATE_LIMIT_STATUS_RULE } from '../../src/adapters/http/contract/declarations/get-rate-limit.js';
+import { RATE_LIMIT_STATUS_RULE } from '../../src/adapters/http/contract/rate-limit-status-rule.js';
 import { expectError, HttpClient, type HttpResult } from '../support/http-client.js';
 import { startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
 
@@ -10,6 +10,7 @@ const KEYS = {
   own: 'status-own-1',
   banned: 'status-banned-1',
   ruled: 'status-ruled-1',
+  spent: 'status-spent-1',
 } as const;
 const PER_MINUTE = 40;
 const PER_DAY = 500;
@@ -65,11 +66,14 @@ describe('GET /v1/rate_limit', () => {
     expect(day!.reset).toBeGreaterThan(before + 86_400 - 60);
     expect(day!.reset).toBeLessThanOrEqual(Math.ceil(before) + 86_400 + 1_440 + 1);
     expect(Math.abs(minute!.reset - Number(last!.headers.get('x-ratelimit-reset')))).toBeLessThanOrEqual(1);
-    // Its own rate-limit fields are the plan's as they stand.
-    expect(remainingOf(answer)).toEqual({ minute: PER_MINUTE - k, day: PER_DAY - k });
-    expect(answer.headers.get('ratelimit-policy')).toBe(`"minute";q=${PER_MINUTE};w=60, "day";q=${PER_DAY};w=86400`);
-    expect(answer.headers.get('x-ratelimit-remaining')).toBe(String(PER_MINUTE - k));
-    expect(answer.headers.get('x-ratelimit-reset')).toBe(String(minute!.reset));
+    // Its rate-limit fields advertise its own rule, which counted this read, beside the plan's as they stand; that rule binds, with the fewest left.
+    const own = RATE_LIMIT_STATUS_RULE;
+    expect(remainingOf(answer)).toEqual({ [own.name]: own.limit - 1, minute: PER_MINUTE - k, day: PER_DAY - k });
+    expect(answer.headers.get('ratelimit-policy')).toBe(`"${own.name}";q=${own.limit};w=60, "minute";q=${PER_MINUTE};w=60, "day";q=${PER_DAY};w=86400`);
+    expect(answer.headers.get('x-ratelimit-limit')).toBe(String(own.limit));
+    expect(answer.headers.get('x-ratelimit-remaining')).toBe(String(own.limit - 1));
+    expect(Number(answer.headers.get('x-ratelimit-reset')) - before).toBeGreaterThan(59);
+    expect(Number(answer.headers.get('x-ratelimit-reset')) - before).toBeLessThanOrEqual(62);
     expect(answer.headers.get('retry-after')).toBeNull();
   });
 
@@ -88,13 +92,33 @@ describe('GET /v1/rate_limit', () => {
     for (let i = 0; i < RATE_LIMIT_STATUS_RULE.limit; i++) await status(client);
     const refused = await client.get('/rate_limit');
     expectError(refused, 429, 'rate_limited');
+    const refusedAt = nowSeconds();
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(61);
-    expect(remainingOf(refused)).toEqual({ minute: PER_MINUTE, day: PER_DAY });
+    // Its fields say why: its own rule has nothing left until the Retry-After, though the plan's quota is whole.
+    const own = RATE_LIMIT_STATUS_RULE;
+    expect(remainingOf(refused)).toEqual({ [own.name]: 0, minute: PER_MINUTE, day: PER_DAY });
+    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual([String(own.limit), '0']);
+    expect(Math.abs(Number(refused.headers.get('x-ratelimit-reset')) - (refusedAt + retryAfter))).toBeLessThanOrEqual(2);
+    expect(refused.headers.get('ratelimit')).toMatch(new RegExp(`^"${own.name}";r=0;t=${retryAfter},`));
     // The plan is untouched: the next API request is the first counted, and another key's own rule is its own.
     expect(remainingOf(await client.get('/pets?limit=1'))).toEqual({ minute: PER_MINUTE - 1, day: PER_DAY - 1 });
     expect((await as(KEYS.ruled).get('/rate_limit')).status).toBe(200);
+  });
+
+  it("past its own rule with the plan's minute spent too, its 429's X-RateLimit-* still describe its own rule, which Retry-After waits out", async () => {
+    const client = as(KEYS.spent);
+    for (let i = 0; i < PER_MINUTE; i++) expect((await client.get('/pets?limit=1')).status).toBe(200);
+    for (let i = 0; i < RATE_LIMIT_STATUS_RULE.limit; i++) await status(client);
+    const refused = await client.get('/rate_limit');
+    expectError(refused, 429, 'rate_limited');
+    const refusedAt = nowSeconds();
+    // Both rules of one window have nothing left: on the tie, the route's own rule, listed first, is the one described.
+    expect(remainingOf(refused)).toEqual({ [RATE_LIMIT_STATUS_RULE.name]: 0, minute: 0, day: PER_DAY - PER_MINUTE });
+    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual([String(RATE_LIMIT_STATUS_RULE.limit), '0']);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(Math.abs(Number(refused.headers.get('x-ratelimit-reset')) - (refusedAt + retryAfter))).toBeLessThanOrEqual(2);
   });
 
   it("a banned key reads the ban's end, where its 429s' Retry-After points", async () => {
@@ -109,7 +133,7 @@ describe('GET /v1/rate_limit', () => {
     const retryAfter = Number(answer!.headers.get('retry-after'));
     const read = await client.get('/rate_limit');
     expect(read.status).toBe(200);
-    // The plan's fields as they stand: nothing left; the route itself refused nothing, so no Retry-After.
+    // The plan's fields as they stand: nothing left, so the plan binds X-RateLimit-*; the route itself refused nothing, so no Retry-After.
     expect(read.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(read.headers.get('retry-after')).toBeNull();
     const body = read.body as StatusBody;

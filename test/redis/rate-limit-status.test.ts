@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { RATE_LIMIT_STATUS_RULE } from '../../src/adapters/http/contract/declarations/get-rate-limit.js';
+import { RATE_LIMIT_STATUS_RULE } from '../../src/adapters/http/contract/rate-limit-status-rule.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
 import { assertMatchesOpenApi } from '../support/openapi-validator.js';
 import { nodesOf } from '../support/test-cluster.js';

@@ -37,7 +37,7 @@ export const rateLimitPolicyField = (policy: QuotaPolicy): string => {
 const secondsUntil = (at: number, now: number): number => Math.max(0, Math.ceil((at - now) / 1000));
 
 /** Whole seconds, rounded up, at least 1: a client retrying then is admitted if nothing else spent the quota. */
-export const retryAfterSeconds = (decision: QuotaDecision): number =>
+const retryAfterSeconds = (decision: QuotaDecision): number =>
   Math.max(1, Math.ceil((decision.retryAt - decision.decidedAt) / 1000));
 
 /** The rate-limit fields of `decision`, taken under `policy`; deltas are measured from `decision.decidedAt`. */

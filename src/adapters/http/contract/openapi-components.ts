@@ -2,6 +2,7 @@ import { STANDARD_PLANS } from '../../../domain/quota/plan.js';
 import type { QuotaRule } from '../../../domain/quota/quota-rule.js';
 import { RATE_LIMIT_FIELD_NAMES, rateLimitPolicyField } from '../../../domain/quota/rate-limit-fields.js';
 import { DEFAULT_BASE_PATH } from './base-path.js';
+import { RATE_LIMIT_STATUS_RULE } from './rate-limit-status-rule.js';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../docs/docs-content-security-policy.js';
 import { CONTENT_CODINGS, STATIC_CACHE_CONTROL, VERSIONED_CACHE_CONTROL } from '../docs/static-file.js';
 import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
@@ -16,10 +17,13 @@ import { REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../wire/request-id.js';
 
 export const ref = (path: string) => ({ $ref: `#/components/${path}` }) as const;
 
-/** A plan's rules (every plan has the same names and windows; anonymous callers only the first), one pattern piece each. */
+/**
+ * A plan's rules (every plan has the same names and windows; anonymous callers only the first),
+ * one pattern piece each, after GET /rate_limit's own rule, which only that route advertises.
+ */
 const rulesPattern = (piece: (rule: QuotaRule) => string): string => {
   const [first, ...rest] = STANDARD_PLANS.free.rules.map(piece);
-  return `^${first}${rest.map((more) => `(, ${more})?`).join('')}$`;
+  return `^(${piece(RATE_LIMIT_STATUS_RULE)}, )?${first}${rest.map((more) => `(, ${more})?`).join('')}$`;
 };
 const ANONYMOUS_EXAMPLE = { rules: STANDARD_PLANS.free.rules.slice(0, 1) };
 
@@ -58,7 +62,7 @@ export const HEADER_COMPONENTS = {
   },
   [RATE_LIMIT_FIELD_NAMES.policy]: {
     description:
-      `Every rule applied to the caller (draft-ietf-httpapi-ratelimit-headers-11): \`${rateLimitPolicyField(STANDARD_PLANS.free)}\` for a Free key; callers without a valid key have the single rule \`${rateLimitPolicyField(ANONYMOUS_EXAMPLE)}\`, counted per client address.`,
+      `Every rule applied to the caller (draft-ietf-httpapi-ratelimit-headers-11): \`${rateLimitPolicyField(STANDARD_PLANS.free)}\` for a Free key; callers without a valid key have the single rule \`${rateLimitPolicyField(ANONYMOUS_EXAMPLE)}\`, counted per client address. \`GET /rate_limit\` with a valid key advertises its own rule first: \`${rateLimitPolicyField({ rules: [RATE_LIMIT_STATUS_RULE] })}\`.`,
     required: true,
     schema: { type: 'string', pattern: rulesPattern((rule) => `"${rule.name}";q=[0-9]+;w=${rule.windowMs / 1000}`) },
   },

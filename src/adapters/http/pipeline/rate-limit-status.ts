@@ -1,12 +1,17 @@
 import { RequestAdmission, type Admission, type AdmissionOptions } from '../../../domain/quota/request-admission.js';
+import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
 import type { ApiKeyRegistry } from '../../../ports/api-key-registry.js';
 import type { QuotaStore } from '../../../ports/quota-store.js';
 import { peekingQuotaStore } from '../../peeking-quota-store.js';
-import { RATE_LIMIT_STATUS_RULE } from '../contract/declarations/get-rate-limit.js';
+import { RATE_LIMIT_STATUS_RULE } from '../contract/rate-limit-status-rule.js';
 import type { QuotaStanding } from '../wire/request-context.js';
 
-/** A request of GET /rate_limit with a valid key: decided by the route's own rule, reporting the plan's standing. */
+/**
+ * A request of GET /rate_limit with a valid key: decided by the route's own rule, reporting the
+ * plan's standing. The admission's policy and decision are what its rate-limit fields advertise:
+ * the route's rule, then the plan's as they stand.
+ */
 export interface StatusAdmission {
   readonly admission: Admission;
   readonly standing: QuotaStanding;
@@ -15,6 +20,29 @@ export interface StatusAdmission {
 const STATUS_POLICY: QuotaPolicy = { rules: [RATE_LIMIT_STATUS_RULE] };
 /** Beside `key:` and `addr:` of the admission, so the route's counts never mix with a plan's. */
 const STATUS_SUBJECT = 'rate_limit:';
+
+/**
+ * The route's rule first, so that on a tie it is the one X-RateLimit-* describe: the only rule
+ * that refuses this route. One object per plan policy, so its RateLimit-Policy is built once.
+ */
+const advertisedPolicies = new WeakMap<QuotaPolicy, QuotaPolicy>();
+const advertisedPolicy = (plan: QuotaPolicy): QuotaPolicy => {
+  let policy = advertisedPolicies.get(plan);
+  if (policy === undefined) {
+    policy = { rules: [RATE_LIMIT_STATUS_RULE, ...plan.rules] };
+    advertisedPolicies.set(plan, policy);
+  }
+  return policy;
+};
+
+/** The route's decision (its verdict and Retry-After) with the plan's remaining and resets after its own. */
+const advertisedDecision = (own: QuotaDecision, plan: QuotaDecision): QuotaDecision => ({
+  verdict: own.verdict,
+  decidedAt: own.decidedAt,
+  retryAt: own.retryAt,
+  remaining: [own.remaining[0] ?? 0, ...plan.remaining],
+  resetAt: [own.resetAt[0] ?? own.decidedAt, ...plan.resetAt],
+});
 
 /**
  * What GET /rate_limit needs beside the admission: the caller's standing, read through a
@@ -37,6 +65,9 @@ export class RateLimitStatus {
     const { plan, caller, policy, decision } = await this.standings.admit(keyDigest, clientAddress);
     if (plan === undefined || caller === undefined) return undefined;
     const own = await this.quotas.decide(STATUS_SUBJECT + caller.id, STATUS_POLICY);
-    return { admission: { plan, caller, policy: STATUS_POLICY, decision: own }, standing: { plan, policy, decision } };
+    return {
+      admission: { plan, caller, policy: advertisedPolicy(policy), decision: advertisedDecision(own, decision) },
+      standing: { plan, policy, decision },
+    };
   }
 }

@@ -71,9 +71,7 @@ export function createAdmissionPipeline(
       trace.plan = admitted.plan?.name ?? ANONYMOUS;
       trace.verdict = admitted.decision.verdict;
     }
-    const standing = ctx.standing;
-    if (standing === undefined) writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
-    else writeRateLimitHeaders(ctx.headers, standing.policy, standing.decision, admitted.decision);
+    writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
 
     const verdict = admitted.decision.verdict;

@@ -1,6 +1,6 @@
 import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
-import { RATE_LIMIT_FIELD_NAMES, rateLimitFields, retryAfterSeconds } from '../../../domain/quota/rate-limit-fields.js';
+import { RATE_LIMIT_FIELD_NAMES, rateLimitFields } from '../../../domain/quota/rate-limit-fields.js';
 import type { HeaderList } from './request-context.js';
 
 // Lower case, as node:http writes the names it is handed, once at load rather than per answer.
@@ -13,12 +13,10 @@ const RETRY_AFTER = RATE_LIMIT_FIELD_NAMES.retryAfter.toLowerCase();
 
 /**
  * Appends the legacy X-RateLimit-* trio of the binding rule and the IETF fields of every rule
- * of `decision`, and Retry-After when `answered` (the decision itself, unless the request was
- * decided by another rule than the one it reports: GET /rate_limit) refused the request.
+ * of `decision`, and Retry-After when it refused the request.
  */
-export function writeRateLimitHeaders(headers: HeaderList, policy: QuotaPolicy, decision: QuotaDecision, answered: QuotaDecision = decision): void {
+export function writeRateLimitHeaders(headers: HeaderList, policy: QuotaPolicy, decision: QuotaDecision): void {
   const fields = rateLimitFields(policy, decision);
   headers.push(LIMIT, fields.limit, REMAINING, fields.remaining, RESET, fields.reset, POLICY, fields.policy, RATE_LIMIT, fields.rateLimit);
-  const retryAfter = answered === decision ? fields.retryAfter : answered.verdict === 'admitted' ? undefined : retryAfterSeconds(answered);
-  if (retryAfter !== undefined) headers.push(RETRY_AFTER, retryAfter);
+  if (fields.retryAfter !== undefined) headers.push(RETRY_AFTER, fields.retryAfter);
 }

@@ -1,12 +1,6 @@
-import { minuteRule } from '../../../../domain/quota/plan.js';
 import type { OperationDeclaration } from '../operation-declaration.js';
+import { RATE_LIMIT_STATUS_RULE } from '../rate-limit-status-rule.js';
 import { RateLimitStatusSchema } from '../schemas.js';
-
-/**
- * What GET /rate_limit is counted against instead of the caller's plan: a rule of its own per
- * key, so reading the quota never spends it, yet cannot be sent in a loop to load the stores.
- */
-export const RATE_LIMIT_STATUS_RULE = minuteRule(10);
 
 const perMinute = `${RATE_LIMIT_STATUS_RULE.limit} calls per rolling minute per key`;
 
@@ -20,7 +14,7 @@ export const getRateLimitDeclaration = {
   description:
     `The key's plan, each of its rules with its limit, remaining and reset, and any ban's end. Reading counts nothing and strikes nothing, so a key that is out of quota or banned may read it too. ` +
     `Not counted against the plan; instead limited to ${perMinute}, past which it answers 429 \`rate_limited\` with Retry-After (never a strike). ` +
-    "Its rate-limit fields are the plan's as they stand. Without a valid key: 401, counted per client address like any request.",
+    `Its rate-limit fields advertise that rule, \`${RATE_LIMIT_STATUS_RULE.name}\`, beside the plan's rules as they stand, and X-RateLimit-* the binding one of them. Without a valid key: 401, counted per client address like any request.`,
   responses: {
     200: { description: "The caller's quota as it stands.", body: RateLimitStatusSchema },
     429: {
