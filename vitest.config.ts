@@ -22,6 +22,8 @@ const SYSTEM_TESTS = [
   // SIGTERM to a real process under a burst of requests.
   'test/app/shutdown.test.ts',
   'test/http/slow-clients.test.ts',
+  // curl pushing 50 MB at a refusal, on both listeners.
+  'test/http/refused-body.test.ts',
   // Header and keep-alive timeouts of the admin listener, waited out in real time.
   'test/app/admin-listener.test.ts',
   // The CLI with its admin listener: metrics, access log and shutdown of a real process.
