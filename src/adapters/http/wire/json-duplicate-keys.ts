@@ -23,7 +23,7 @@ export function findDuplicateKey(json: string): string | undefined {
       }
       const names = open.at(-1);
       // In an object, a string is a member name exactly when it follows `{` or `,`; after `:` it is a value.
-      if (names == null || !isName(json, start - 1)) continue;
+      if (names === null || names === undefined || !isName(json, start - 1)) continue;
       const raw = json.slice(start, i);
       const name = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
       if (names.has(name)) return name;

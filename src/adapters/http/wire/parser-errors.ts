@@ -50,7 +50,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   }
   if (waiting.has(socket)) return;
   const response = inFlight(socket);
-  if (response != null && response.req.complete) {
+  if (response !== null && response !== undefined && response.req.complete) {
     waiting.add(socket);
     // By then Node has handed the socket to the next queued response, if any: wait for that one too.
     response.once('finish', () => {
