@@ -1,6 +1,5 @@
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
-import { petJson } from '../../domain/pets/pet-json.js';
 import { IdsExhaustedError } from '../../domain/errors.js';
 import { MAX_ID, PET_STATUSES, type Inventory, type NewPet, type Pet, type PetStatus } from '../../domain/pets/pet.js';
 import type { Clock } from '../../ports/clock.js';

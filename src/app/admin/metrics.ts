@@ -38,7 +38,7 @@ export function createMetrics(probes: readonly StoreProbe[], fallbacks: Readonly
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const requests = new Counter({
+  new Counter({
     name: 'petstore_http_requests_total',
     help: 'Requests answered, by method, route template and status.',
     labelNames: ['method', 'route', 'status'] as const,
@@ -52,7 +52,7 @@ export function createMetrics(probes: readonly StoreProbe[], fallbacks: Readonly
     'Time from the request to the end of its answer, by method and route template.',
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   );
-  const quota = new Counter({
+  new Counter({
     name: 'petstore_quota_decisions_total',
     help: 'Quota decisions, by plan (anonymous: per client address) and verdict.',
     labelNames: ['plan', 'verdict'] as const,

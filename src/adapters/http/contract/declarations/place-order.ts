@@ -1,5 +1,4 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
-import type { Order } from '../../../../domain/orders/order.js';
 import { NewOrderSchema, OrderSchema } from '../schemas.js';
 
 export const placeOrderDeclaration = {
