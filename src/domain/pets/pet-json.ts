@@ -1,6 +1,7 @@
 import { isPetStatus, PET_STATUSES, type Inventory, type Pet } from './pet.js';
 
 /** Strings JSON.stringify leaves as they are: no quote, backslash, control character or surrogate. */
+// eslint-disable-next-line no-control-regex -- the class must name the control characters JSON.stringify escapes.
 const VERBATIM = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /**
