@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
+import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorSchema } from '../../src/adapters/http/contract/schemas.js';
+import type { IssuedKeySchema, KeyAnswerSchema, KeyListSchema, KeyStandingSchema } from '../../src/app/admin/keys/admin-key-schemas.js';
 import { openConfiguredAdmin, runKeysCommand } from '../../src/app/cli/keys-command.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
 import { RATE_LIMIT_FIELD_NAMES } from '../../src/domain/quota/rate-limit-fields.js';
@@ -20,14 +23,17 @@ const TOKEN = randomBytes(32).toString('hex');
 
 interface KeyView {
   readonly banned: boolean;
-  /** Refusals counting towards a ban now. */
-  readonly strikes: number;
+  /** Refusals counting towards a ban now (null: the quota store cannot tell). */
+  readonly strikes: number | null;
   readonly state: string;
   /** The minute rule: its limit and what was counted (undefined: not known, during a ban). */
   readonly minute: { readonly limit: number; readonly used: number | undefined };
 }
 
 type Refusal = 'not_found' | 'revoked';
+
+/** An error answer of the admin API. */
+type Refused = Static<typeof ErrorSchema>;
 
 /** One front end of the key verbs, read back into one shape. */
 interface Verbs {
@@ -46,7 +52,12 @@ interface Verbs {
 function cliVerbs(environ: Record<string, string>, clock: ManualClock): Verbs {
   const run = async (argv: string[]): Promise<{ code: number; out: string[] }> => {
     const out: string[] = [];
-    const code = await runKeysCommand(argv, environ, { out: (line) => out.push(line), err: (line) => out.push(line) }, { openAdmin: openConfiguredAdmin({ clock }) });
+    const code = await runKeysCommand(
+      argv,
+      environ,
+      { out: (line) => out.push(line), err: (line) => out.push(line) },
+      { openAdmin: openConfiguredAdmin({ clock }) },
+    );
     return { code, out };
   };
   const refusal = (out: string[]): Refusal => (out.join('\n').includes('is revoked') ? 'revoked' : 'not_found');
@@ -104,14 +115,15 @@ function cliVerbs(environ: Record<string, string>, clock: ManualClock): Verbs {
 }
 
 function adminApiVerbs(adminUrl: string): Verbs {
-  const call = async (method: string, path: string, body?: unknown, token = TOKEN): Promise<{ status: number; json: any }> => {
+  /** Json: the shape of the answer the caller expects (taken as given, not checked here). */
+  const call = async <Json = unknown>(method: string, path: string, body?: unknown, token = TOKEN): Promise<{ status: number; json: Json }> => {
     const response = await fetch(`${adminUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     expect(response.headers.get('cache-control')).toBe('no-store');
-    return { status: response.status, json: await response.json() };
+    return { status: response.status, json: (await response.json()) as Json };
   };
   const refusal = (status: number): Refusal => {
     expect([404, 409]).toContain(status);
@@ -119,7 +131,7 @@ function adminApiVerbs(adminUrl: string): Verbs {
   };
   return {
     async create(plan, label) {
-      const { status, json } = await call('POST', '/keys', { plan, label });
+      const { status, json } = await call<Static<typeof IssuedKeySchema>>('POST', '/keys', { plan, label });
       expect(status).toBe(201);
       return { id: json.key.id, secret: json.secret };
     },
@@ -128,39 +140,44 @@ function adminApiVerbs(adminUrl: string): Verbs {
       return status === 200 ? 'updated' : refusal(status);
     },
     async show(id) {
-      const { status, json } = await call('GET', `/keys/${id}`);
+      const { status, json } = await call<Static<typeof KeyStandingSchema>>('GET', `/keys/${id}`);
       if (status !== 200) return refusal(status);
-      const minute = json.rules.find((rule: { name: string }) => rule.name === 'minute');
-      return { banned: json.bannedUntil !== null, strikes: json.strikes, state: json.key.state, minute: { limit: minute.limit, used: minute.used ?? undefined } };
+      const minute = json.rules.find((rule) => rule.name === 'minute')!;
+      return {
+        banned: json.bannedUntil !== null,
+        strikes: json.strikes,
+        state: json.key.state,
+        minute: { limit: minute.limit, used: minute.used ?? undefined },
+      };
     },
     async unban(id) {
       const { status } = await call('POST', `/keys/${id}/unban`);
       return status === 200 ? 'unbanned' : refusal(status);
     },
     async roll(id, grace) {
-      const { status, json } = await call('POST', `/keys/${id}/roll`, { grace });
+      const { status, json } = await call<Static<typeof IssuedKeySchema>>('POST', `/keys/${id}/roll`, { grace });
       return status === 200 ? { secret: json.secret } : refusal(status);
     },
     async revoke(id) {
-      const before = await call('GET', `/keys/${id}`);
-      const { status, json } = await call('POST', `/keys/${id}/revoke`);
+      const before = await call<Static<typeof KeyStandingSchema>>('GET', `/keys/${id}`);
+      const { status, json } = await call<Static<typeof KeyAnswerSchema>>('POST', `/keys/${id}/revoke`);
       if (status !== 200) return refusal(status);
       expect(json.key.state).toBe('revoked');
       return before.json.key.state === 'revoked' ? 'already_revoked' : 'revoked';
     },
     async list() {
-      const { status, json } = await call('GET', '/keys');
+      const { status, json } = await call<Static<typeof KeyListSchema>>('GET', '/keys');
       expect(status).toBe(200);
-      return json.keys.map(({ key, usedToday }: { key: { id: string; state: string }; usedToday: number | null }) => ({ id: key.id, state: key.state, usedToday: usedToday ?? undefined }));
+      return json.keys.map(({ key, usedToday }) => ({ id: key.id, state: key.state, usedToday: usedToday ?? undefined }));
     },
     async refusesBadInput(id) {
       const answers = await Promise.all([
-        call('POST', '/keys', { plan: 'gold' }),
-        call('PATCH', `/keys/${id}`, { plan: 'enterprise', perMinute: 0, perDay: 5 }),
-        call('POST', `/keys/${id}/roll`, { grace: '2w' }),
-        call('PATCH', `/keys/${id}`, { expiresIn: 'soon' }),
-        call('PATCH', `/keys/${id}`, { colour: 'red' }),
-        call('POST', '/keys', { plan: 'pro', perMinute: '5' }),
+        call<Refused>('POST', '/keys', { plan: 'gold' }),
+        call<Refused>('PATCH', `/keys/${id}`, { plan: 'enterprise', perMinute: 0, perDay: 5 }),
+        call<Refused>('POST', `/keys/${id}/roll`, { grace: '2w' }),
+        call<Refused>('PATCH', `/keys/${id}`, { expiresIn: 'soon' }),
+        call<Refused>('PATCH', `/keys/${id}`, { colour: 'red' }),
+        call<Refused>('POST', '/keys', { plan: 'pro', perMinute: '5' }),
       ]);
       const wrongToken = await call('GET', `/keys/${id}`, undefined, `${TOKEN}x`);
       // Which of two tokens was meant cannot be known: Node keeps one of repeated Authorization headers.
@@ -169,7 +186,8 @@ function adminApiVerbs(adminUrl: string): Verbs {
         req.setHeader('authorization', [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
         req.on('error', reject).end();
       });
-      return answers.every(({ status, json }) => status === 400 && json.code === 'invalid_request') && wrongToken.status === 401 && twoTokens === 400;
+      const refusedAll = answers.every(({ status, json }) => status === 400 && json.code === 'invalid_request');
+      return refusedAll && wrongToken.status === 401 && twoTokens === 400;
     },
   };
 }
