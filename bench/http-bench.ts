@@ -102,7 +102,9 @@ for (const scenario of scenarios(CONNECTIONS).filter((s) => only === undefined |
     const specs = serverSpecs(redis === undefined ? undefined : { url: redisUrl, prefix }, pgVersion !== undefined);
     const measured = specs.filter(
       ({ name, scenarios }) =>
-        serverWanted(name) && (scenario.servers === undefined || scenario.servers.includes(name)) && (scenarios === undefined || scenarios.includes(scenario.id)),
+        serverWanted(name) &&
+        (scenario.servers === undefined || scenario.servers.includes(name)) &&
+        (scenarios === undefined || scenarios.includes(scenario.id)),
     );
     for (const spec of measured) {
       servers.push(await startServer(spec));

@@ -14,9 +14,9 @@ declare module 'autocannon' {
        * Called before each sending with the connection's context; what it answers is sent, and
        * null skips the rest of the connection's requests, which start again from the first.
        */
-      setupRequest?: (request: RequestSpec, context: any) => RequestSpec | null;
+      setupRequest?: (request: RequestSpec, context: object) => RequestSpec | null;
       /** Called with every answer to this request; the context is emptied whenever the requests start again. */
-      onResponse?: (status: number, body: string, context: any, headers: Record<string, string | string[]>) => void;
+      onResponse?: (status: number, body: string, context: object, headers: Record<string, string | string[]>) => void;
     }
 
     interface Client {

@@ -5,6 +5,7 @@
  * named by BENCH_STORE.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Server } from 'node:net';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
@@ -71,7 +72,7 @@ export const stopOnSigterm = (closeServer: () => Promise<void>, redis: Redis | u
 };
 
 /** The port a listening node:http server got. */
-export const portOf = (address: ReturnType<import('node:net').Server['address']>): number => {
+export const portOf = (address: ReturnType<Server['address']>): number => {
   if (address === null || typeof address === 'string') throw new Error('the server listens on no TCP port');
   return address.port;
 };
