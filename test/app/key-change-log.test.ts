@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
+import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
+import type { IssuedKeySchema } from '../../src/app/admin/keys/admin-key-schemas.js';
 import { runKeysCommand } from '../../src/app/cli/keys-command.js';
 import { createLogger, type PetStoreLogger } from '../../src/app/logging/logger.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
@@ -45,10 +47,21 @@ describe('key changes are logged', () => {
     const out: string[] = [];
     const run = async (argv: string[]): Promise<void> => {
       out.length = 0;
-      const code = await runKeysCommand(argv, { PETSTORE_STORE: 'redis' }, { out: (line) => out.push(line), err: (line) => out.push(line) }, {
-        openAdmin: async () => ({ admin: registry, clock, quotas: async () => new MemoryQuotaStore(clock), logger: captured.log.logger, close: async () => {} }),
-        randomBytes,
-      });
+      const code = await runKeysCommand(
+        argv,
+        { PETSTORE_STORE: 'redis' },
+        { out: (line) => out.push(line), err: (line) => out.push(line) },
+        {
+          openAdmin: async () => ({
+            admin: registry,
+            clock,
+            quotas: async () => new MemoryQuotaStore(clock),
+            logger: captured.log.logger,
+            close: async () => {},
+          }),
+          randomBytes,
+        },
+      );
       expect(code, out.join('\n')).toBe(0);
     };
 
@@ -86,22 +99,23 @@ describe('key changes are logged', () => {
     });
     afterAll(() => server?.close(0, 0));
 
-    const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+    /** Json: the shape of the answer the caller expects (taken as given, not checked here). */
+    const call = async <Json = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; json: Json }> => {
       const response = await fetch(`${server.adminUrl}${path}`, {
         method,
         headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      return { status: response.status, json: await response.json() };
+      return { status: response.status, json: (await response.json()) as Json };
     };
 
     it('one info line per change, by "admin_api", with the key id and what changed, never the secret; reads and refusals log none', async () => {
-      const created = await call('POST', '/keys', { plan: 'business', role: 'staff', label: 'ops' });
+      const created = await call<Static<typeof IssuedKeySchema>>('POST', '/keys', { plan: 'business', role: 'staff', label: 'ops' });
       expect(created.status).toBe(201);
       const id: string = created.json.key.id;
       const secrets: string[] = [created.json.secret];
       expect((await call('PATCH', `/keys/${id}`, { label: 'ops team' })).status).toBe(200);
-      const rolled = await call('POST', `/keys/${id}/roll`);
+      const rolled = await call<Static<typeof IssuedKeySchema>>('POST', `/keys/${id}/roll`);
       expect(rolled.status).toBe(200);
       secrets.push(rolled.json.secret);
       expect((await call('POST', `/keys/${id}/unban`)).status).toBe(200);

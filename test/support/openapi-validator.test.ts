@@ -135,7 +135,8 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every error code, the Store group and the HTTP edge included', () => {
-    expect([...(openApiDocument.components as any).schemas.Error.properties.code.enum].sort()).toEqual(
+    const components = openApiDocument.components as { schemas: { Error: { properties: { code: { enum: string[] } } } } };
+    expect([...components.schemas.Error.properties.code.enum].sort()).toEqual(
       [
         'invalid_request',
         'unauthorized',
