@@ -397,7 +397,7 @@ describe('runKeysCommand', () => {
     spend(digestApiKey(key), 1 + DEFAULT_BAN_POLICY.strikes);
     clock.advance(1_000);
     await run(['show', id]);
-    expect(out.find((line) => line.startsWith('banned:'))).toMatch(/^banned:  yes, every request refused until 2026-11-23T04:15:00Z$/);
+    expect(out.find((line) => line.startsWith('banned:'))).toMatch(/^banned: {2}yes, every request refused until 2026-11-23T04:15:00Z$/);
     expect(strikesLine(out), 'the strikes that earned the ban are spent on it').toBe('strikes: 0 of 20 within 600 s');
     expect(out.slice(-2), 'during a ban nothing remains, and what was used is not told').toEqual([
       expect.stringMatching(/^minute\s+60\s+-\s+0\s/),

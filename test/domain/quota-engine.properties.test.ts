@@ -203,7 +203,7 @@ describe('quota engine properties', () => {
             expect(decideQuota(state, policy, start).verdict).toBe('rate_limited');
             // `strikes` strikes, the first and the last less than strikeWindowMs apart.
             const gap = strikes === 1 ? 0 : Math.floor((spacing * (strikeWindowMs - 1)) / (strikes - 1));
-            let at = start;
+            let at: number;
             for (let k = 1; k < strikes; k++) {
               at = start + 1 + (k - 1) * gap;
               expect(decideQuota(state, policy, at).verdict).toBe('rate_limited');

@@ -32,7 +32,7 @@ async function run(command: string, args: readonly string[], options: { cwd: str
     return stdout;
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed: ${(error as Error).message}\n${stdout}\n${stderr}`);
+    throw new Error(`${command} ${args.join(' ')} failed: ${(error as Error).message}\n${stdout}\n${stderr}`, { cause: error });
   }
 }
 

@@ -66,7 +66,7 @@ describe('a Redis outage', () => {
 
     redis = await startRedisServer(port);
     const deadline = Date.now() + 10_000;
-    let recovered: Probe[] = [];
+    let recovered: Probe[];
     do {
       await new Promise((resolve) => setTimeout(resolve, 200));
       recovered = await load(baseUrl, 1, 10);
