@@ -43,14 +43,14 @@ export interface PipelineDependencies {
   readonly rateLimitStatus?: RateLimitStatus | undefined;
 }
 
+/** A host framework's next handler (express's `next`): where a request outside the API's base path goes. */
+export type NextHandler = (error?: unknown) => void;
+
 /**
  * Every request takes the same steps: route (404 and 405 still count against the caller's
  * quota), authenticate, decide the quota, write the rate-limit fields, then answer a refusal
  * or run the operation's handler.
  */
-/** A host framework's next handler (express's `next`): where a request outside the API's base path goes. */
-export type NextHandler = (error?: unknown) => void;
-
 export function createAdmissionPipeline(
   deps: PipelineDependencies,
   options: PipelineOptions,
@@ -64,7 +64,13 @@ export function createAdmissionPipeline(
   const { cors, logError, onFinished } = options;
   const digestApiKey = cachedDigestApiKey(REMEMBERED_API_KEYS);
 
-  const answer = (ctx: RequestContext, match: RouteMatch | null, headerProblem: string | undefined, admitted: Admission, readAhead?: Promise<ReadAnswer>): void => {
+  const answer = (
+    ctx: RequestContext,
+    match: RouteMatch | null,
+    headerProblem: string | undefined,
+    admitted: Admission,
+    readAhead?: Promise<ReadAnswer>,
+  ): void => {
     const trace = ctx.trace;
     if (trace !== undefined) {
       trace.key = admitted.caller === undefined ? ANONYMOUS : admitted.caller.id.slice(0, KEY_DIGEST_SHOWN);
@@ -112,7 +118,14 @@ export function createAdmissionPipeline(
   };
 
   /** GET /rate_limit with a key: a valid one is decided by the route's own rule; any other is admitted as without a key. */
-  const answerStatus = async (ctx: RequestContext, match: RouteMatch, headerProblem: string | undefined, status: RateLimitStatus, keyDigest: string, clientAddress: string): Promise<void> => {
+  const answerStatus = async (
+    ctx: RequestContext,
+    match: RouteMatch,
+    headerProblem: string | undefined,
+    status: RateLimitStatus,
+    keyDigest: string,
+    clientAddress: string,
+  ): Promise<void> => {
     const read = await status.admit(keyDigest, clientAddress);
     if (read === undefined) return answer(ctx, match, headerProblem, await admission.admit(undefined, clientAddress));
     ctx.standing = read.standing;
