@@ -76,7 +76,11 @@ export class MemoryApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     if (entry === undefined) return 'not_found';
     if (entry.key.revokedAt !== undefined) return 'already_revoked';
     const { previousSecretUntil } = entry.key;
-    entry.key = frozenKey({ ...entry.key, revokedAt: at, ...(previousSecretUntil === undefined ? {} : { previousSecretUntil: Math.min(previousSecretUntil, at) }) });
+    entry.key = frozenKey({
+      ...entry.key,
+      revokedAt: at,
+      ...(previousSecretUntil === undefined ? {} : { previousSecretUntil: Math.min(previousSecretUntil, at) }),
+    });
     this.grants.delete(entry.secret);
     if (entry.previous !== undefined) this.grants.delete(entry.previous);
     return 'revoked';

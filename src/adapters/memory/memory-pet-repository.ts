@@ -25,9 +25,10 @@ export class MemoryPetRepository implements PetRepository {
   readonly #json: string[] = [];
   readonly #byStatus = new Map<PetStatus, SortedIds>(PET_STATUSES.map((status) => [status, new SortedIds()]));
   /**
-   * Each page read since the last write, by filter and then by `afterId * LIMIT_SPAN + limit`: a page read again is the same string, already flat (V8 flattens a joined
-   * string once, in place), where joining it again made the transport flatten and measure it
-   * again. Every write empties it.
+   * Each page read since the last write, by filter and then by `afterId * LIMIT_SPAN + limit`:
+   * a page read again is the same string, already flat (V8 flattens a joined string once, in
+   * place), where joining it again made the transport flatten and measure it again. Every write
+   * empties it.
    */
   readonly #pages: readonly Map<number, StoredPetPage>[] = FILTERS.map(() => new Map());
   #pagesKept = 0;

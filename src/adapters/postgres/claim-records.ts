@@ -19,7 +19,10 @@ export function startClaimDeadline(db: PostgresDatabase, claim: IdempotencyClaim
   return deadline;
 }
 
-/** The claim's request's deadline, or a new one if it has none or it has passed: a release after a 503 is nobody's wait, and dropping the mark lets the retry run at once. */
+/**
+ * The claim's request's deadline, or a new one if it has none or it has passed: a release after
+ * a 503 is nobody's wait, and dropping the mark lets the retry run at once.
+ */
 export function claimDeadline(db: PostgresDatabase, claim: IdempotencyClaim, { renewPassed = false } = {}): Deadline {
   const deadline = deadlines.get(claim);
   return deadline === undefined || (renewPassed && deadline.at <= performance.now()) ? db.deadline() : deadline;

@@ -86,7 +86,11 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     const row = rows[0];
     if (row === undefined || row.revoked_at !== null) return undefined;
     const [expiresAt, previousSecretUntil] = [timeOf(row.expires_at), timeOf(row.previous_until)];
-    const key = { ...planAndRole(row), ...(expiresAt === undefined ? {} : { expiresAt }), ...(previousSecretUntil === undefined ? {} : { previousSecretUntil }) };
+    const key = {
+      ...planAndRole(row),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      ...(previousSecretUntil === undefined ? {} : { previousSecretUntil }),
+    };
     const grant = secretGrant(key, row.digest, keyDigest, row.previous);
     return isExpired(grant, this.clock.now()) ? undefined : grant;
   }

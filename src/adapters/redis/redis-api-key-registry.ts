@@ -125,7 +125,9 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
       const { previousSecretUntil } = key;
       const graceEnd = previousSecretUntil === undefined ? {} : { previousSecretUntil: Math.min(previousSecretUntil, at) };
       const revoked = JSON.stringify({ ...(JSON.parse(read) as object), revokedAt: at, ...graceEnd });
-      const done = await fromRedis(this.redis, () => this.redis.petstoreRevokeApiKey(this.key, field, read, revoked, ...secretsOf(managed).map(([secret]) => secret)));
+      const done = await fromRedis(this.redis, () =>
+        this.redis.petstoreRevokeApiKey(this.key, field, read, revoked, ...secretsOf(managed).map(([secret]) => secret)),
+      );
       if (done === 1) return 'revoked';
     }
   }
@@ -142,7 +144,14 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
       const updated: ManagedApiKey = Object.freeze({ ...key, ...changes, updatedAt: at });
       const { label, plan, role, expiresAt } = updated;
       // Over the record read, as revokeKey: fields this class does not know of are kept.
-      const record = JSON.stringify({ ...(JSON.parse(read) as object), label, ...planRecord(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }), updatedAt: at });
+      const record = JSON.stringify({
+        ...(JSON.parse(read) as object),
+        label,
+        ...planRecord(plan),
+        role,
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+        updatedAt: at,
+      });
       const grants = secretsOf(managed).flatMap(([secret, previous]) => [secret, grantRecord(secretGrant(updated, digest, secret, previous))]);
       const done = await fromRedis(this.redis, () => this.redis.petstoreUpdateApiKey(this.key, field, read, record, ...grants));
       if (done === 1) return { updated };

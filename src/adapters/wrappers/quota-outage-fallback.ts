@@ -45,7 +45,11 @@ export class QuotaOutageFallback implements QuotaStore {
     }
   }
 
-  private fallBack(error: unknown, ask: (store: QuotaStore) => QuotaDecision | Promise<QuotaDecision>, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
+  private fallBack(
+    error: unknown,
+    ask: (store: QuotaStore) => QuotaDecision | Promise<QuotaDecision>,
+    policy: QuotaPolicy,
+  ): QuotaDecision | Promise<QuotaDecision> {
     if (!(error instanceof StoreUnavailableError) || this.policy === 'deny') throw error;
     if (this.policy === 'local') return ask(this.local);
     const now = this.clock.now();

@@ -167,7 +167,10 @@ const COMMAND_STORE_TIMEOUT_MS = 5_000;
 export const openConfiguredAdmin = (overrides: Pick<ContainerOverrides, 'clock'> = {}) => async (config: PetStoreConfig): Promise<OpenedKeyAdmin> => {
   // Not a request's path: a loaded store may take its time. Connection errors go to stderr, apart from the command's output.
   const log = createLogger(config.logLevel, process.stderr);
-  const container = buildContainer({ ...config, pgTimeoutMs: COMMAND_STORE_TIMEOUT_MS }, { ...overrides, redisCommandTimeoutMs: COMMAND_STORE_TIMEOUT_MS, logger: log });
+  const container = buildContainer(
+    { ...config, pgTimeoutMs: COMMAND_STORE_TIMEOUT_MS },
+    { ...overrides, redisCommandTimeoutMs: COMMAND_STORE_TIMEOUT_MS, logger: log },
+  );
   try {
     return {
       logger: log.logger,

@@ -225,7 +225,13 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
         logError: errorLogger(logger),
         ...(config.adminToken === undefined || keysContainer === undefined
           ? {}
-          : { keyApi: createAdminKeyApi({ token: config.adminToken, keys: await keyOperationsOf(keysContainer, config), clock: keysContainer.get(TOKENS.clock) }) }),
+          : {
+              keyApi: createAdminKeyApi({
+                token: config.adminToken,
+                keys: await keyOperationsOf(keysContainer, config),
+                clock: keysContainer.get(TOKENS.clock),
+              }),
+            }),
       });
     }
   } catch (error) {

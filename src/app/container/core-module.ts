@@ -64,7 +64,17 @@ export const coreModule = new ContainerModule(({ bind }) => {
             onFinished: requestObserver(config, log, metrics),
           },
         ),
-      [TOKENS.config, TOKENS.catalog, TOKENS.orders, TOKENS.idempotencyStore, TOKENS.admission, TOKENS.rateLimitStatus, TOKENS.logError, TOKENS.logger, TOKENS.metrics],
+      [
+        TOKENS.config,
+        TOKENS.catalog,
+        TOKENS.orders,
+        TOKENS.idempotencyStore,
+        TOKENS.admission,
+        TOKENS.rateLimitStatus,
+        TOKENS.logError,
+        TOKENS.logger,
+        TOKENS.metrics,
+      ],
     )
     .inSingletonScope();
 });

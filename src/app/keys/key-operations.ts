@@ -123,7 +123,12 @@ export class KeyOperations {
     this.deps.changed({
       keyId: id,
       change: 'updated',
-      details: { ...planDetails(plan), ...(role === undefined ? {} : { role }), ...(label === undefined ? {} : { label }), ...(expiresAt === undefined ? {} : { expiresAt: isoOf(expiresAt) }) },
+      details: {
+        ...planDetails(plan),
+        ...(role === undefined ? {} : { role }),
+        ...(label === undefined ? {} : { label }),
+        ...(expiresAt === undefined ? {} : { expiresAt: isoOf(expiresAt) }),
+      },
     });
     return ok(outcome.updated);
   }

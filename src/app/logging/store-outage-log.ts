@@ -28,7 +28,10 @@ interface Outage {
 export class StoreOutageLog {
   readonly #outages = new Map<string, Outage>();
 
-  /** `fallbacks`: the stores the API is served without while they are down, and what serves instead (readiness.ts): their lines say the instance is degraded. */
+  /**
+   * `fallbacks`: the stores the API is served without while they are down, and what serves
+   * instead (readiness.ts): their lines say the instance is degraded.
+   */
   constructor(
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,

@@ -92,12 +92,21 @@ const keyFields = {
 };
 
 export const NewKeySchema = Type.Object(
-  { ...keyFields, role: Type.Optional(keyFields.role), label: Type.Optional(keyFields.label), perMinute: Type.Optional(keyFields.perMinute), perDay: Type.Optional(keyFields.perDay), expiresIn: Type.Optional(keyFields.expiresIn) },
+  {
+    ...keyFields,
+    role: Type.Optional(keyFields.role),
+    label: Type.Optional(keyFields.label),
+    perMinute: Type.Optional(keyFields.perMinute),
+    perDay: Type.Optional(keyFields.perDay),
+    expiresIn: Type.Optional(keyFields.expiresIn),
+  },
   { additionalProperties: false, description: 'role defaults to customer, label to empty; no expiresIn: the key never expires.' },
 );
 
 export const KeyChangesSchema = Type.Object(
-  Object.fromEntries(Object.entries(keyFields).map(([name, schema]) => [name, Type.Optional(schema)])) as { [Name in keyof typeof keyFields]: ReturnType<typeof Type.Optional<(typeof keyFields)[Name]>> },
+  Object.fromEntries(Object.entries(keyFields).map(([name, schema]) => [name, Type.Optional(schema)])) as {
+    [Name in keyof typeof keyFields]: ReturnType<typeof Type.Optional<(typeof keyFields)[Name]>>;
+  },
   { additionalProperties: false, minProperties: 1, description: 'Only what is given changes; perMinute and perDay go with plan enterprise.' },
 );
 

@@ -55,7 +55,15 @@ function operationObject(operation: AdminOperation): Json {
     ...(ids.length === 0
       ? {}
       : { parameters: ids.map((name) => ({ name, in: 'path', required: true, description: 'The key id (`key_` and 16 hex digits).', schema: { type: 'string' } })) }),
-    ...(operation.body === undefined ? {} : { requestBody: { required: operation.body.optional !== true, description: operation.body.description, content: jsonContent(operation.body.schema) } }),
+    ...(operation.body === undefined
+      ? {}
+      : {
+          requestBody: {
+            required: operation.body.optional !== true,
+            description: operation.body.description,
+            content: jsonContent(operation.body.schema),
+          },
+        }),
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
   };
 }
