@@ -63,10 +63,10 @@ export interface RequestHandlerOptions {
   readonly operations?: readonly Operation[];
 }
 
-/** A node:http request listener; express and fastify can hand it their raw request and response. */
 /**
- * A node:http listener, and an express middleware: given `next`, a request outside `basePath`
- * goes to it (the host's own routes and 404) instead of being answered 404 here.
+ * A node:http listener (express and fastify can hand it their raw request and response), and an
+ * express middleware: given `next`, a request outside `basePath` goes to it (the host's own
+ * routes and 404) instead of being answered 404 here.
  */
 export type PetStoreRequestHandler = (req: IncomingMessage, res: ServerResponse, next?: NextHandler) => void;
 

@@ -71,11 +71,11 @@ export interface IssuedSecret {
 /** Why a verb changed nothing: no key has the id, or the key is revoked (and stays so). */
 export type KeyRefusal = 'not_found' | 'revoked';
 
-/** A new secret: `ps_` and 32 random bytes. */
 /** What `create` names a key: `key_` and 16 hex digits. Nothing else names one, so nothing else is looked up. */
 const KEY_ID = /^key_[0-9a-f]{16}$/;
 export const isKeyId = (id: string): boolean => KEY_ID.test(id);
 
+/** A new secret: `ps_` and 32 random bytes. */
 const newSecret = (random: KeyOperationsDependencies['randomBytes']): string => `ps_${Buffer.from(random(32)).toString('base64url')}`;
 
 /**

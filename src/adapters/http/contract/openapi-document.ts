@@ -35,10 +35,10 @@ export const PET_STORE_ORIGINS: readonly ServerOrigin[] = [
   { origin: 'https://staging.api.petstore.example', description: 'Staging' },
 ];
 
-/** One relative server: wherever the document was fetched from (OpenAPI 3.1 resolves it against the document's URL). */
 /** SPDX identifier of the package's license. */
 export const LICENSE = 'MIT';
 
+/** One relative server: wherever the document was fetched from (OpenAPI 3.1 resolves it against the document's URL). */
 export const SAME_ORIGIN: readonly ServerOrigin[] = [{ origin: '', description: 'The origin this document was served from' }];
 
 /**
