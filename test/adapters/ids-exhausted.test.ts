@@ -45,5 +45,10 @@ describeIdExhaustionContract('PostgreSQL', async (left) => {
   await db.query(`ALTER SEQUENCE pets_id_seq RESTART WITH ${MAX_ID - left.pets + 1}`);
   await db.query(`ALTER SEQUENCE orders_id_seq RESTART WITH ${MAX_ID - left.orders + 1}`);
   const clock = new SystemClock();
-  return { pets: new PostgresPetRepository(db, clock), orders: new PostgresOrderRepository(db, clock), idempotency: new PostgresIdempotencyStore(db, clock), cleanup: drop };
+  return {
+    pets: new PostgresPetRepository(db, clock),
+    orders: new PostgresOrderRepository(db, clock),
+    idempotency: new PostgresIdempotencyStore(db, clock),
+    cleanup: drop,
+  };
 });

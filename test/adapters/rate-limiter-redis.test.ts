@@ -125,7 +125,13 @@ describe('createRateLimiter over RedisQuotaStore', () => {
   it('weighs requests, reads a key without spending it, and resets it on every instance sharing the Redis', async () => {
     const clock = new ManualClock(T0);
     const prefix = shared.freshPrefix();
-    const [one, two] = [0, 1].map(() => createRateLimiter({ rules: RULES, store: new RedisQuotaStore(shared.redis, { prefix, time: clock }), ban: { strikes: 1, strikeWindowMs: 60_000, banMs: 600_000 } }));
+    const [one, two] = [0, 1].map(() =>
+      createRateLimiter({
+        rules: RULES,
+        store: new RedisQuotaStore(shared.redis, { prefix, time: clock }),
+        ban: { strikes: 1, strikeWindowMs: 60_000, banMs: 600_000 },
+      }),
+    );
     expect((await one!.check('tenant', 2)).decision.remaining).toEqual([1, 3]);
     expect(await two!.get('tenant', 2)).toMatchObject({ allowed: false, decision: { verdict: 'rate_limited', remaining: [1, 3] } });
     expect((await two!.get('tenant')).allowed).toBe(true);

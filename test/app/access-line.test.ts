@@ -43,7 +43,11 @@ const events: fc.Arbitrary<RequestFinishedEvent> = fc.record({
   status: fc.oneof(fc.constantFrom(200, 404, 429), fc.integer({ min: 100, max: 599 })),
   durationMs: fc.oneof(fc.double({ min: 0, max: 600_000, noNaN: true }), fc.integer({ min: 0, max: 100_000 }).map((n) => n / 100), fc.double({ noNaN: true })),
   // Lines of one millisecond, of one second, and of any time.
-  finishedAt: fc.oneof(fc.constantFrom(1_795_000_000_000, 1_795_000_000_001), fc.integer({ min: 1_795_000_000_000, max: 1_795_000_003_000 }), fc.integer({ min: 0, max: 253_000_000_000_000 })),
+  finishedAt: fc.oneof(
+    fc.constantFrom(1_795_000_000_000, 1_795_000_000_001),
+    fc.integer({ min: 1_795_000_000_000, max: 1_795_000_003_000 }),
+    fc.integer({ min: 0, max: 253_000_000_000_000 }),
+  ),
   completed: fc.boolean(),
   key: fc.oneof(fc.constantFrom('anonymous', '2f1f2bb3'), fc.stringMatching(/^[0-9a-f]{8}$/), anyText),
   plan: fc.oneof(fc.constantFrom('anonymous', 'free', 'pro', 'enterprise'), anyText),

@@ -95,7 +95,10 @@ describe('BatchedLogStream', () => {
     const out = new FakeStdout();
     const dropped: number[] = [];
     const formatted: number[] = [];
-    const stream = new BatchedLogStream(out, options({ format: (n) => (formatted.push(n), line(n)), maxPendingBytes: 3 * line(0).length, onDropped: (lines) => dropped.push(lines) }));
+    const stream = new BatchedLogStream(
+      out,
+      options({ format: (n) => (formatted.push(n), line(n)), maxPendingBytes: 3 * line(0).length, onDropped: (lines) => dropped.push(lines) }),
+    );
     out.stalled = true;
     for (let n = 0; n < 10; n++) {
       stream.add(n);

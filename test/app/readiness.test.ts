@@ -66,7 +66,10 @@ describe('the store gauges', () => {
       { store: 'redis', ping: () => (redisUp ? Promise.resolve() : Promise.reject(new Error('down'))) },
     ];
     const workers = [createMetrics(probes, fallbacks), createMetrics(probes, fallbacks)];
-    const added = async () => parsePrometheus(await AggregatorRegistry.aggregate(await Promise.all(workers.map(async (metrics) => [...(await metrics.json())]))).metrics());
+    const added = async () => {
+      const workerMetrics = await Promise.all(workers.map(async (metrics) => [...(await metrics.json())]));
+      return parsePrometheus(await AggregatorRegistry.aggregate(workerMetrics).metrics());
+    };
 
     const up = await added();
     expect([up.get('petstore_store_up{store="postgres"}'), up.get('petstore_store_up{store="redis"}'), up.get('petstore_store_degraded{store="redis"}')]).toEqual([1, 1, 0]);

@@ -154,7 +154,13 @@ describe('PetStoreClient against a real server', () => {
 
     const rules = STANDARD_PLANS.business.rules;
     expect(first?.rules).toEqual(
-      rules.map((rule) => ({ name: rule.name, quota: rule.limit, windowSeconds: rule.windowMs / 1000, remaining: rule.limit - 1, resetSeconds: expect.any(Number) })),
+      rules.map((rule) => ({
+        name: rule.name,
+        quota: rule.limit,
+        windowSeconds: rule.windowMs / 1000,
+        remaining: rule.limit - 1,
+        resetSeconds: expect.any(Number),
+      })),
     );
     expect(second?.rules.map((rule) => rule.remaining)).toEqual(rules.map((rule) => rule.limit - 2));
     expect(second?.receivedAt).toBeGreaterThanOrEqual(first?.receivedAt ?? Infinity);

@@ -40,7 +40,8 @@ describe('PetStoreClient.rateLimitStatus()', () => {
     ]);
     // The fields of its answer say the same after the route's own rule, and reading again finds nothing spent.
     const own = RATE_LIMIT_STATUS_RULE.name;
-    const remainingByRule = (): Record<string, number | undefined> => Object.fromEntries(client.rateLimit?.rules.map((rule) => [rule.name, rule.remaining]) ?? []);
+    const remainingByRule = (): Record<string, number | undefined> =>
+      Object.fromEntries(client.rateLimit?.rules.map((rule) => [rule.name, rule.remaining]) ?? []);
     expect(remainingByRule()).toEqual({ [own]: RATE_LIMIT_STATUS_RULE.limit - 1, minute: PER_MINUTE - 2, day: PER_DAY - 2 });
     for (let i = 1; i < RATE_LIMIT_STATUS_RULE.limit; i++) expect((await client.rateLimitStatus()).rules).toEqual(status.rules);
     const refused = await rejection(client.rateLimitStatus());

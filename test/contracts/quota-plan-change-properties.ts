@@ -42,7 +42,12 @@ export const describePlanChangeProperties = (storeName: string, create: (clock: 
   };
 
   /** Every request of `scenario` decided in order under its policy, sent without waiting for the answers. */
-  const decideAll = async (clock: ManualClock, store: QuotaStore, subject: string, { policies, times, policyAt }: PlanChangeScenario): Promise<QuotaDecision[]> => {
+  const decideAll = async (
+    clock: ManualClock,
+    store: QuotaStore,
+    subject: string,
+    { policies, times, policyAt }: PlanChangeScenario,
+  ): Promise<QuotaDecision[]> => {
     const decisions = times.map((at, i) => {
       clock.set(at);
       return store.decide(subject, policies[policyAt[i]!]!);

@@ -254,7 +254,8 @@ const afterId = fc.oneof(
 );
 /** Any listing's status, or none: a cursor of one listing may carry the status of the other. */
 const cursorStatus = fc.option(fc.constantFrom<string>(...PET_STATUSES, ...ORDER_STATUSES), { nil: undefined });
-const issued = (codec: CursorCodec<string>) => fc.tuple(afterId, cursorStatus).map(([id, status]) => codec.encode(status === undefined ? { afterId: id } : { afterId: id, status }));
+const issued = (codec: CursorCodec<string>) =>
+  fc.tuple(afterId, cursorStatus).map(([id, status]) => codec.encode(status === undefined ? { afterId: id } : { afterId: id, status }));
 
 /** Latin-1 text base64url-encoded the way the codecs do, without node:buffer's leniency. */
 const base64Url = (text: string): string => Buffer.from(text, 'latin1').toString('base64url');

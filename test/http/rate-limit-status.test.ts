@@ -27,7 +27,13 @@ afterAll(async () => {
 
 interface StatusBody {
   readonly plan: string;
-  readonly rules: readonly { readonly name: string; readonly limit: number; readonly windowSeconds: number; readonly remaining: number; readonly reset: number }[];
+  readonly rules: readonly {
+    readonly name: string;
+    readonly limit: number;
+    readonly windowSeconds: number;
+    readonly remaining: number;
+    readonly reset: number;
+  }[];
   readonly bannedUntil: number | null;
 }
 

@@ -18,7 +18,9 @@ import { runs } from '../support/property-runs.js';
 const KEY = 'request-id-key-1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-async function start(options: { onFinished?: (event: RequestFinishedEvent) => void; pets?: PetRepository } = {}): Promise<{ server: PetStoreHttpServer; base: string }> {
+async function start(
+  options: { onFinished?: (event: RequestFinishedEvent) => void; pets?: PetRepository } = {},
+): Promise<{ server: PetStoreHttpServer; base: string }> {
   const keys = new MemoryApiKeyRegistry();
   await keys.register(digestApiKey(KEY), { plan: STANDARD_PLANS.free, role: 'customer' });
   const admission = new RequestAdmission(keys, new MemoryQuotaStore(new SystemClock()), {
@@ -27,7 +29,13 @@ async function start(options: { onFinished?: (event: RequestFinishedEvent) => vo
   });
   const server = createHttpServer(
     { ...memoryServices(options.pets === undefined ? {} : { pets: options.pets }), admission },
-    { headersTimeoutMs: 5_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 1_000, logError: () => {}, ...(options.onFinished ? { onFinished: options.onFinished } : {}) },
+    {
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 1_000,
+      logError: () => {},
+      ...(options.onFinished ? { onFinished: options.onFinished } : {}),
+    },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };

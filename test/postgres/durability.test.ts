@@ -46,7 +46,14 @@ const timedPost = async (url: string, json: unknown): Promise<Omit<Sent, 'kind' 
   }
   const text = await response.text();
   const body = text === '' ? undefined : (JSON.parse(text) as unknown);
-  return { startedAt, endedAt: performance.now(), status: response.status, code: (body as { code?: string } | undefined)?.code, body, headers: response.headers };
+  return {
+    startedAt,
+    endedAt: performance.now(),
+    status: response.status,
+    code: (body as { code?: string } | undefined)?.code,
+    body,
+    headers: response.headers,
+  };
 };
 
 const readyz = async (admin: string): Promise<{ status: number; body: unknown }> => {

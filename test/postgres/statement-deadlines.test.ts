@@ -73,7 +73,11 @@ async function lock(table: string): Promise<() => Promise<void>> {
   };
 }
 
-const send = async (method: string, path: string, { body, headers = {}, key = KEY }: { body?: unknown; headers?: Record<string, string>; key?: string } = {}) => {
+const send = async (
+  method: string,
+  path: string,
+  { body, headers = {}, key = KEY }: { body?: unknown; headers?: Record<string, string>; key?: string } = {},
+) => {
   const started = performance.now();
   const response = await fetch(`${store.baseUrl}${path}`, {
     method,

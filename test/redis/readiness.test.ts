@@ -62,7 +62,11 @@ describe('readiness on Redis', () => {
 });
 
 /** Polls /readyz until `done` holds of its answer, or `timeoutMs` passes; the last answer. */
-const readyzUntil = async (admin: string, done: (seen: { status: number; body: unknown }) => boolean, timeoutMs = 5_000): Promise<{ status: number; body: unknown }> => {
+const readyzUntil = async (
+  admin: string,
+  done: (seen: { status: number; body: unknown }) => boolean,
+  timeoutMs = 5_000,
+): Promise<{ status: number; body: unknown }> => {
   const started = Date.now();
   let seen = await readyz(admin);
   while (!done(seen) && Date.now() - started < timeoutMs) {

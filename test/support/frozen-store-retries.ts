@@ -173,7 +173,9 @@ export function describeRetriesThroughFreeze(storeName: string, start: () => Pro
       const name = `Frozen ${storedWhileFrozen ? 'store' : 'claim'} ${Date.now()}`;
       // The claim names the key but not the pet; the step that stores the pet names the pet.
       const point = (text: string, key: string): boolean => (storedWhileFrozen ? text.includes(name) : text.includes(key) && !text.includes(name));
-      const run = await createThroughFreeze(service.freezer, customer, point, (client, idempotencyKey) => client.createPet({ name, categoryId: 1 }, { idempotencyKey }));
+      const run = await createThroughFreeze(service.freezer, customer, point, (client, idempotencyKey) =>
+        client.createPet({ name, categoryId: 1 }, { idempotencyKey }),
+      );
       expectRetriedTo201(service.freezer, run, storedWhileFrozen, givesUpFrozenSteps);
       expect(await petsNamed(name)).toEqual([run.created]);
     });
@@ -185,7 +187,9 @@ export function describeRetriesThroughFreeze(storeName: string, start: () => Pro
       const pet = await staff.createPet({ name: `Ordered ${Date.now()}`, categoryId: 1 });
       // Only the step that places the order carries its placedAt time; the claim, the key.
       const point = (text: string, key: string): boolean => (storedWhileFrozen ? PLACED_AT.test(text) : text.includes(key) && !PLACED_AT.test(text));
-      const run = await createThroughFreeze(service.freezer, customer, point, (client, idempotencyKey) => client.placeOrder({ petId: pet.id }, { idempotencyKey }));
+      const run = await createThroughFreeze(service.freezer, customer, point, (client, idempotencyKey) =>
+        client.placeOrder({ petId: pet.id }, { idempotencyKey }),
+      );
       expectRetriedTo201(service.freezer, run, storedWhileFrozen, givesUpFrozenSteps);
       expect(await ordersOfPet(pet.id)).toEqual([run.created]);
       expect((await petsNamed(pet.name))[0]?.status).toBe('pending');

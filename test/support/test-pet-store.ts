@@ -44,7 +44,10 @@ export interface TestPetStore {
   close(): Promise<void>;
 }
 
-/** The store the HTTP suites run on: memory, or with PETSTORE_TEST_STORE=postgres (the vitest project http-on-postgres) a database and a Redis prefix of their own. */
+/**
+ * The store the HTTP suites run on: memory, or with PETSTORE_TEST_STORE=postgres (the vitest
+ * project http-on-postgres) a database and a Redis prefix of their own.
+ */
 async function testStore(): Promise<{ readonly environ: Readonly<Record<string, string>>; readonly overrides: ContainerOverrides; cleanup(): Promise<void> }> {
   if (process.env['PETSTORE_TEST_STORE'] !== 'postgres') return { environ: {}, overrides: {}, cleanup: async () => {} };
   const database = await createTestDatabase();
