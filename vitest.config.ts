@@ -1,8 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Three tiers, named by what they need:
+ * - unit: no store, no child process, no build (`npm run test:unit`, under a minute; in-process
+ *   HTTP servers on 127.0.0.1 only). A unit file that reaches for a store or the CLI fails at
+ *   once (test/support/test-tier.ts), so a misfiled test cannot slow the tier down.
+ * - integration: Redis, a Redis Cluster or PostgreSQL (`npm run test:integration`).
+ * - system: the built CLI in real processes, the packed package, the browser. Only this tier
+ *   builds dist/ (`npm run test:system`).
+ * `npm test` runs all three.
+ */
+
 // Files that start servers or Redis processes and time their answers run after the rest, one
 // at a time, so CPU-heavy property tests on the other core cannot distort their latencies.
-const PROCESS_TESTS = [
+const SYSTEM_TESTS = [
   'test/redis/**/*.test.ts',
   // Servers on PostgreSQL (a test database of their own, or a throwaway server crashed mid-load).
   'test/postgres/**/*.test.ts',
@@ -11,6 +22,8 @@ const PROCESS_TESTS = [
   // SIGTERM to a real process under a burst of requests.
   'test/app/shutdown.test.ts',
   'test/http/slow-clients.test.ts',
+  // Header and keep-alive timeouts of the admin listener, waited out in real time.
+  'test/app/admin-listener.test.ts',
   // The CLI with its admin listener: metrics, access log and shutdown of a real process.
   'test/app/operations.test.ts',
   // npm pack and install into a temporary project, and `npm start`: npm and servers in real processes.
@@ -22,7 +35,7 @@ const PROCESS_TESTS = [
 
 // Of those, the ones that time nothing a second process would distort: they wait on sleeps,
 // npm and the stores, so they run after the timed ones, two at a time.
-const WAITING_PROCESS_TESTS = [
+const WAITING_SYSTEM_TESTS = [
   'test/package/consumer.test.ts',
   'test/redis/keys-command.test.ts',
   'test/postgres/multi-instance.test.ts',
@@ -34,10 +47,26 @@ const WAITING_PROCESS_TESTS = [
   'test/redis/rate-limit-status.test.ts',
 ];
 
+// In-process tests of the stores themselves, on the local Redis, Cluster and PostgreSQL.
+const INTEGRATION_TESTS = [
+  'test/adapters/postgres-*.test.ts',
+  'test/adapters/redis-*.test.ts',
+  'test/adapters/rate-limiter-redis.test.ts',
+  'test/app/create-pet-store.test.ts',
+  'test/app/key-verbs.test.ts',
+  'test/app/migrate-command.test.ts',
+  'test/app/read-only-database.test.ts',
+  'test/client/retries.test.ts',
+  'test/support/test-postgres.test.ts',
+  'test/support/test-redis.test.ts',
+];
+
+// The HTTP suites of the records again, on PETSTORE_STORE=postgres (test/support/test-pet-store.ts).
 const HTTP_ON_POSTGRES = [
   'test/http/create-pet.test.ts',
   'test/http/list-pets.test.ts',
   'test/http/get-pet.test.ts',
+  'test/http/update-pet.test.ts',
   'test/http/orders.test.ts',
   'test/http/order-concurrency.test.ts',
   'test/http/idempotency.test.ts',
@@ -45,9 +74,10 @@ const HTTP_ON_POSTGRES = [
   'test/http/rate-limit-status.test.ts',
 ];
 
+const build = ['test/support/global-build.ts'];
+
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/global-build.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: two workers.
@@ -55,20 +85,26 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'units', include: ['test/**/*.test.ts'], exclude: PROCESS_TESTS, sequence: { groupOrder: 0 } },
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...SYSTEM_TESTS, ...INTEGRATION_TESTS],
+          env: { PETSTORE_TEST_TIER: 'unit' },
+          sequence: { groupOrder: 0 },
+        },
       },
-      {
-        // The HTTP suites of the records again, on PETSTORE_STORE=postgres (test/support/test-pet-store.ts).
-        extends: true,
-        test: { name: 'http-on-postgres', include: HTTP_ON_POSTGRES, env: { PETSTORE_TEST_STORE: 'postgres' }, sequence: { groupOrder: 0 } },
-      },
-      {
-        extends: true,
-        test: { name: 'processes', include: PROCESS_TESTS, exclude: WAITING_PROCESS_TESTS, fileParallelism: false, sequence: { groupOrder: 1 } },
-      },
+      { extends: true, test: { name: 'integration', include: INTEGRATION_TESTS, exclude: SYSTEM_TESTS, sequence: { groupOrder: 0 } } },
       {
         extends: true,
-        test: { name: 'waiting-processes', include: WAITING_PROCESS_TESTS, sequence: { groupOrder: 2 } },
+        test: { name: 'integration-http-on-postgres', include: HTTP_ON_POSTGRES, env: { PETSTORE_TEST_STORE: 'postgres' }, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'system', include: SYSTEM_TESTS, exclude: WAITING_SYSTEM_TESTS, globalSetup: build, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: 'system-waiting', include: WAITING_SYSTEM_TESTS, globalSetup: build, sequence: { groupOrder: 2 } },
       },
     ],
   },

@@ -19,5 +19,6 @@ export type {
   Page,
   Pet,
   PetStatus,
+  PetUpdate,
   RateLimitStatus,
 } from './client/types.js';

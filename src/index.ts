@@ -8,6 +8,7 @@ export { PET_STATUSES, isPetStatus, MAX_ID } from './domain/pets/pet.js';
 export { PetCatalog, type ListPetsQuery, type PetJsonPage, type PetPage } from './domain/pets/pet-catalog.js';
 export { validateNewPet } from './domain/pets/new-pet-validation.js';
 export { petJson } from './domain/pets/pet-json.js';
+export type { PetUpdateInput } from './domain/pets/pet-update.js';
 export type { NewOrder, Order, OrderStatus } from './domain/orders/order.js';
 export type { NewOrderInput, OrderUpdateInput } from './domain/orders/order-input.js';
 export { ORDER_STATUSES, isOrderStatus } from './domain/orders/order.js';

@@ -5,6 +5,29 @@ import type { PetStoreHttpServer } from '../adapters/http/http-server.js';
 
 /** A connection with no request running and no byte received for this long is closed: nothing is arriving on it. */
 const QUIET_MS = 250;
+
+/** How many connections the kernel holds completed for the listener at most: the backlog net.Server asks for. */
+const LISTEN_BACKLOG = 511;
+
+const nextTurn = (): Promise<unknown> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Takes the connections the kernel has already completed on the listener, which closing it
+ * would reset. libuv accepts one connection per turn of the event loop (a burst of 60 queued
+ * needs 60 turns), so turns go by until one accepts nothing: the queue is empty. Under a flood
+ * that never happens, and it stops once a full backlog more has been accepted (every connection
+ * that was queued when it began, the queue being first in, first out) or at `until`.
+ */
+async function acceptQueued(accepted: () => number, until: number): Promise<void> {
+  const began = accepted();
+  // Into the next turn's check phase, so that each wait below spans one whole poll phase.
+  await nextTurn();
+  for (;;) {
+    const before = accepted();
+    await nextTurn();
+    if (accepted() === before || accepted() - began >= LISTEN_BACKLOG || Date.now() >= until) return;
+  }
+}
 const REAP_EVERY_MS = 50;
 
 interface Tracked {
@@ -24,10 +47,10 @@ interface Tracked {
 export function trackConnections(server: PetStoreHttpServer): (drainMs: number, graceMs: number, stoppedAccepting: () => void) => Promise<boolean> {
   const connections = new Map<Socket, Tracked>();
   let closing = false;
-  let lastAcceptedAt = Number.NEGATIVE_INFINITY;
+  let accepted = 0;
   server.on('connection', (socket: Socket) => {
-    lastAcceptedAt = Date.now();
-    connections.set(socket, { latest: undefined, seenFinished: undefined, bytesRead: 0, quietSince: lastAcceptedAt });
+    accepted++;
+    connections.set(socket, { latest: undefined, seenFinished: undefined, bytesRead: 0, quietSince: Date.now() });
     socket.once('close', () => connections.delete(socket));
   });
   // Around the server's own listener rather than beside it: with two listeners Node copies the
@@ -43,20 +66,19 @@ export function trackConnections(server: PetStoreHttpServer): (drainMs: number, 
   });
 
   /**
-   * Keeps serving for `drainMs`, and then until no connection has come for QUIET_MS (closing the
-   * listener resets the connections the kernel completed but Node has not accepted yet); then
-   * stops accepting and lets every accepted connection finish: each answer from then on says
-   * `Connection: close`, and a connection is closed only once it has no request running and has
-   * received nothing for QUIET_MS. What is left `graceMs` after the drain is cut. Resolves when
-   * the last connection is closed: true if any were cut.
+   * Keeps serving for `drainMs`; then stops accepting at once, whatever keeps arriving: only the
+   * connections the kernel has already completed are taken first (acceptQueued: closing the
+   * listener would reset them). A wait for a quiet moment instead never ended under a client
+   * connecting every 110 ms. Every accepted connection then finishes: each
+   * answer from then on says `Connection: close`, and a connection is closed only once it has no
+   * request running and has received nothing for QUIET_MS. What is left `graceMs` after the
+   * drain is cut. Resolves when the last connection is closed: true if any were cut.
    */
   return async (drainMs, graceMs, stoppedAccepting) => {
     if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
     closing = true;
     const graceEnds = Date.now() + graceMs;
-    while (Date.now() - lastAcceptedAt < QUIET_MS && Date.now() < graceEnds) {
-      await new Promise((resolve) => setTimeout(resolve, REAP_EVERY_MS));
-    }
+    await acceptQueued(() => accepted, graceEnds);
     return new Promise((resolve) => {
       let cut = false;
       const reap = (): void => {

@@ -8,6 +8,7 @@ import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } fro
 import { createDemoKeys } from './config/demo-keys.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { processAdminSource } from './admin/admin-source.js';
+import { readinessPolicyOf } from './admin/readiness.js';
 import { pacedMetrics } from './admin/paced-metrics.js';
 import { createAdminKeyApi } from './admin/keys/admin-key-routes.js';
 import { keyOperationsOf } from './keys/served-key-operations.js';
@@ -70,7 +71,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
       admin = await startAdminServer({
         host: config.adminHost,
         port: config.adminPort,
-        source: pacedMetrics(processAdminSource(metrics, probes)),
+        source: pacedMetrics(processAdminSource(metrics, probes, readinessPolicyOf(config))),
         logError: container.get(TOKENS.logError),
         ...(config.adminToken === undefined
           ? {}

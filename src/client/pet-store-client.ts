@@ -5,7 +5,7 @@ import type { RateLimitState } from './rate-limit-state.js';
 import { retryPolicy, type RetryOptions } from './retry-policy.js';
 import { expandPath, type OperationId, type PathParams, ROUTES } from './routes.js';
 import { type Answer, Transport } from './transport.js';
-import type { Inventory, ListOrdersQuery, ListPetsQuery, NewOrder, NewPet, Order, OrderUpdate, Page, Pet, RateLimitStatus } from './types.js';
+import type { Inventory, ListOrdersQuery, ListPetsQuery, NewOrder, NewPet, Order, OrderUpdate, Page, Pet, PetUpdate, RateLimitStatus } from './types.js';
 
 export interface PetStoreClientOptions {
   /** Where the API is served, base path included: `http://127.0.0.1:8080/v1`. */
@@ -95,6 +95,11 @@ export class PetStoreClient {
   /** @deprecated The server deprecated `GET /pets/{petId}` (see its Sunset field); list pets instead. */
   async getPet(petId: number, options: CallOptions = {}): Promise<Pet> {
     return (await this.#call('getPet', { petId }, undefined, options)).body as Pet;
+  }
+
+  /** Sets a pet's status, whatever it was: staff keys only. */
+  async updatePet(petId: number, update: PetUpdate, options: CallOptions = {}): Promise<Pet> {
+    return (await this.#call('updatePet', { petId }, update, options)).body as Pet;
   }
 
   /** Orders an `available` pet; it becomes `pending`. */

@@ -8,11 +8,13 @@ import type { listOrdersDeclaration as listOrders } from '../adapters/http/contr
 import type { listPetsDeclaration as listPets } from '../adapters/http/contract/declarations/list-pets.js';
 import type { placeOrderDeclaration as placeOrder } from '../adapters/http/contract/declarations/place-order.js';
 import type { updateOrderDeclaration as updateOrder } from '../adapters/http/contract/declarations/update-order.js';
+import type { updatePetDeclaration as updatePet } from '../adapters/http/contract/declarations/update-pet.js';
 
 interface Declarations {
   readonly listPets: typeof listPets;
   readonly createPet: typeof createPet;
   readonly getPet: typeof getPet;
+  readonly updatePet: typeof updatePet;
   readonly placeOrder: typeof placeOrder;
   readonly listOrders: typeof listOrders;
   readonly getOrder: typeof getOrder;
@@ -33,6 +35,7 @@ export const ROUTES: { readonly [Id in OperationId]: Pick<Declarations[Id], 'met
   listPets: { method: 'GET', path: '/pets' },
   createPet: { method: 'POST', path: '/pets' },
   getPet: { method: 'GET', path: '/pets/{petId}' },
+  updatePet: { method: 'PATCH', path: '/pets/{petId}' },
   placeOrder: { method: 'POST', path: '/store/orders' },
   listOrders: { method: 'GET', path: '/store/orders' },
   getOrder: { method: 'GET', path: '/store/orders/{orderId}' },

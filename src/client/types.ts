@@ -9,6 +9,7 @@ import type { listOrdersDeclaration as listOrders } from '../adapters/http/contr
 import type { listPetsDeclaration as listPets } from '../adapters/http/contract/declarations/list-pets.js';
 import type { placeOrderDeclaration as placeOrder } from '../adapters/http/contract/declarations/place-order.js';
 import type { updateOrderDeclaration as updateOrder } from '../adapters/http/contract/declarations/update-order.js';
+import type { updatePetDeclaration as updatePet } from '../adapters/http/contract/declarations/update-pet.js';
 import type { PageLimitSchema } from '../adapters/http/contract/schemas.js';
 
 /*
@@ -21,6 +22,8 @@ export type Pet = Static<(typeof getPet)['responses'][200]['body']>;
 /** What `createPet` sends: `status` defaults to `available`. */
 export type NewPet = Static<(typeof createPet)['body']['schema']>;
 export type PetStatus = Pet['status'];
+/** What `updatePet` sends (staff keys only): the status the pet is to take. */
+export type PetUpdate = Static<(typeof updatePet)['body']['schema']>;
 
 /** An order as the API answers it; `placedAt` is RFC 3339 UTC with milliseconds. */
 export type Order = Static<(typeof getOrder)['responses'][200]['body']>;

@@ -32,5 +32,11 @@ export interface PetRepository {
    * (never parsed and serialised again: what a transport sends as it is), and whether more match.
    */
   pageJson(query: PetPageQuery): Promise<StoredPetPage>;
+  /**
+   * The pet takes `status` in one atomic step, its indexes and counts with it; the pet as it is
+   * then, or undefined when no pet has this id. Costs O(log n), whatever the number of pets.
+   */
+  updateStatus(id: number, status: PetStatus): Promise<Pet | undefined>;
+  /** Costs O(1), whatever the number of pets. */
   countByStatus(): Promise<Inventory>;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cachedDigestApiKey, digestApiKey } from '../../src/adapters/api-key-digest.js';
+import { runs } from '../support/property-runs.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -12,7 +13,7 @@ describe('API key digests', () => {
         const digest = cachedDigestApiKey(capacity);
         for (const key of keys) expect(digest(key)).toBe(sha256(key));
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
     expect(digestApiKey('ps_key')).toBe(sha256('ps_key'));
   });

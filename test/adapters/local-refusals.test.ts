@@ -122,24 +122,50 @@ describe('LocalRefusals', () => {
     expect(store.decisions).toBe(2);
   });
 
-  it('answers a 429 itself until the strike lag before its retryAt, counting strikes it hands over in one flush', async () => {
+  it('answers a 429 itself until the strike lag before its retryAt, handing the strikes of one lag over in one flush', async () => {
     const { clock, store, cache, scheduled } = setUp();
     const retryAt = START + SKEW + 10_000;
     store.answers.push(refusal('rate_limited', START + SKEW, retryAt));
     await cache.decide('key:a', POLICY);
-    clock.advance(1_000);
+    clock.advance(10);
     const local = await cache.decide('key:a', POLICY);
-    expect(local).toEqual(refusal('rate_limited', START + SKEW + 1_000, retryAt));
-    clock.set(retryAt - SKEW - LAG - 1);
+    expect(local).toEqual(refusal('rate_limited', START + SKEW + 10, retryAt));
+    clock.advance(LAG - 11);
     await cache.decide('key:a', POLICY);
-    expect(store.decisions).toBe(1);
     expect(scheduled).toEqual([LAG / 2]);
     await cache.flush();
-    expect(store.recorded).toEqual([{ subject: 'key:a', strikes: [START + SKEW + 1_000, retryAt, retryAt - LAG - 1, retryAt] }]);
+    expect(store.recorded).toEqual([{ subject: 'key:a', strikes: [START + SKEW + 10, retryAt, START + SKEW + LAG - 1, retryAt] }]);
+
+    // Longer than the lag after the flush asked the store, the strike goes to it at once.
+    clock.set(retryAt - SKEW - LAG - 1);
+    expect(await cache.decide('key:a', POLICY)).toEqual(refusal('rate_limited', retryAt - LAG - 1, retryAt));
+    expect(store.recorded[1]).toEqual({ subject: 'key:a', strikes: [retryAt - LAG - 1, retryAt] });
+    expect(store.decisions).toBe(1);
 
     clock.set(retryAt - SKEW - LAG);
     await cache.decide('key:a', POLICY);
     expect(store.decisions).toBe(2);
+  });
+
+  it('answers a ban another instance stored within the strike lag: a strike that long after the store was last asked goes to it at once', async () => {
+    const { clock, store, cache } = setUp();
+    store.answers.push(refusal('rate_limited', START + SKEW, START + SKEW + 60_000));
+    await cache.decide('key:a', POLICY);
+    // Banned meanwhile through another instance; the store reports it to the strikes it is sent.
+    const bannedUntil = START + SKEW + 900_000;
+    store.strikesAnswer = refusal('banned', START + SKEW + LAG, bannedUntil);
+    clock.advance(LAG - 1);
+    expect((await cache.decide('key:a', POLICY)).verdict).toBe('rate_limited');
+    expect(store.recorded).toEqual([]);
+    clock.advance(1);
+    const [first, second] = await Promise.all([cache.decide('key:a', POLICY), cache.decide('key:a', POLICY)]);
+    expect(first).toEqual(refusal('banned', START + SKEW + LAG, bannedUntil));
+    expect(second).toEqual(first);
+    // Both strikes so far in one call; the second waited for its answer.
+    expect(store.recorded).toEqual([{ subject: 'key:a', strikes: [START + SKEW + LAG - 1, START + SKEW + 60_000, START + SKEW + LAG, START + SKEW + 60_000] }]);
+    expect(store.decisions).toBe(1);
+    clock.advance(5_000);
+    expect(await cache.decide('key:a', POLICY)).toEqual(refusal('banned', START + SKEW + LAG + 5_000, bannedUntil));
   });
 
   it('hands pending strikes to the store before asking it again', async () => {

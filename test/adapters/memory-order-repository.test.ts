@@ -1,4 +1,5 @@
 import { describeOrderRepositoryContract } from '../contracts/order-repository-contract.js';
 import { memoryStores } from './memory-stores-fixture.js';
+import { runs } from '../support/property-runs.js';
 
-describeOrderRepositoryContract('MemoryOrderRepository', async () => memoryStores(), { numRuns: 1_000 });
+describeOrderRepositoryContract('MemoryOrderRepository', async () => memoryStores(), { numRuns: runs(1_000) });

@@ -10,6 +10,7 @@ import { planRecord } from '../../src/domain/quota/plan-record.js';
 import { describeApiKeyRegistryContract, describeKeyAdminContract } from '../contracts/api-key-registry-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { usePostgresSchemas } from './postgres-stores-fixture.js';
+import { runs } from '../support/property-runs.js';
 
 const schemas = usePostgresSchemas();
 
@@ -20,7 +21,7 @@ describeApiKeyRegistryContract(
     return { registry: new PostgresApiKeyRegistry(db, new SystemClock()), cleanup: drop };
   },
   // A run takes an emptied migrated schema (usePostgresSchemas): the 20 runs take some 2 s.
-  { numRuns: 20 },
+  { numRuns: runs(20) },
 );
 
 describeKeyAdminContract('PostgresApiKeyRegistry', async (clock) => {

@@ -10,6 +10,7 @@ import { scheduleArb } from '../support/quota-schedules.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 import { onTheWire, serverHeaders } from '../domain/rate-limiter-support.js';
 import { decidingStore } from '../support/quota-store-doubles.js';
+import { runs } from '../support/property-runs.js';
 
 // Every key goes under this file's own prefix (petstore-test:<random>:), deleted after the file: never FLUSHDB.
 const shared = useTestRedis();
@@ -97,7 +98,7 @@ describe('createRateLimiter over RedisQuotaStore', () => {
           for (const answer of expected) verdicts[answer.decision.verdict]++;
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
     expect(verdicts.rate_limited).toBeGreaterThan(500);
     expect(verdicts.banned).toBeGreaterThan(50);

@@ -4,6 +4,7 @@ import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import { describeApiKeyRegistryContract, describeKeyAdminContract } from '../contracts/api-key-registry-contract.js';
 import { deleteKeysUnder } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
+import { runs } from '../support/property-runs.js';
 
 const shared = useTestRedis();
 
@@ -13,7 +14,7 @@ describeApiKeyRegistryContract(
     const prefix = shared.freshPrefix();
     return { registry: new RedisApiKeyRegistry(shared.redis, prefix), cleanup: () => deleteKeysUnder(shared.redis, prefix) };
   },
-  { numRuns: 200 },
+  { numRuns: runs(200) },
 );
 
 describeKeyAdminContract('RedisApiKeyRegistry', async (clock) => {

@@ -14,6 +14,7 @@ import { describePetRepositoryContract } from '../contracts/pet-repository-contr
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
 import { claimOf, type CreateStores } from '../contracts/stores-fixture.js';
 import { useTestCluster } from '../support/use-test-cluster.js';
+import { runs } from '../support/property-runs.js';
 
 /*
  * Every Redis adapter on a local Cluster of three masters, through the service's Cluster
@@ -39,13 +40,13 @@ describeQuotaStoreContract('redis cluster', async (clock) => ({
   store: new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: clock }),
   cleanup: noCleanup,
 }));
-describePetRepositoryContract('RedisPetRepository on a Cluster', clusterStores, { numRuns: 30 });
-describeOrderRepositoryContract('RedisOrderRepository on a Cluster', clusterStores, { numRuns: 30 });
+describePetRepositoryContract('RedisPetRepository on a Cluster', clusterStores, { numRuns: runs(30) });
+describeOrderRepositoryContract('RedisOrderRepository on a Cluster', clusterStores, { numRuns: runs(30) });
 describeIdempotencyStoreContract('RedisIdempotencyStore on a Cluster', clusterStores);
 describeApiKeyRegistryContract(
   'RedisApiKeyRegistry on a Cluster',
   async () => ({ registry: new RedisApiKeyRegistry(shared.redis, shared.freshPrefix()), cleanup: noCleanup }),
-  { numRuns: 30 },
+  { numRuns: runs(30) },
 );
 describeKeyAdminContract('RedisApiKeyRegistry on a Cluster', async (clock) => ({
   registry: new RedisApiKeyRegistry(shared.redis, shared.freshPrefix(), clock),

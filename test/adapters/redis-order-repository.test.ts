@@ -9,11 +9,12 @@ import { claimOf } from '../contracts/stores-fixture.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 import { redisStores } from './redis-stores-fixture.js';
+import { runs } from '../support/property-runs.js';
 
 const shared = useTestRedis();
 const PLACED_AT = '2026-11-21T08:36:00.123Z';
 
-describeOrderRepositoryContract('RedisOrderRepository', redisStores(shared), { numRuns: 100 });
+describeOrderRepositoryContract('RedisOrderRepository', redisStores(shared), { numRuns: runs(100) });
 
 describe('RedisOrderRepository', () => {
   it('of 30 concurrent orders for one pet through two clients (two instances) exactly one is placed', async () => {

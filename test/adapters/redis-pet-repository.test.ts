@@ -7,10 +7,11 @@ import { pagedPets } from '../contracts/stores-fixture.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 import { redisStores } from './redis-stores-fixture.js';
+import { runs } from '../support/property-runs.js';
 
 const shared = useTestRedis();
 
-describePetRepositoryContract('RedisPetRepository', redisStores(shared), { numRuns: 200 });
+describePetRepositoryContract('RedisPetRepository', redisStores(shared), { numRuns: runs(200) });
 
 describe('RedisPetRepository', () => {
   it('refuses a key prefix with braces, which would replace its hash tag', () => {

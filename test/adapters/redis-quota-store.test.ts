@@ -12,6 +12,7 @@ import { banScenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../supp
 import { toldRetryAt } from '../support/retry-after.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
+import { runs } from '../support/property-runs.js';
 
 const shared = useTestRedis();
 const START = 1_767_225_600_000;
@@ -120,7 +121,7 @@ describe('RedisQuotaStore', () => {
         }
         expect(await Promise.all(actual)).toEqual(expected);
       }),
-      { numRuns: 1_500 },
+      { numRuns: runs(1_500) },
     );
   });
 
@@ -160,7 +161,7 @@ describe('RedisQuotaStore', () => {
         expect(decided).toEqual(expected);
         if (back !== undefined) expect(decided[back]?.verdict).toBe('admitted');
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
     expect(bans).toBeGreaterThan(100);
   });

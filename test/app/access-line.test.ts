@@ -7,6 +7,7 @@ import { requestIdOf } from '../../src/adapters/http/wire/request-id.js';
 import { AccessLines } from '../../src/app/logging/access-line.js';
 import { isoTimeField } from '../../src/app/logging/iso-time-field.js';
 import { createLogger } from '../../src/app/logging/logger.js';
+import { runs } from '../support/property-runs.js';
 
 const PID = 4242;
 
@@ -57,7 +58,7 @@ describe('the access line', () => {
         const lines = new AccessLines(PID, isoTimeField());
         for (const event of requests) expect(lines.line(event)).toBe(pinoLine(event));
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 

@@ -36,6 +36,23 @@ describe('the standalone server (CLI)', () => {
     expect(cli.output().trim()).toBe('petstore: Redis at redis://127.0.0.1:1 is unavailable (connection refused)');
   });
 
+  it('refuses each whole-number flag past its range before starting, one line naming its variable and the range', async () => {
+    const cli = startCli({ PETSTORE_STORE: 'redis' }, [
+      ...['--port', '65536', '--pg-pool', '0', '--pg-timeout-ms', '60001', '--admin-port', '70000'],
+      ...['--shutdown-grace-ms', '600001', '--drain-seconds', '601', '--workers', '257'],
+    ]);
+    expect(await cli.exited()).toBe(1);
+    expect(cli.output().trim().split('\n')).toEqual([
+      'petstore: PORT="65536": must be a whole number from 0 to 65535',
+      'petstore: PETSTORE_PG_POOL="0": must be a whole number from 1 to 1000',
+      'petstore: PETSTORE_PG_TIMEOUT_MS="60001": must be a whole number from 100 to 60000',
+      'petstore: PETSTORE_ADMIN_PORT="70000": must be a whole number from 0 to 65535',
+      'petstore: PETSTORE_SHUTDOWN_GRACE_MS="600001": must be a whole number from 0 to 600000',
+      'petstore: PETSTORE_DRAIN_SECONDS="601": must be a whole number from 0 to 600',
+      'petstore: PETSTORE_WORKERS="257": must be auto or a whole number from 1 to 256',
+    ]);
+  });
+
   it('takes flags that mirror the environment variables', async () => {
     const cli = startCli({}, ['--port', '0', '--api-keys', 'flag-key-123:pro', '--env', 'test']);
     try {

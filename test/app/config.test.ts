@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { apiKeyEntry, loadConfig, type Environ } from '../../src/app/config/config.js';
+import { apiKeyEntry, loadConfig, type Environ, type PetStoreConfig } from '../../src/app/config/config.js';
+import { createPetStore } from '../../src/app/create-pet-store.js';
+import { MAX_BAN_STRIKES } from '../../src/domain/quota/ban-policy.js';
 import { enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 
 const problems = (environ: Environ): readonly string[] => {
@@ -144,5 +147,90 @@ describe('workers', () => {
     ];
     const loaded = loadConfig({ PETSTORE_API_KEYS: keys.map(apiKeyEntry).join(',') });
     expect(loaded.ok && loaded.value.apiKeys).toEqual(keys);
+  });
+});
+
+/** A whole-number setting: the range it accepts, the range its refusal names, and where its value lands. */
+interface WholeNumberSetting {
+  readonly variable: string;
+  readonly min: number;
+  readonly max: number;
+  /** What the refusal says is accepted; default `a whole number from MIN to MAX`. */
+  readonly accepted?: string;
+  /** Other settings it needs to be read alone (more than one worker needs a shared store). */
+  readonly beside?: Environ;
+  readonly read: (config: PetStoreConfig) => number | undefined;
+}
+
+const WHOLE_NUMBER_SETTINGS: readonly WholeNumberSetting[] = [
+  { variable: 'PORT', min: 0, max: 65_535, read: (config) => config.port },
+  { variable: 'PETSTORE_PG_POOL', min: 1, max: 1_000, read: (config) => config.pgPoolSize },
+  { variable: 'PETSTORE_PG_TIMEOUT_MS', min: 100, max: 60_000, read: (config) => config.pgTimeoutMs },
+  { variable: 'PETSTORE_BAN_STRIKES', min: 1, max: MAX_BAN_STRIKES, read: (config) => config.ban.strikes },
+  { variable: 'PETSTORE_BAN_WINDOW_SECONDS', min: 1, max: 86_400, read: (config) => config.ban.strikeWindowMs / 1000 },
+  { variable: 'PETSTORE_BAN_SECONDS', min: 1, max: 2_592_000, read: (config) => config.ban.banMs / 1000 },
+  { variable: 'PETSTORE_ANONYMOUS_PER_MINUTE', min: 1, max: 1_000_000_000, read: (config) => config.anonymousPerMinute },
+  { variable: 'PETSTORE_ADMIN_PORT', min: 0, max: 65_535, read: (config) => config.adminPort },
+  { variable: 'PETSTORE_SHUTDOWN_GRACE_MS', min: 0, max: 600_000, read: (config) => config.shutdownGraceMs },
+  { variable: 'PETSTORE_DRAIN_SECONDS', min: 0, max: 600, read: (config) => config.drainSeconds },
+  {
+    variable: 'PETSTORE_WORKERS',
+    min: 1,
+    max: 256,
+    accepted: 'auto or a whole number from 1 to 256',
+    beside: { PETSTORE_STORE: 'redis' },
+    read: (config) => config.workers,
+  },
+];
+
+describe('every setting checked at start: a value either passes and serves, or is refused in one line naming the setting and its range', () => {
+  it.each(WHOLE_NUMBER_SETTINGS)('$variable: accepts $min to $max, refuses anything else', ({ variable, min, max, accepted, beside = {}, read }) => {
+    for (const value of [min, max]) {
+      const loaded = loadConfig({ ...beside, [variable]: String(value) });
+      expect(loaded.ok && read(loaded.value), `${variable}=${value}`).toBe(value);
+    }
+    const refused = [String(max + 1), '-1', '1.5', '1e3', '0x10', ' 1', 'ten'];
+    if (min > 0) refused.push(String(min - 1));
+    for (const raw of refused) {
+      expect(problems({ ...beside, [variable]: raw })).toEqual([`${variable}=${JSON.stringify(raw)}: must be ${accepted ?? `a whole number from ${min} to ${max}`}`]);
+    }
+  });
+
+  it('refuses PETSTORE_BAN_STRIKES=0, which a store cannot decide (every request with a valid key was a 500)', () => {
+    expect(problems({ PETSTORE_BAN_STRIKES: '0' })).toEqual([`PETSTORE_BAN_STRIKES="0": must be a whole number from 1 to ${MAX_BAN_STRIKES}`]);
+  });
+
+  it('decides requests at every accepted extreme of the quota settings: admitted, refused, struck and banned, never thrown', async () => {
+    const key = 'extreme-key-1';
+    const digest = createHash('sha256').update(key).digest('hex');
+    const extremes = WHOLE_NUMBER_SETTINGS.filter(({ variable }) => variable.startsWith('PETSTORE_BAN_') || variable === 'PETSTORE_ANONYMOUS_PER_MINUTE');
+    for (const { variable, min, max } of extremes) {
+      for (const value of [min, max]) {
+        const petStore = await createPetStore({ apiKeys: [`${key}:enterprise:1:1000`], environ: { PETSTORE_BAN_STRIKES: '2', [variable]: String(value) } });
+        try {
+          const { admission } = petStore.dependencies;
+          const verdicts = new Set<string>();
+          for (let i = 0; i < 5; i++) verdicts.add((await admission.admit(digest, '127.0.0.1')).decision.verdict);
+          expect((await admission.admit(undefined, '127.0.0.1')).decision.verdict, `${variable}=${value}`).toBe('admitted');
+          expect(verdicts.has('admitted') && verdicts.has('rate_limited'), `${variable}=${value}`).toBe(true);
+        } finally {
+          await petStore.close();
+        }
+      }
+    }
+  });
+
+  it('reads PETSTORE_DEPRECATION_DATE as a calendar date or an RFC 3339 time, refusing what Date alone would take', () => {
+    const deprecatedAt = (raw: string): number | readonly string[] => {
+      const loaded = loadConfig({ PETSTORE_DEPRECATION_DATE: raw });
+      return loaded.ok ? loaded.value.deprecatedAt.getTime() : loaded.error;
+    };
+    expect(deprecatedAt('2026-01-01')).toBe(Date.UTC(2026, 0, 1));
+    expect(deprecatedAt('2024-02-29')).toBe(Date.UTC(2024, 1, 29));
+    expect(deprecatedAt('2026-01-01T12:00:00+02:00')).toBe(Date.UTC(2026, 0, 1, 10));
+    expect(deprecatedAt('2026-01-01T12:00:00.250Z')).toBe(Date.UTC(2026, 0, 1, 12, 0, 0, 250));
+    for (const raw of ['1', '2026', '2026-02-30', '2025-02-29', '2026-13-01', '2026-01-01T25:00:00Z', '2026-01-01 12:00', 'Thu, 01 Jan 2026 00:00:00 GMT']) {
+      expect(deprecatedAt(raw)).toEqual([`PETSTORE_DEPRECATION_DATE=${JSON.stringify(raw)}: must be a date such as 2026-01-01, or a time such as 2026-01-01T12:00:00Z`]);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isoTimeField } from '../../src/app/logging/iso-time-field.js';
+import { runs } from '../support/property-runs.js';
 
 describe('the time field of log lines', () => {
   it('is pino\'s ,"time":"<toISOString>" for every time, however the times follow each other (within a millisecond, a second, back and forth, before 1970)', () => {
@@ -16,7 +17,7 @@ describe('the time field of log lines', () => {
         const field = isoTimeField();
         for (const time of sequence) expect(field(time)).toBe(`,"time":"${new Date(time).toISOString()}"`);
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 });

@@ -349,3 +349,28 @@ describe('the admin listener without PETSTORE_ADMIN_TOKEN', () => {
     }
   });
 });
+
+describe('HEAD on the admin API', () => {
+  it('answers HEAD wherever GET is served (the GET’s status and headers, no body), and lists HEAD in every Allow that lists GET', async () => {
+    const server = await startPetStore({ PETSTORE_ENV: 'test', PORT: '0', PETSTORE_ADMIN_PORT: '0', PETSTORE_ADMIN_TOKEN: TOKEN });
+    try {
+      const call = (method: string, path: string) => fetch(`${server.adminUrl}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}` } });
+      const created = (await (await fetch(`${server.adminUrl}/keys`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"plan":"pro"}' })).json()) as { key: { id: string } };
+      for (const path of ['/keys', `/keys/${created.key.id}`, '/keys/key_0000', '/openapi.json']) {
+        const got = await call('GET', path);
+        const gotBody = await got.text();
+        const head = await call('HEAD', path);
+        expect([head.status, head.headers.get('content-type'), head.headers.get('cache-control'), await head.text()], path).toEqual([got.status, got.headers.get('content-type'), got.headers.get('cache-control'), '']);
+        expect(Number(head.headers.get('content-length')), path).toBe(Buffer.byteLength(gotBody));
+      }
+      const put = await call('PUT', '/keys');
+      expect([put.status, put.headers.get('allow')]).toEqual([405, 'POST, GET, HEAD']);
+      const putOne = await call('PUT', `/keys/${created.key.id}`);
+      expect([putOne.status, putOne.headers.get('allow')]).toEqual([405, 'GET, HEAD, PATCH']);
+      const headRoll = await call('HEAD', `/keys/${created.key.id}/roll`);
+      expect([headRoll.status, headRoll.headers.get('allow')]).toEqual([405, 'POST']);
+    } finally {
+      await server.close(0, 0);
+    }
+  });
+});

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { LatencyHistogram } from '../../src/app/admin/latency-histogram.js';
+import { runs } from '../support/property-runs.js';
 
 const NAME = 'petstore_http_request_duration_seconds';
 const HELP = 'Time from the request to the end of its answer.';
@@ -27,7 +28,7 @@ describe('LatencyHistogram', () => {
         }
         expect(histogram.text()).toBe(await registry.metrics());
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import type { RequestId } from '../../src/adapters/http/wire/request-id.js';
 import { createLogger, errorLogger } from '../../src/app/logging/logger.js';
 import { unavailabilityReason } from '../../src/app/cli/store-failure.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
@@ -30,6 +31,28 @@ describe('the logger', () => {
     const out = capture();
     errorLogger(createLogger('info', out.stream).logger)('request failed', new Error('boom'), 'req-42');
     expect(out.lines()[0]).toMatchObject({ level: 50, msg: 'request failed', requestId: 'req-42', err: { message: 'boom', type: 'Error' } });
+  });
+
+  it.each(['warn', 'error', 'silent'] as const)('writes the access log at level %s too: the access log does not follow the level', async (level) => {
+    const out = capture();
+    const log = createLogger(level, out.stream);
+    log.logger.info('hidden');
+    log.access({
+      requestId: 'req-1' as RequestId,
+      method: 'GET',
+      route: '/pets',
+      operation: 'listPets',
+      status: 200,
+      durationMs: 1.5,
+      finishedAt: Date.UTC(2026, 10, 27),
+      completed: true,
+      key: 'anonymous',
+      plan: 'anonymous',
+      verdict: 'admitted',
+      storeUnavailable: null,
+    });
+    await log.close();
+    expect(out.lines()).toEqual([expect.objectContaining({ level: 30, requestId: 'req-1', route: '/pets', status: 200, msg: 'request' })]);
   });
 
   it('honours the level', () => {

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/app/config/config.js';
 import { MAX_RULE_LIMIT } from '../../src/domain/quota/decidable-policy.js';
 import { parsePlan } from '../../src/domain/quota/plan-parser.js';
 import { enterprisePlan, PLAN_NAMES, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import { runs } from '../support/property-runs.js';
 
 /** Limits around every boundary: zero, signs, exponents, padding, the largest counter and past it. */
 const limitText = fc.oneof(
@@ -43,7 +44,7 @@ describe('one plan parser for PETSTORE_API_KEYS and petstore keys create', () =>
       fc.property(limitText, limitText, (perMinute, perDay) => {
         expect(configPlan('enterprise', perMinute, perDay)).toEqual(cliPlan('enterprise', perMinute, perDay));
       }),
-      { numRuns: 3_000 },
+      { numRuns: runs(3_000) },
     );
   });
 
@@ -53,7 +54,7 @@ describe('one plan parser for PETSTORE_API_KEYS and petstore keys create', () =>
         // An empty PLAN field is a malformed entry for the configuration, an absent flag value for parseArgs: both refuse it.
         expect(configPlan(name)).toEqual(cliPlan(name));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

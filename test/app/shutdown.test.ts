@@ -67,6 +67,57 @@ describe('shutdown on SIGTERM', () => {
     expect(await cli.exited()).toBe(0);
   });
 
+  it('stops accepting at once under a steady stream of new connections, answers what it accepted, and exits 0 long before the stream ends', async () => {
+    // A grace far beyond the stream: the process may exit only by finishing what it accepted, not by cutting it.
+    const { cli, url } = await start({ PETSTORE_SHUTDOWN_GRACE_MS: '60000' });
+    const STREAM_MS = 15_000;
+    const EVERY_MS = 50;
+    const outcomes: string[] = [];
+    let streaming = true;
+    let exitedWhileStreaming = false;
+    let signalled = false;
+    const exit = cli.exited().then((code) => {
+      exitedWhileStreaming = streaming;
+      return code;
+    });
+    // One new connection every 50 ms, each with one request, until the port refuses three in a row or the stream's time is up.
+    const stream = (async () => {
+      const started = Date.now();
+      const pending: Promise<void>[] = [];
+      let refusedInARow = 0;
+      while (Date.now() - started < STREAM_MS && refusedInARow < 3) {
+        pending.push(
+          get(url, '/v1/pets').then(
+            (answer) => {
+              outcomes.push(String(answer.status));
+              refusedInARow = 0;
+            },
+            (error: { code?: string }) => {
+              outcomes.push(error.code ?? String(error));
+              if (signalled && error.code === 'ECONNREFUSED') refusedInARow++;
+            },
+          ),
+        );
+        await sleep(EVERY_MS);
+      }
+      streaming = false;
+      await Promise.all(pending);
+      return Date.now() - started;
+    })();
+    await sleep(1_000);
+    signalled = true;
+    cli.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    const streamedMs = await stream;
+    expect(exitedWhileStreaming, 'the process exited while connections kept coming').toBe(true);
+    expect(streamedMs).toBeLessThan(STREAM_MS);
+    // Every connection was answered, or refused once the listener had closed: none reset, none unanswered.
+    const served = outcomes.filter((outcome) => outcome === '200').length;
+    expect(served).toBeGreaterThan(5);
+    expect(outcomes.filter((outcome) => outcome !== '200' && outcome !== 'ECONNREFUSED')).toEqual([]);
+    expect(cli.output()).toMatch(/"cutConnections":false,"msg":"shutdown: every request in flight finished"/);
+  });
+
   it('with PETSTORE_DRAIN_SECONDS, turns readiness 503 at once and keeps accepting until the drain ends, then refuses connections and exits 0', async () => {
     const { cli, url, admin } = await start({ PETSTORE_DRAIN_SECONDS: '1', PETSTORE_ADMIN_PORT: '0' });
     expect((await fetch(`${admin}/readyz`)).status).toBe(200);

@@ -68,4 +68,20 @@ describe('the store outage log', () => {
       { level: 40, store: 'redis', cause: 'Command timed out', downMs: undefined, msg: 'store unavailable' },
     ]);
   });
+
+  it('says the instance serves degraded when a store the API is served without goes away, and that it no longer is once it is back', async () => {
+    const { log, lines } = collectingLogger();
+    const time = manualTime();
+    const outages = new StoreOutageLog(log.logger, time.now, time.schedule, new Map([['redis', 'PETSTORE_QUOTA_FALLBACK=local']]));
+    const redis = outages.listenerFor('redis');
+    redis.unavailable(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+    time.advance(1_500);
+    redis.available();
+    time.advance(SETTLE_MS);
+    await log.close();
+    expect(lines.map(({ level, store, degraded, fallback, downMs, msg }) => ({ level, store, degraded, fallback, downMs, msg }))).toEqual([
+      { level: 40, store: 'redis', degraded: true, fallback: 'PETSTORE_QUOTA_FALLBACK=local', downMs: undefined, msg: 'store unavailable; serving degraded' },
+      { level: 30, store: 'redis', degraded: false, fallback: undefined, downMs: 1_500, msg: 'store available again; no longer degraded' },
+    ]);
+  });
 });

@@ -66,7 +66,7 @@ describe('PetStoreClient against a real server', () => {
     expect(log.slice(before)).toEqual(['GET /v1/pets', 'GET /v1/pets/999999']);
   });
 
-  it('runs every operation: create, get, list, place, list and get orders, approve and deliver (staff), cancel, inventory', async () => {
+  it('runs every operation: create, get, list, place, list and get orders, approve and deliver (staff), cancel, set a pet\'s status (staff), inventory', async () => {
     const customer = clientWith(KEYS.enterprise);
     const staff = clientWith(KEYS.staff);
     const rex = await customer.createPet({ name: ' Rex ', categoryId: 1 });
@@ -96,6 +96,11 @@ describe('PetStoreClient against a real server', () => {
     expect(await staff.updateOrder(forTom.id, { status: 'delivered' })).toMatchObject({ status: 'delivered' });
     expect(await rejection(customer.cancelOrder(forTom.id))).toMatchObject({ status: 409, code: 'order_not_cancellable' });
     expect(await rejection(customer.placeOrder({ petId: tom.id }))).toMatchObject({ status: 409, code: 'pet_unavailable' });
+    // A pet created pending, by a customer as the interface allows, and set back by staff.
+    const kit = await customer.createPet({ name: 'Kit', categoryId: 3, status: 'pending' });
+    expect(await rejection(customer.updatePet(kit.id, { status: 'available' }))).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(await staff.updatePet(kit.id, { status: 'available' })).toEqual({ ...kit, status: 'available' });
+    expect(await rejection(staff.updatePet(999_999_999, { status: 'sold' }))).toMatchObject({ status: 404, code: 'not_found' });
 
     const inventory = await customer.inventory();
     const pets: Pet[] = [];

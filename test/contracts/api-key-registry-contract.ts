@@ -6,6 +6,7 @@ import { enterprisePlan, STANDARD_PLANS, type Plan } from '../../src/domain/quot
 import { holderOf, type ApiKeyGrant, type ApiKeyRegistry, type KeyAdmin, type ManagedApiKey } from '../../src/ports/api-key-registry.js';
 import type { Clock } from '../../src/ports/clock.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { runs } from '../support/property-runs.js';
 
 export interface ApiKeyRegistryFixture {
   readonly registry: ApiKeyRegistry;
@@ -144,7 +145,7 @@ export const describeApiKeyRegistryContract = (
             await run.cleanup();
           }
         }),
-        { numRuns: options.numRuns ?? 100 },
+        { numRuns: options.numRuns ?? runs(100) },
       );
     }, options.propertyTimeoutMs);
   });

@@ -6,6 +6,7 @@ import { PET_STATUSES, type PetStatus } from '../../src/domain/pets/pet.js';
 import type { OrderPageQuery, OrderRepository } from '../../src/ports/order-repository.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
 import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
+import { runs } from '../support/property-runs.js';
 
 export interface OrderRepositoryContractOptions {
   /** Runs of the model-based property; each run creates fresh stores. */
@@ -125,6 +126,22 @@ export const describeOrderRepositoryContract = (
       expect(await move(orders, 3, 'approve')).toMatchObject({ kind: 'changed' });
       expect(await move(orders, 3, 'cancel')).toEqual({ kind: 'changed', order: orderOf(3, tom, 'cancelled', BOB) });
       expect(await pets.countByStatus()).toEqual({ available: 1, pending: 0, sold: 1 });
+    });
+
+    it("a pet's status set directly leaves its order as it is, and the order's next move sets the pet's status as always", async () => {
+      const rex = await addPet(pets);
+      await orders.place(newOrder(rex));
+      expect(await pets.updateStatus(rex, 'sold')).toMatchObject({ id: rex, status: 'sold' });
+      expect(await orders.get(1)).toEqual(orderOf(1, rex, 'placed'));
+      expect(await pets.countByStatus()).toEqual({ available: 0, pending: 0, sold: 1 });
+      expect(await move(orders, 1, 'approve')).toEqual({ kind: 'changed', order: orderOf(1, rex, 'approved') });
+      expect(await statusOfPet(pets, rex)).toBe('pending');
+      expect(await pets.updateStatus(rex, 'available')).toMatchObject({ status: 'available' });
+      expect(await move(orders, 1, 'cancel')).toEqual({ kind: 'changed', order: orderOf(1, rex, 'cancelled') });
+      expect(await statusOfPet(pets, rex)).toBe('available');
+      expect(await pets.countByStatus()).toEqual({ available: 1, pending: 0, sold: 0 });
+      expect(await pagedPets(pets, { afterId: 0, limit: 10, status: 'available' })).toHaveLength(1);
+      expect(await pagedPets(pets, { afterId: 0, limit: 10, status: 'pending' })).toEqual([]);
     });
 
     it('a transition from another status is refused with the order as it is, and changes nothing', async () => {
@@ -313,7 +330,7 @@ export const describeOrderRepositoryContract = (
             }
           },
         ),
-        { numRuns: options.numRuns ?? 100 },
+        { numRuns: options.numRuns ?? runs(100) },
       );
     });
   });

@@ -4,6 +4,7 @@ import { validateNewPet } from '../../src/domain/pets/new-pet-validation.js';
 import { PET_STATUSES, type NewPet, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../src/ports/pet-repository.js';
 import { claimOf, pagedPets, type CreateStores, type StoresFixture } from './stores-fixture.js';
+import { runs } from '../support/property-runs.js';
 
 export interface PetRepositoryContractOptions {
   /** Runs of the model-based property; each run creates a fresh repository. */
@@ -67,7 +68,7 @@ export const describePetRepositoryContract = (
           const page = await repository.pageJson({ afterId, limit: names.length });
           expect(page.json).toBe(JSON.stringify(created));
         }),
-        { numRuns: options.numRuns ?? 100 },
+        { numRuns: options.numRuns ?? runs(100) },
       );
     });
 
@@ -170,6 +171,47 @@ export const describePetRepositoryContract = (
       expect(await repository.countByStatus()).toEqual({ available: 2, pending: 0, sold: 3 });
     });
 
+    it('updateStatus moves a pet to any status in one step: the pet, every page and the counts follow', async () => {
+      const statuses: PetStatus[] = ['available', 'pending', 'sold', 'available'];
+      for (const [index, status] of statuses.entries()) await repository.create(newPet(`pet ${index}`, status, index + 1));
+      expect(await repository.updateStatus(1, 'sold')).toEqual({ id: 1, name: 'pet 0', categoryId: 1, status: 'sold' });
+      expect(await repository.updateStatus(3, 'pending')).toEqual({ id: 3, name: 'pet 2', categoryId: 3, status: 'pending' });
+      // To the status it has: changes nothing, answers the pet.
+      expect(await repository.updateStatus(2, 'pending')).toEqual({ id: 2, name: 'pet 1', categoryId: 2, status: 'pending' });
+      expect(await repository.get(1)).toEqual({ id: 1, name: 'pet 0', categoryId: 1, status: 'sold' });
+      expect(await repository.countByStatus()).toEqual({ available: 1, pending: 2, sold: 1 });
+      expect((await pagedPets(repository, { afterId: 0, limit: 10, status: 'available' })).map((pet) => pet.id)).toEqual([4]);
+      expect((await pagedPets(repository, { afterId: 0, limit: 10, status: 'pending' })).map((pet) => pet.id)).toEqual([2, 3]);
+      expect((await pagedPets(repository, { afterId: 0, limit: 10, status: 'sold' })).map((pet) => pet.id)).toEqual([1]);
+      expect((await pagedPets(repository, { afterId: 0, limit: 10 })).map((pet) => pet.status)).toEqual(['sold', 'pending', 'pending', 'available']);
+    });
+
+    it('updateStatus of an id never assigned is undefined, and changes nothing', async () => {
+      await repository.create(newPet('Rex'));
+      expect(await repository.updateStatus(2, 'sold')).toBeUndefined();
+      expect(await repository.updateStatus(Number.MAX_SAFE_INTEGER, 'sold')).toBeUndefined();
+      expect(await repository.countByStatus()).toEqual({ available: 1, pending: 0, sold: 0 });
+      expect(await pagedPets(repository, { afterId: 0, limit: 10, status: 'sold' })).toEqual([]);
+    });
+
+    it('concurrent status changes of many pets keep every index and count exact', async () => {
+      const statusOf = (index: number): PetStatus => PET_STATUSES[index % PET_STATUSES.length] ?? 'available';
+      for (let index = 0; index < 30; index++) await repository.create(newPet(`pet ${index}`, statusOf(index)));
+      // Two rounds, each changing every pet once, all at the same time.
+      const expected: PetStatus[] = [];
+      for (const round of [1, 2]) {
+        const changes = Array.from({ length: 30 }, (_, index) => statusOf(index * round + round));
+        await Promise.all(changes.map((status, index) => repository.updateStatus(index + 1, status)));
+        expected.splice(0, 30, ...changes);
+      }
+      const pets = await pageAll(repository, 7);
+      expect(pets.map((pet) => pet.status)).toEqual(expected);
+      const counts = { available: 0, pending: 0, sold: 0 };
+      for (const status of expected) counts[status] += 1;
+      expect(await repository.countByStatus()).toEqual(counts);
+      for (const status of PET_STATUSES) expect(await pageAll(repository, 4, status)).toEqual(pets.filter((pet) => pet.status === status));
+    });
+
     it('create with a claim completes its Idempotency-Key record with the pet as created, in the same step', async () => {
       const claim = claimOf('create-rex');
       expect(await fixture.idempotency.begin(claim)).toEqual({ kind: 'started' });
@@ -222,7 +264,7 @@ export const describePetRepositoryContract = (
             await run.cleanup();
           }
         }),
-        { numRuns: options.numRuns ?? 100 },
+        { numRuns: options.numRuns ?? runs(100) },
       );
     });
   });

@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeBase64Url, encodeBase64Url } from '../../src/domain/paging/base64url.js';
+import { runs } from '../support/property-runs.js';
 
 const latin1Arb = fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((code) => String.fromCharCode(code)), maxLength: 60 });
 
@@ -13,7 +14,7 @@ describe('base64url', () => {
         expect(encoded).toBe(Buffer.from(text, 'latin1').toString('base64url'));
         expect(decodeBase64Url(encoded)).toBe(text);
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 
@@ -25,7 +26,7 @@ describe('base64url', () => {
       fc.property(base64UrlArb, (text) => {
         expect(decodeBase64Url(text)).toBe(Buffer.from(text, 'base64url').toString('latin1'));
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 

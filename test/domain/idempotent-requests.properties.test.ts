@@ -16,6 +16,7 @@ import { IDEMPOTENCY_RECORD_MS, type IdempotencyClaim, type IdempotentResult } f
 import { pagedPets } from '../contracts/stores-fixture.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { untyped } from '../support/untyped.js';
+import { runs, share } from '../support/property-runs.js';
 
 const CALLERS: readonly Caller[] = [
   { id: 'customer', role: 'customer' },
@@ -212,10 +213,10 @@ describe('Idempotency-Key over the memory adapters', () => {
             }
           },
         ),
-        { numRuns: 400 },
+        { numRuns: runs(400) },
       );
       // The generator reaches every case the property speaks of, many times over.
-      for (const [what, count] of Object.entries(seen)) expect(count, what).toBeGreaterThan(10);
+      for (const [what, count] of Object.entries(seen)) expect(count, what).toBeGreaterThan(share(10));
     },
   );
 
@@ -251,7 +252,7 @@ describe('Idempotency-Key over the memory adapters', () => {
           expect((await idempotently(sys, stranger, 'key', 'createPet', { name: 'Rex', categoryId: 1 })).kind).toBe('ran');
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -310,7 +311,7 @@ describe('Idempotency-Key over the memory adapters', () => {
           expect(await idempotently(sys, caller, 'retry-me', operation, body)).toEqual({ kind: 'reused' });
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

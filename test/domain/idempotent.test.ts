@@ -17,6 +17,7 @@ import {
 } from '../../src/ports/idempotency-store.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { untyped } from '../support/untyped.js';
+import { runs } from '../support/property-runs.js';
 
 const CLAIM: IdempotencyClaim = { scope: 'key-digest', key: 'k-1', fingerprint: 'POST /v1/pets {"name":"Rex","categoryId":1}' };
 const PET = { id: 1, name: 'Rex', categoryId: 1, status: 'available' } as const;
@@ -164,7 +165,7 @@ describe('runIdempotently over the memory store and repositories', () => {
         expect(outcomes.filter((outcome) => outcome.kind !== 'ran').every((outcome) => outcome.kind === 'in_flight' || outcome.kind === 'replay')).toBe(true);
         expect((await catalog.inventory()).available).toBe(1);
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 

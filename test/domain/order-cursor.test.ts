@@ -6,6 +6,7 @@ import { orderCursors } from '../../src/domain/orders/order-cursor.js';
 import type { PageCursor } from '../../src/domain/paging/page-cursor.js';
 import { MAX_ID, PET_STATUSES, type PetStatus } from '../../src/domain/pets/pet.js';
 import { petCursors } from '../../src/domain/pets/pet-cursor.js';
+import { runs } from '../support/property-runs.js';
 
 const base64Url = (text: string): string => Buffer.from(text, 'latin1').toString('base64url');
 const rejected = { ok: false, error: { code: 'invalid_request', field: 'cursor', message: 'cursor is not one issued by this service' } };
@@ -26,7 +27,7 @@ describe('order cursor', () => {
         expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
         expect(orderCursors.decode(text)).toEqual({ ok: true, value: cursor });
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 
@@ -40,7 +41,7 @@ describe('order cursor', () => {
       fc.property(petCursorArb, (cursor) => {
         expect(orderCursors.decode(petCursors.encode(cursor))).toEqual(rejected);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -49,7 +50,7 @@ describe('order cursor', () => {
       fc.property(orderCursorArb, (cursor) => {
         expect(petCursors.decode(orderCursors.encode(cursor))).toEqual(rejected);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -58,7 +59,7 @@ describe('order cursor', () => {
       fc.property(fc.oneof(orderCursorArb.map(orderCursors.encode), petCursorArb.map(petCursors.encode), fc.string()), (text) => {
         expect(orderCursors.decode(text).ok && petCursors.decode(text).ok).toBe(false);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -102,7 +103,7 @@ describe('order cursor', () => {
           expect(decoded).toEqual(rejected);
         }
       }),
-      { numRuns: 10_000 },
+      { numRuns: runs(10_000) },
     );
     expect(accepted).toBeGreaterThan(0);
   });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateNewOrder, validateOrderUpdate } from '../../src/domain/orders/order-input.js';
 import { MAX_ID } from '../../src/domain/paging/ids.js';
+import { runs } from '../support/property-runs.js';
 
 const invalid = (field: string, message: string) => ({ ok: false, error: { code: 'invalid_request', field, message } });
 const PET_ID_RANGE = `petId must be an integer from 1 to ${MAX_ID}`;
@@ -17,7 +18,7 @@ describe('validateNewOrder', () => {
       fc.property(fc.integer({ min: 1, max: MAX_ID }), (petId) => {
         expect(validateNewOrder({ petId })).toEqual({ ok: true, value: { petId } });
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 
@@ -86,7 +87,7 @@ describe('validateNewOrder', () => {
           if (!result.ok) expect(result.error.field).toBe(key);
         },
       ),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 
@@ -151,7 +152,7 @@ describe('validateOrderUpdate', () => {
         const result = validateOrderUpdate({ status });
         expect(result.ok).toBe(status === 'approved' || status === 'delivered');
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 });

@@ -14,6 +14,7 @@ import type { Result } from '../../src/domain/result.js';
 import { pagedPets } from '../contracts/stores-fixture.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { untyped } from '../support/untyped.js';
+import { runs } from '../support/property-runs.js';
 
 // Customers and staff: several of each, so ownership and visibility matter.
 const CALLERS: readonly Caller[] = [
@@ -342,7 +343,7 @@ describe('orders over the memory adapters, any sequence of commands', () => {
             expect(await store.allOrders()).toEqual(model.orders);
           }
         }),
-        { numRuns: 500 },
+        { numRuns: runs(500) },
       );
     },
   );
@@ -367,7 +368,7 @@ describe('orders over the memory adapters, any sequence of commands', () => {
           before = new Map(after.map((order) => [order.id, order]));
         }
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -424,7 +425,7 @@ describe('orders over the memory adapters, any sequence of commands', () => {
             before = new Map(after.map((order) => [order.id, order]));
           }
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
     },
   );

@@ -15,6 +15,7 @@ import type { Result } from '../../src/domain/result.js';
 import type { OrderRepository } from '../../src/ports/order-repository.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { untyped } from '../support/untyped.js';
+import { runs } from '../support/property-runs.js';
 
 const START = Date.UTC(2030, 0, 2, 3, 4, 5, 678);
 const alice: Caller = { id: 'alice', role: 'customer' };
@@ -92,7 +93,7 @@ describe('OrderService.place', () => {
         expect(placedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
         expect(Date.parse(placedAt)).toBe(now);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

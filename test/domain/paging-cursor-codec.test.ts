@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_ID } from '../../src/domain/paging/ids.js';
 import { cursorCodec, type PageCursor } from '../../src/domain/paging/page-cursor.js';
+import { runs } from '../support/property-runs.js';
 
 const base64Url = (text: string): string => Buffer.from(text, 'latin1').toString('base64url');
 const rejected = { ok: false, error: { code: 'invalid_request', field: 'cursor', message: 'cursor is not one issued by this service' } };
@@ -22,7 +23,7 @@ describe('cursorCodec', () => {
       fc.property(cursorArb, (cursor) => {
         expect(first.decode(first.encode(cursor))).toEqual({ ok: true, value: cursor });
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
     const longest = { afterId: MAX_ID, status: 'a-rather-long-status-name' as const };
     expect(first.decode(first.encode(longest))).toEqual({ ok: true, value: longest });
@@ -34,7 +35,7 @@ describe('cursorCodec', () => {
         expect(second.decode(first.encode(cursor))).toEqual(rejected);
         expect(first.decode(second.encode(cursor))).toEqual(rejected);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -74,7 +75,7 @@ describe('cursorCodec', () => {
         accepted += 1;
         expect(first.encode(decoded.value)).toBe(text);
       }),
-      { numRuns: 10_000 },
+      { numRuns: runs(10_000) },
     );
     expect(accepted).toBeGreaterThan(0);
   });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_ID, isValidId, parseId } from '../../src/domain/paging/ids.js';
 import { parsePlainInteger } from '../../src/domain/paging/plain-integer.js';
+import { runs } from '../support/property-runs.js';
 
 const refused = { ok: false, error: { code: 'invalid_request', field: 'orderId', message: `orderId must be an integer from 1 to ${MAX_ID}` } };
 
@@ -38,7 +39,7 @@ describe('ids', () => {
         expect(fromNumber.ok).toBe(isValidId(n));
         if (fromNumber.ok) expect(fromNumber.value).toBe(n);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -48,7 +49,7 @@ describe('ids', () => {
         const parsed = parsePlainInteger(text);
         expect(parsed === undefined).toBe(!/^[0-9]+$/.test(text));
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 });

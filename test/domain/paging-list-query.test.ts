@@ -6,6 +6,7 @@ import { parseListQuery, type ListQuery } from '../../src/domain/paging/list-que
 import { cursorCodec, type PageCursor } from '../../src/domain/paging/page-cursor.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../src/domain/paging/page-limits.js';
 import { untyped } from '../support/untyped.js';
+import { runs } from '../support/property-runs.js';
 
 const STATUSES = ['red', 'green'] as const;
 type Colour = (typeof STATUSES)[number];
@@ -55,7 +56,7 @@ describe('parseListQuery', () => {
         if (issuedFor === usedWith) expect(parsed).toEqual({ ok: true, value: { limit: DEFAULT_PAGE_LIMIT, status: usedWith, afterId } });
         else expect(parsed).toEqual(invalid('cursor', 'cursor was issued for a different status filter'));
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 });
@@ -85,7 +86,7 @@ describe('listPage', () => {
         );
         expect(codec.decode(page.next!.cursor)).toEqual({ ok: true, value: status === undefined ? { afterId } : { afterId, status } });
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -108,7 +109,7 @@ describe('listPage', () => {
         }
         expect(seen).toEqual(matching.map((item) => item.id));
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 });

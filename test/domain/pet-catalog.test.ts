@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryPetRepository } from '../../src/adapters/memory/memory-pet-repository.js';
+import type { Caller } from '../../src/domain/access/caller.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../src/domain/paging/page-limits.js';
 import { MAX_ID, PET_STATUSES, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
@@ -9,6 +10,10 @@ import { PetCatalog, type ListPetsQuery, type PetPage } from '../../src/domain/p
 import { petCursors } from '../../src/domain/pets/pet-cursor.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
 import { untyped } from '../support/untyped.js';
+import { runs } from '../support/property-runs.js';
+
+const STAFF: Caller = { id: 'staff', role: 'staff' };
+const CUSTOMER: Caller = { id: 'customer', role: 'customer' };
 
 const catalogWith = async (statuses: readonly PetStatus[]): Promise<{ catalog: PetCatalog; pets: Pet[] }> => {
   const repository = new MemoryPetRepository();
@@ -144,7 +149,7 @@ describe('PetCatalog.list', () => {
           expect(seen).toEqual(expected);
         },
       ),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 
@@ -163,7 +168,7 @@ describe('PetCatalog.list', () => {
           : asPets;
         expect(asJson).toEqual(expected);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -175,7 +180,7 @@ describe('PetCatalog.list', () => {
           expect((await pageOf(catalog, { limit: given })).pets).toEqual(pets.slice(0, limit));
         }
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 
@@ -195,7 +200,7 @@ describe('PetCatalog.list', () => {
       fc.asyncProperty(badLimit, async (limit) => {
         expect(await fieldOfError(catalog.list(untyped({ limit })))).toBe('limit');
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 
@@ -211,7 +216,7 @@ describe('PetCatalog.list', () => {
       fc.asyncProperty(badStatus, async (status) => {
         expect(await fieldOfError(catalog.list(untyped({ status })))).toBe('status');
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -244,7 +249,7 @@ describe('PetCatalog.list', () => {
         if (field === undefined) accepted += 1;
         expect(field).toBe(issuable(cursor, status) ? undefined : 'cursor');
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
     expect(accepted).toBeGreaterThan(0);
   });
@@ -263,7 +268,7 @@ describe('PetCatalog.list', () => {
           expect(field).toBe(issuedFor === usedWith ? undefined : 'cursor');
         },
       ),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 });
@@ -327,8 +332,52 @@ describe('PetCatalog.get', () => {
       fc.asyncProperty(badPetId, async (petId) => {
         expect(await fieldOfError(catalog.get(petId))).toBe('petId');
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
+  });
+});
+
+describe('PetCatalog.updateStatus', () => {
+  it('lets staff set any status from any status; the pet, its pages and the inventory follow', async () => {
+    const { catalog } = await catalogWith(['available', 'pending', 'sold']);
+    for (const from of [1, 2, 3]) {
+      for (const status of PET_STATUSES) {
+        const updated = await catalog.updateStatus(STAFF, from, { status });
+        expect(updated).toEqual({ ok: true, value: { id: from, name: `pet ${from - 1}`, categoryId: 1, status } });
+        expect(await catalog.get(String(from))).toEqual(updated);
+        expect((await pageOf(catalog, { status })).pets.map((pet) => pet.id)).toContain(from);
+      }
+    }
+    expect(await catalog.inventory()).toEqual({ available: 0, pending: 0, sold: 3 });
+    await catalog.updateStatus(STAFF, 2, { status: 'pending' });
+    expect(await catalog.inventory()).toEqual({ available: 0, pending: 1, sold: 2 });
+    expect((await pageOf(catalog, { status: 'sold' })).pets.map((pet) => pet.id)).toEqual([1, 3]);
+  });
+
+  it('refuses a customer before anything is looked up or validated, and changes nothing', async () => {
+    const { catalog, pets } = await catalogWith(['pending']);
+    for (const [petId, body] of [[1, { status: 'available' }], [999, { status: 'sold' }], ['x', { nonsense: true }]] as const) {
+      expect(await catalog.updateStatus(CUSTOMER, petId, untyped(body))).toEqual({ ok: false, error: { code: 'forbidden', message: "only staff keys may change a pet's status" } });
+    }
+    expect(await catalog.get(1)).toEqual({ ok: true, value: pets[0] });
+  });
+
+  it.each<[string, unknown]>([
+    ['an unknown status', { status: 'lost' }],
+    ['no status', {}],
+    ['another field', { status: 'sold', name: 'Rex' }],
+    ['a body that is not an object', ['sold']],
+    ['a status that is not a string', { status: 1 }],
+  ])('answers %s with 400 invalid_request, changing nothing', async (_what, body) => {
+    const { catalog, pets } = await catalogWith(['pending']);
+    expect(await catalog.updateStatus(STAFF, 1, untyped(body))).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await catalog.get(1)).toEqual({ ok: true, value: pets[0] });
+  });
+
+  it('answers an unknown pet 404 and a malformed id 400', async () => {
+    const { catalog } = await catalogWith(['pending']);
+    expect(await catalog.updateStatus(STAFF, 2, { status: 'sold' })).toEqual({ ok: false, error: { code: 'not_found', message: 'pet 2 not found' } });
+    expect(await fieldOfError(catalog.updateStatus(STAFF, '1.0', { status: 'sold' }))).toBe('petId');
   });
 });
 
@@ -337,6 +386,7 @@ describe('PetCatalog and an unreachable store', () => {
     create: () => Promise.reject(new StoreUnavailableError('pet store')),
     get: () => Promise.reject(new StoreUnavailableError('pet store')),
     pageJson: () => Promise.reject(new StoreUnavailableError('pet store')),
+    updateStatus: () => Promise.reject(new StoreUnavailableError('pet store')),
     countByStatus: () => Promise.reject(new StoreUnavailableError('pet store')),
   };
   const catalog = new PetCatalog(down);
@@ -346,6 +396,7 @@ describe('PetCatalog and an unreachable store', () => {
     await expect(catalog.listJson({})).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(catalog.create({ name: 'Rex', categoryId: 1 })).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(catalog.get('1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(catalog.updateStatus(STAFF, '1', { status: 'sold' })).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it('still reports invalid input as a value without touching the store', async () => {
@@ -353,5 +404,8 @@ describe('PetCatalog and an unreachable store', () => {
     expect(await fieldOfError(catalog.listJson({ limit: '0' }))).toBe('limit');
     expect(await fieldOfError(catalog.create(untyped({})))).toBe('name');
     expect(await fieldOfError(catalog.get('0'))).toBe('petId');
+    expect(await fieldOfError(catalog.updateStatus(STAFF, '0', { status: 'sold' }))).toBe('petId');
+    expect(await fieldOfError(catalog.updateStatus(STAFF, '1', untyped({ status: 'lost' })))).toBe('status');
+    expect(await catalog.updateStatus(CUSTOMER, '1', { status: 'sold' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { PageCursor } from '../../src/domain/paging/page-cursor.js';
 import { MAX_ID, PET_STATUSES, type PetStatus } from '../../src/domain/pets/pet.js';
 import { petCursors } from '../../src/domain/pets/pet-cursor.js';
+import { runs } from '../support/property-runs.js';
 
 const base64Url = (text: string): string => Buffer.from(text, 'latin1').toString('base64url');
 
@@ -19,7 +20,7 @@ describe('pet cursor', () => {
       fc.property(cursorArb, (cursor) => {
         expect(petCursors.decode(petCursors.encode(cursor))).toEqual({ ok: true, value: cursor });
       }),
-      { numRuns: 10_000 },
+      { numRuns: runs(10_000) },
     );
   });
 
@@ -28,7 +29,7 @@ describe('pet cursor', () => {
       fc.property(cursorArb, (cursor) => {
         expect(petCursors.encode(cursor)).toMatch(/^[A-Za-z0-9_-]+$/);
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 
@@ -99,7 +100,7 @@ describe('pet cursor', () => {
           expect(decoded).toEqual(rejected);
         }
       }),
-      { numRuns: 20_000 },
+      { numRuns: runs(20_000) },
     );
     // The candidates include genuine cursors too, so both branches above are exercised.
     expect(accepted).toBeGreaterThan(0);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PET_STATUSES, type Pet } from '../../src/domain/pets/pet.js';
 import { petJson, petsOfJson } from '../../src/domain/pets/pet-json.js';
+import { runs } from '../support/property-runs.js';
 
 const nameOf = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 100 }),
@@ -21,7 +22,7 @@ describe('petJson, the hand-written pet serializer', () => {
   it('writes exactly what JSON.stringify writes for any pet, whatever its name', () => {
     fc.assert(
       fc.property(pet, (one) => petJson(one) === JSON.stringify(one)),
-      { numRuns: 20_000 },
+      { numRuns: runs(20_000) },
     );
   });
 
@@ -40,7 +41,7 @@ describe('petsOfJson, a page read back', () => {
         expect(read).toEqual(pets);
         expect(read.every((one) => Object.isFrozen(one))).toBe(true);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 

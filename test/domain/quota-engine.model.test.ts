@@ -7,6 +7,7 @@ import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import { scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
 import { expectSameDecision } from '../support/fast-assertions.js';
 import { ReferenceQuota } from '../support/reference-quota.js';
+import { runs } from '../support/property-runs.js';
 
 const matchesReference = (policy: QuotaPolicy, times: readonly number[]): void => {
   const state = createQuotaState(policy);
@@ -27,7 +28,7 @@ describe('quota engine against a reference model of exact timestamps and the buc
         ),
         ({ rules, ban, times }) => matchesReference(ban === undefined ? { rules } : { rules, ban }, times),
       ),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
   });
 
@@ -43,7 +44,7 @@ describe('quota engine against a reference model of exact timestamps and the buc
         ),
         ({ policy, times }) => matchesReference(policy, times),
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -74,7 +75,7 @@ describe('quota engine against a reference model of exact timestamps and the buc
           });
         },
       ),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
   });
 });

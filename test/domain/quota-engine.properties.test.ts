@@ -8,6 +8,7 @@ import { cloneQuotaState } from '../support/clone-quota-state.js';
 import { check, expectSameDecision } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { scenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { runs, share } from '../support/property-runs.js';
 
 const granule = (rule: QuotaRule): number => rule.windowMs / 60;
 const UNLIMITED = 0xffff_ffff;
@@ -68,7 +69,7 @@ describe('quota engine properties', () => {
         const admitted = admittedTimes(run(policy, times));
         for (const rule of policy.rules) expect(mostInAnyWindow(admitted, rule.windowMs)).toBeLessThanOrEqual(rule.limit);
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 
@@ -83,7 +84,7 @@ describe('quota engine properties', () => {
         }
         for (const { at, decision } of run(policy, kept)) check(decision.verdict === 'admitted', () => `denied at ${at}`);
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 
@@ -116,9 +117,9 @@ describe('quota engine properties', () => {
           check(admissionsAt(after, policy, retryAt - 1, 1) === 0, where);
         }
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
-    expect(refusals).toBeGreaterThan(30_000);
+    expect(refusals).toBeGreaterThan(share(30_000));
   });
 
   it('denied requests consume no quota', () => {
@@ -131,7 +132,7 @@ describe('quota engine properties', () => {
         );
         onlyAdmitted.forEach((step, i) => expectSameDecision(step.decision, all[i]!.decision));
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 
@@ -146,7 +147,7 @@ describe('quota engine properties', () => {
           });
         }
       }),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
   });
 
@@ -170,7 +171,7 @@ describe('quota engine properties', () => {
           });
         }
       }),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
   });
 
@@ -217,7 +218,7 @@ describe('quota engine properties', () => {
             expect(decideQuota(state, policy, at + banMs).verdict).toBe('admitted');
           },
         ),
-        { numRuns: 3000 },
+        { numRuns: runs(3000) },
       );
     });
 
@@ -234,7 +235,7 @@ describe('quota engine properties', () => {
             expect(decideQuota(state, policy, start + 1 + k * gap).verdict).toBe('rate_limited');
           }
         }),
-        { numRuns: 3000 },
+        { numRuns: runs(3000) },
       );
     });
   });
@@ -273,7 +274,7 @@ describe('quota engine properties', () => {
           alone.forEach((decision, i) => expectSameDecision(decision, decisions[i]!));
         }
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });

@@ -7,6 +7,7 @@ import { check } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { scheduleArb } from '../support/quota-schedules.js';
 import { onTheWire, serverHeaders } from './rate-limiter-support.js';
+import { runs } from '../support/property-runs.js';
 
 /** One to three rules of small limits over windows a limiter takes (whole seconds, 60 whole-ms granules): 3 s to 1 h. */
 const rulesArb: fc.Arbitrary<QuotaRule[]> = fc
@@ -83,7 +84,7 @@ describe('rate limiter properties', () => {
           }
         }
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
     expect(refusals).toBeGreaterThan(10_000);
   });
@@ -107,7 +108,7 @@ describe('rate limiter properties', () => {
           expect(again.decision).toEqual(answer.decision);
         }
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -130,7 +131,7 @@ describe('rate limiter properties', () => {
           clock.advance((requests[i + 1]?.at ?? at) - at);
         });
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
     expect(obeyed).toBeGreaterThan(2_000);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import type { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
-import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
+import { DEFAULT_BAN_POLICY, MAX_BAN_STRIKES } from '../../src/domain/quota/ban-policy.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { BanPolicy, QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
 import { type RateLimitCheck, type RateLimiter, createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
@@ -199,6 +199,7 @@ describe('createRateLimiter', () => {
       ['an empty name', [minute({ name: '' })]],
       ['two rules of one name', [minute({}), minute({ windowMs: 3_600_000 })]],
       ['a ban of no strikes', [minute({})], { ...DEFAULT_BAN_POLICY, strikes: 0 }],
+      ['a ban of more strikes than a store keeps', [minute({})], { ...DEFAULT_BAN_POLICY, strikes: MAX_BAN_STRIKES + 1 }],
       ['a ban of no time', [minute({})], { ...DEFAULT_BAN_POLICY, banMs: 0 }],
       ['a strike window of NaN', [minute({})], { ...DEFAULT_BAN_POLICY, strikeWindowMs: Number.NaN }],
     ];

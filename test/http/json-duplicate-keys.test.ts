@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findDuplicateKey } from '../../src/adapters/http/wire/json-duplicate-keys.js';
+import { runs } from '../support/property-runs.js';
 
 describe('findDuplicateKey', () => {
   it.each([
@@ -33,7 +34,7 @@ describe('findDuplicateKey', () => {
       fc.property(fc.jsonValue(), (value) => {
         expect(findDuplicateKey(JSON.stringify(value))).toBeUndefined();
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 
@@ -50,7 +51,7 @@ describe('findDuplicateKey', () => {
         for (let level = 0; level < depth; level++) json = level % 2 === 0 ? `[1,${json}]` : `{"level":${json}}`;
         expect(findDuplicateKey(json)).toBe(name);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 });

@@ -4,6 +4,7 @@ import type { NewPetBody, PetBody } from '../../src/adapters/http/contract/schem
 import { validateNewPet } from '../../src/domain/pets/new-pet-validation.js';
 import { MAX_ID, PET_STATUSES, type Pet, type PetStatus } from '../../src/domain/pets/pet.js';
 import { validatorAt } from '../support/openapi-validator.js';
+import { runs } from '../support/property-runs.js';
 
 const schemaAccepts = validatorAt('/components/schemas/NewPet');
 
@@ -53,7 +54,7 @@ describe('the NewPet body schema of createPet', () => {
         const accepted = validateNewPet(input).ok;
         expect(schemaAccepts(input), `${JSON.stringify(input)}: the domain ${accepted ? 'accepts' : 'refuses'} it`).toBe(accepted);
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 

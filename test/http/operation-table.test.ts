@@ -34,7 +34,7 @@ describe('the router derived from the table', () => {
 
   it('answers HEAD wherever GET is declared, and lists the methods of a path for Allow', () => {
     expect(router.allowedMethods('/v1/pets?limit=1')).toEqual(['GET', 'HEAD', 'POST']);
-    expect(router.allowedMethods('/v1/pets/12')).toEqual(['GET', 'HEAD']);
+    expect(router.allowedMethods('/v1/pets/12')).toEqual(['GET', 'HEAD', 'PATCH']);
     expect(router.allowedMethods('/v1/nothing')).toEqual([]);
     expect(router.find('HEAD', '/v1/pets/12')).toMatchObject({ kind: 'route', params: { petId: '12' } });
   });

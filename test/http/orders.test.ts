@@ -17,7 +17,6 @@ const RFC3339_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = 9_007_199_254_740_991;
 
 async function newPet(status: 'available' | 'pending' | 'sold' = 'available', name = 'Orderable'): Promise<PetBody> {
-  // By staff, who alone may create a pet pending or sold.
   const created = await store.staff.post('/pets', { json: { name, categoryId: 1, status } });
   expect(created.status, created.text).toBe(201);
   return created.body as PetBody;

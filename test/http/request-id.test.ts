@@ -13,6 +13,7 @@ import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
 import { memoryServices } from '../support/memory-services.js';
+import { runs } from '../support/property-runs.js';
 
 const KEY = 'request-id-key-1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -78,7 +79,7 @@ describe('requestIdOf', () => {
         expect(JSON.stringify(id)).toBe(`"${id}"`);
         if (typeof sent === 'string' && /^[A-Za-z0-9._~:/+=-]{1,128}$/.test(sent)) expect(id).toBe(sent);
       }),
-      { numRuns: 5_000 },
+      { numRuns: runs(5_000) },
     );
   });
 });

@@ -10,6 +10,7 @@ import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { banScenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
 import { useTestRedis } from '../support/use-test-redis.js';
+import { runs } from '../support/property-runs.js';
 
 const shared = useTestRedis();
 const MAX_REQUESTS = 80;
@@ -118,8 +119,8 @@ describe('refusals answered by the instance (LocalRefusals over Redis) against t
   };
 
   it('answers every request as the store alone would: the same verdicts and Retry-After, the ban from the very strike that completes it, and peeks the same strikes, those answered here included', async () => {
-    await fc.assert(fc.asyncProperty(smallScheduleArb, compare), { numRuns: 300 });
-    await fc.assert(fc.asyncProperty(banScheduleArb, compare), { numRuns: 60 });
+    await fc.assert(fc.asyncProperty(smallScheduleArb, compare), { numRuns: runs(300) });
+    await fc.assert(fc.asyncProperty(banScheduleArb, compare), { numRuns: runs(60) });
     // The schedules did exercise local answers, and bans started by a strike answered here.
     expect(localAnswers).toBeGreaterThan(1_000);
     expect(bansStartedLocally).toBeGreaterThan(0);

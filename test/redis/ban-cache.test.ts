@@ -1,6 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
+import { createRedisClient, type RedisClient } from '../../src/adapters/redis/redis-client.js';
+import { createRedisClusterClient } from '../../src/adapters/redis/redis-cluster-client.js';
 import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { LocalRefusals } from '../../src/adapters/wrappers/local-refusals.js';
@@ -10,6 +11,7 @@ import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { decidingStore } from '../support/quota-store-doubles.js';
+import { nodesOf, startTestCluster, type TestCluster } from '../support/test-cluster.js';
 
 const START = 1_767_225_600_000;
 const STRIKE_LAG_MS = 100;
@@ -35,15 +37,21 @@ afterAll(async () => {
   await server.stop();
 });
 
+/** A connection of one more instance to this file's Redis. */
+const redisConnection = async (): Promise<Redis> => {
+  const client = await createRedisClient({ url: server.url, commandTimeoutMs: 5_000 });
+  clients.push(client);
+  return client;
+};
+
 const clock = new ManualClock(START);
 let prefixes = 0;
 
-const instancesOn = async (count: number): Promise<Instance[]> => {
+const instancesOn = async (count: number, connect: () => Promise<RedisClient> = redisConnection): Promise<Instance[]> => {
   const prefix = `ban-cache:${prefixes++}:`;
   const instances: Instance[] = [];
   for (let i = 0; i < count; i++) {
-    const client = await createRedisClient({ url: server.url, commandTimeoutMs: 5_000 });
-    clients.push(client);
+    const client = await connect();
     const store = new RedisQuotaStore(client, { prefix, time: clock });
     const flushesDue: number[] = [];
     const instance: Instance = {
@@ -201,5 +209,57 @@ describe('bans and refusals answered by each instance, not by Redis', () => {
         expect(answer.retryAt).toBeLessThanOrEqual(bannedUntil + STRIKE_LAG_MS);
       }
     }
+  });
+});
+
+/**
+ * A key banned through one instance while another remembers its refusal: past the strike lag
+ * after the ban is stored, the other answers the ban, with its end, not the refusal it remembers.
+ */
+const banReachesTheOtherInstance = async (connect: () => Promise<RedisClient>): Promise<void> => {
+  const instances = await instancesOn(2, connect);
+  const [first, second] = instances as [Instance, Instance];
+  const start = clock.now();
+  for (let i = 0; i < 3; i++) await requestAt(instances, first, start, BANNING);
+  // The second remembers a refusal (and answers it for up to 5 s in a server: recheckMs).
+  const remembered = await requestAt(instances, second, start + 1, BANNING);
+  expect(remembered.verdict).toBe('rate_limited');
+  expect((await requestAt(instances, second, start + 2, BANNING)).verdict).toBe('rate_limited');
+  let banned: QuotaDecision | undefined;
+  for (let at = start + 10; banned === undefined; at += 10) {
+    const decision = await requestAt(instances, first, at, BANNING);
+    if (decision.verdict === 'banned') banned = decision;
+  }
+  // Stored no later than the first instance answered it.
+  const storedBy = banned.decidedAt;
+  for (const after of [STRIKE_LAG_MS, 1_000, 4_000]) {
+    const answer = await requestAt(instances, second, storedBy + after, BANNING);
+    expect(answer, `${after} ms after the ban`).toEqual({ ...banned, decidedAt: storedBy + after });
+  }
+};
+
+describe('a ban stored through one instance, answered by every instance within the strike lag', () => {
+  it('on Redis', async () => {
+    await banReachesTheOtherInstance(redisConnection);
+  });
+
+  describe('on a Redis Cluster', () => {
+    let cluster: TestCluster | undefined;
+    const clusterClients: Cluster[] = [];
+    beforeAll(async () => {
+      cluster = await startTestCluster();
+    });
+    afterAll(async () => {
+      for (const client of clusterClients) client.disconnect();
+      await cluster?.stop();
+    });
+
+    it('of three masters', async () => {
+      await banReachesTheOtherInstance(async () => {
+        const client = await createRedisClusterClient({ nodes: nodesOf(cluster!), commandTimeoutMs: 5_000 });
+        clusterClients.push(client);
+        return client;
+      });
+    });
   });
 });

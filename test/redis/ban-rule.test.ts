@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
+import { MAX_BAN_STRIKES } from '../../src/domain/quota/ban-policy.js';
 import { nodesOf } from '../support/test-cluster.js';
 import { useTestCluster } from '../support/use-test-cluster.js';
 import { useTestRedis } from '../support/use-test-redis.js';
@@ -53,5 +54,20 @@ describe('the request that earns the ban is answered api_key_banned on every sto
     expect(await hammer(one, EXPECTED.length)).toEqual(EXPECTED);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await hammer(two, 1)).toEqual(['429 api_key_banned']);
+  });
+});
+
+describe('a ban of the most strikes the configuration accepts (PETSTORE_BAN_STRIKES=1000)', () => {
+  // One request a minute: 1 admitted, the first refusal, 999 strikes refused, the 1000th strike banned.
+  const MOST = { PETSTORE_BAN_STRIKES: String(MAX_BAN_STRIKES), PETSTORE_API_KEYS: `${KEY}:enterprise:1:1000` };
+  const expected = ['200', ...Array<string>(MAX_BAN_STRIKES).fill('429 rate_limited'), '429 api_key_banned'];
+
+  it('memory', async () => {
+    expect(await hammer(await serve({ ...MOST, PETSTORE_STORE: 'memory' }), expected.length)).toEqual(expected);
+  });
+
+  it('Redis: the script keeps, reports and counts every one of them (past some 8,000 it failed)', async () => {
+    const store = await serve({ ...MOST, PETSTORE_STORE: 'redis', REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.freshPrefix() });
+    expect(await hammer(store, expected.length)).toEqual(expected);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
-const KEYS = 'shared-key-50:enterprise:50:100000,writer-key-1:enterprise:100000:10000000';
+const KEYS = 'shared-key-50:enterprise:50:100000,writer-key-1:enterprise:100000:10000000,banned-key-2:enterprise:2:100000';
 
 describe('several server processes on one Redis', () => {
   let redis: TestRedis;
@@ -43,6 +43,26 @@ describe('several server processes on one Redis', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(50);
     expect(statuses.filter((status) => status === 429)).toHaveLength(70);
     // Each instance got 60 requests: limits kept per instance would have admitted 100.
+  });
+
+  it("answers a key banned through one instance as banned on the other too, with the ban's end, though the other remembers a refusal", async () => {
+    const statusOf = async (url: string): Promise<{ code: string; retryAfter: number }> => {
+      const response = await send(`${url}/pets?limit=1`, 'banned-key-2');
+      const body = (await response.json()) as { code?: string };
+      return { code: body.code ?? String(response.status), retryAfter: Number(response.headers.get('retry-after')) };
+    };
+    const [first = '', second = ''] = urls;
+    for (let i = 0; i < 3; i++) await statusOf(first);
+    // The second instance remembers the refusal it answers (for up to 5 s).
+    expect((await statusOf(second)).code).toBe('rate_limited');
+    let ban = await statusOf(first);
+    while (ban.code === 'rate_limited') ban = await statusOf(first);
+    expect(ban.code).toBe('api_key_banned');
+    // Past the 100 ms the README allows, well within those 5 s.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const onSecond = await statusOf(second);
+    expect(onSecond.code).toBe('api_key_banned');
+    expect(Math.abs(onSecond.retryAfter - ban.retryAfter)).toBeLessThanOrEqual(1);
   });
 
   it('gives 200 distinct ids to 200 concurrent creates spread over both, and each instance reads the pets of the other', async () => {

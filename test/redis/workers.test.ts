@@ -130,6 +130,30 @@ describe('PETSTORE_WORKERS: several server processes on one port', () => {
     expect(outcomes.length).toBeGreaterThan(killedAt);
   });
 
+  it('keeps a dead worker’s counts in /metrics: the sums over workers never go down (Prometheus would read a counter reset)', async () => {
+    const { cli, url, admin } = await start({ PETSTORE_ACCESS_LOG: 'on' });
+    const outcomes = await Promise.all(Array.from({ length: 200 }, () => get(url, '/v1/pets?limit=1', UNLIMITED)));
+    expect(countBy(outcomes)).toEqual({ 200: 200 });
+    const counted = async (): Promise<number | undefined> =>
+      parsePrometheus(await (await fetch(`${admin}/metrics`)).text()).get('petstore_http_requests_total{method="GET",route="/pets",status="200"}');
+    expect(await counted()).toBe(200);
+
+    // The worker that answered most of them dies; its replacement starts from nothing.
+    await sleep(200);
+    const answered = countBy([...cli.output().matchAll(/"pid":(\d+)[^\n]*"route":"\/pets"/g)].map((match) => Number(match[1])));
+    const [victim] = Object.entries(answered).sort(([, a], [, b]) => b - a)[0] ?? [];
+    expect(Number(answered[victim ?? ''])).toBeGreaterThan(0);
+    process.kill(Number(victim), 'SIGKILL');
+    await cli.waitFor(new RegExp(`"workerPid":${victim},"code":null,"signal":"SIGKILL","msg":"worker died; starting another"`));
+    const deadline = Date.now() + 10_000;
+    while (workerPids(cli.output()).length < 3 && Date.now() < deadline) await sleep(50);
+    expect(workerPids(cli.output())).toHaveLength(3);
+
+    expect(await counted()).toBe(200);
+    expect(await get(url, '/v1/pets?limit=1', UNLIMITED)).toBe(200);
+    expect(await counted()).toBe(201);
+  });
+
   it('drains every worker on SIGTERM: a burst sent as the signal arrives is answered in full, and the supervisor exits 0', async () => {
     const { cli, url, admin } = await start({ PETSTORE_DRAIN_SECONDS: '1' });
     const burst = Array.from({ length: 60 }, () => get(url, '/v1/pets?limit=100', UNLIMITED));

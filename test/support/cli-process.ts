@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { needsBeyondUnitTier } from './test-tier.js';
 
 export interface CliProcess {
   readonly child: ChildProcess;
@@ -21,6 +22,7 @@ const TEST_DEFAULTS: Readonly<Record<string, string>> = { PETSTORE_DRAIN_SECONDS
 
 /** Starts the built CLI (dist/, built by the global setup) with the given environment. */
 export function startCli(environ: Record<string, string>, args: readonly string[] = []): CliProcess {
+  needsBeyondUnitTier('the built CLI');
   const child = spawn(process.execPath, ['dist/src/app/cli/cli.js', ...args], {
     env: { PATH: process.env['PATH'] ?? '', ...TEST_DEFAULTS, ...environ },
     stdio: ['ignore', 'pipe', 'pipe'],

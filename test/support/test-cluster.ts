@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import type { RedisNodeAddress } from '../../src/adapters/redis/redis-cluster-client.js';
 import { freePort, startRedisServer, type RedisServerProcess } from './test-redis.js';
+import { needsBeyondUnitTier } from './test-tier.js';
 
 const run = promisify(execFile);
 
@@ -36,6 +37,7 @@ const CREATE_WITHIN_MS = 30_000;
  * every node says `cluster_state:ok`. Takes a second or two.
  */
 export const startTestCluster = async (): Promise<TestCluster> => {
+  needsBeyondUnitTier('a Redis Cluster');
   const dir = await mkdtemp(join(tmpdir(), 'petstore-cluster-'));
   const servers = new Map<number, RedisServerProcess>();
   const connections = new Map<number, Redis>();

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
+import { needsBeyondUnitTier } from './test-tier.js';
 
 /** A database of its own on the test PostgreSQL server, for one test file (or one test). */
 export interface TestDatabase {
@@ -80,6 +81,7 @@ export const runPsql = (url: string, sql: string): Promise<string> =>
  * postgres://postgres@127.0.0.1:5432. Fails with how to start the server when it does not answer.
  */
 export const createTestDatabase = async (): Promise<TestDatabase> => {
+  needsBeyondUnitTier('a PostgreSQL database');
   const base = baseServer();
   const name = `petstore_test_${randomBytes(6).toString('hex')}`;
   const admin = await maintenanceUrl(base);

@@ -5,6 +5,7 @@ import { request } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { Redis } from 'ioredis';
+import { needsBeyondUnitTier } from './test-tier.js';
 
 /** A Redis for one test file: its URL, a key prefix no one else uses, and the cleanup. */
 export interface TestRedis {
@@ -42,6 +43,7 @@ const HOW_TO_PROVIDE = [
  * a free port. Each call gets its own key prefix, so files sharing one Redis never meet.
  */
 export const acquireTestRedis = async (): Promise<TestRedis> => {
+  needsBeyondUnitTier('a Redis server');
   const prefix = `petstore-test:${randomBytes(6).toString('hex')}:`;
   const fromEnv = process.env['REDIS_URL'];
   if (fromEnv !== undefined && fromEnv !== '') return sharedRedis(fromEnv, prefix);
@@ -92,6 +94,7 @@ export const deleteKeysUnder = async (target: Redis | string, prefix: string): P
  * follow the defaults, so they may override them (a later `--dir` wins).
  */
 export const startRedisServer = async (port?: number, extraArgs: readonly string[] = []): Promise<RedisServerProcess> => {
+  needsBeyondUnitTier('a Redis server process');
   const chosen = port ?? (await freePort());
   const child = spawn(
     'redis-server',

@@ -4,6 +4,7 @@ import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './test-redis.js';
+import { needsBeyondUnitTier } from './test-tier.js';
 
 /**
  * A private PostgreSQL server in a temporary folder of its own (never the shared server's
@@ -38,6 +39,7 @@ let exitHookInstalled = false;
  * initdb and pg_ctl run as the `postgres` user, which owns the folder.
  */
 export const startThrowawayPostgres = async (): Promise<ThrowawayPostgres> => {
+  needsBeyondUnitTier('a PostgreSQL server process');
   const bin = postgresBinDir();
   const owner = await postgresOwner();
   const dir = await mkdtemp(join(tmpdir(), 'petstore-pg-'));

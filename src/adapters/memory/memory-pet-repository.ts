@@ -93,6 +93,12 @@ export class MemoryPetRepository implements PetRepository {
     return ids;
   }
 
+  async updateStatus(id: number, status: PetStatus): Promise<Pet | undefined> {
+    const pet = this.find(id);
+    if (pet === undefined || pet.status === status) return pet;
+    return this.setStatus(pet, status);
+  }
+
   async countByStatus(): Promise<Inventory> {
     return { available: this.#index('available').size, pending: this.#index('pending').size, sold: this.#index('sold').size };
   }
@@ -102,14 +108,15 @@ export class MemoryPetRepository implements PetRepository {
     return Number.isInteger(id) ? this.#pets[id - 1] : undefined;
   }
 
-  /** For MemoryOrderRepository: `pet`, as `find` gave it in the same step, takes `status`. */
-  setStatus(pet: Pet, status: PetStatus): void {
+  /** For MemoryOrderRepository and updateStatus: `pet`, as `find` gave it in the same step, takes `status`. */
+  setStatus(pet: Pet, status: PetStatus): Pet {
     const changed = Object.freeze({ ...pet, status });
     this.#pets[pet.id - 1] = changed;
     this.#json[pet.id - 1] = petJson(changed);
     this.#index(pet.status).remove(pet.id);
     this.#index(status).insert(pet.id);
     this.#forgetPages();
+    return changed;
   }
 
   #forgetPages(): void {

@@ -81,6 +81,19 @@ const TRANSITION_BATCH = `WITH batch AS (SELECT * FROM unnest($1::bigint[]) WITH
 SELECT moved.* FROM batch LEFT JOIN first ON first.position = batch.position LEFT JOIN moved ON moved.id = first.id
 ORDER BY batch.position`;
 
+/**
+ * A page per filter, each a range scan of its index: $1 afterId, $2 limit, then the filters.
+ * A filtered one is written as a row comparison bounded by the filter's value, so that only its
+ * index gives the order asked for: with `status = $3 AND id > $1` the generic plan
+ * (plan_cache_mode) walked the primary key and filtered every order, 57 ms at 100,000 orders
+ * when none matched.
+ */
+const PAGE = `SELECT ${ORDER_COLUMNS} FROM orders WHERE id > $1 ORDER BY id LIMIT $2`;
+const PAGE_BY_STATUS = `SELECT ${ORDER_COLUMNS} FROM orders WHERE (status, id) > ($3, $1) AND status <= $3 ORDER BY status, id LIMIT $2`;
+const PAGE_OF_OWNER = `SELECT ${ORDER_COLUMNS} FROM orders WHERE (owner_id, id) > ($3, $1) AND owner_id <= $3 ORDER BY owner_id, id LIMIT $2`;
+const PAGE_OF_OWNER_BY_STATUS = `SELECT ${ORDER_COLUMNS} FROM orders
+  WHERE (owner_id, status, id) > ($4, $3, $1) AND (owner_id, status) <= ($4, $3) ORDER BY owner_id, status, id LIMIT $2`;
+
 /** Per statement: bounds its parameters and how long it holds its locks. */
 const MAX_BATCH = 500;
 
@@ -143,15 +156,11 @@ export class PostgresOrderRepository implements OrderRepository {
   }
 
   async page({ afterId, limit, status, ownerId }: OrderPageQuery): Promise<readonly Order[]> {
-    // Four fixed statements, one per filter, each a range scan of its index.
-    const filters = [...(status === undefined ? [] : ['status']), ...(ownerId === undefined ? [] : ['owner_id'])];
-    const where = filters.map((column, index) => ` AND ${column} = $${index + 3}`).join('');
-    const { rows } = await this.db.read<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id > $1${where} ORDER BY id LIMIT $2`, [
-      afterId,
-      limit,
-      ...(status === undefined ? [] : [status]),
-      ...(ownerId === undefined ? [] : [ownerId]),
-    ]);
+    const owner = ownerId === undefined ? [] : [ownerId];
+    const { rows } =
+      status === undefined
+        ? await this.db.read<OrderRow>(ownerId === undefined ? PAGE : PAGE_OF_OWNER, [afterId, limit, ...owner])
+        : await this.db.read<OrderRow>(ownerId === undefined ? PAGE_BY_STATUS : PAGE_OF_OWNER_BY_STATUS, [afterId, limit, status, ...owner]);
     return rows.map(orderOf);
   }
 

@@ -6,8 +6,8 @@
  * Ids and counts cross into strings with string.format('%d'): Lua's own number-to-string
  * conversion keeps 14 digits, which would turn a large id into 1e+15.
  */
-import { MAX_ID } from '../../domain/pets/pet.js';
-import { REMEMBER_LUA } from './record-scripts.lua.js';
+import { MAX_ID, PET_STATUSES } from '../../domain/pets/pet.js';
+import { RECORD_STATUS_LUA, REMEMBER_LUA } from './record-scripts.lua.js';
 
 /**
  * KEYS: next id counter, records hash, all-ids sorted set, the status's sorted set, and with a
@@ -38,4 +38,26 @@ export const COUNT_PETS_LUA = `
 local counts = {}
 for i = 1, #KEYS do counts[i] = string.format('%d', redis.call('ZCARD', KEYS[i])) end
 return counts
+`;
+
+/**
+ * KEYS: pet records, then the sorted set of each status (in the order of PET_STATUSES).
+ * ARGV: pet id, its new status. Returns the record as it is then, or false when no pet has the
+ * id. The record and its indexes change in one step: O(log n).
+ */
+export const UPDATE_PET_STATUS_LUA = `${RECORD_STATUS_LUA}
+local PET_STATUSES = { ${PET_STATUSES.map((status) => `'${status}'`).join(', ')} }
+local function statusKey(status)
+  for i = 1, #PET_STATUSES do if PET_STATUSES[i] == status then return KEYS[1 + i] end end
+  error('unknown pet status ' .. tostring(status))
+end
+local pet = redis.call('HGET', KEYS[1], ARGV[1])
+if not pet then return false end
+local from = statusOf(pet)
+if from == ARGV[2] then return pet end
+local changed = withStatus(pet, ARGV[2])
+redis.call('HSET', KEYS[1], ARGV[1], changed)
+redis.call('ZREM', statusKey(from), ARGV[1])
+redis.call('ZADD', statusKey(ARGV[2]), ARGV[1], ARGV[1])
+return changed
 `;

@@ -6,7 +6,7 @@ import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet
 import { readDistinctPages } from '../distinct-page-reads.js';
 import { TurnBatch } from '../turn-batch.js';
 import { PET_PAGES_JSON_LUA } from './page-script.lua.js';
-import { COUNT_PETS_LUA, CREATE_PET_LUA } from './pet-scripts.lua.js';
+import { COUNT_PETS_LUA, CREATE_PET_LUA, UPDATE_PET_STATUS_LUA } from './pet-scripts.lua.js';
 import { PetsSlotKeys } from './pets-slot-keys.js';
 import { petOf, petRecord } from './redis-pet-record.js';
 import { fromRedis } from './redis-failures.js';
@@ -20,6 +20,8 @@ interface PetScripts {
   /** The number of keys first: the records hash, then one sorted set per page. */
   petstorePetPagesJson(numberOfKeys: number, ...keysAndArgs: string[]): Promise<string[]>;
   petstoreCountPets(...statusKeys: string[]): Promise<string[]>;
+  /** The records hash, the set of each status, then the id and the new status. */
+  petstoreUpdatePetStatus(...keysAndArgs: string[]): Promise<string | null>;
 }
 
 /**
@@ -37,6 +39,7 @@ export class RedisPetRepository implements PetRepository {
     redis.defineCommand('petstoreCreatePet', { lua: CREATE_PET_LUA });
     redis.defineCommand('petstorePetPagesJson', { lua: PET_PAGES_JSON_LUA });
     redis.defineCommand('petstoreCountPets', { numberOfKeys: PET_STATUSES.length, lua: COUNT_PETS_LUA });
+    redis.defineCommand('petstoreUpdatePetStatus', { numberOfKeys: 1 + PET_STATUSES.length, lua: UPDATE_PET_STATUS_LUA });
     this.redis = redis as RedisClient & PetScripts;
   }
 
@@ -93,6 +96,12 @@ export class RedisPetRepository implements PetRepository {
 
   #index(status: PetStatus | undefined): string {
     return status === undefined ? this.keys.petIds : this.keys.petStatus(status);
+  }
+
+  async updateStatus(id: number, status: PetStatus): Promise<Pet | undefined> {
+    const keys = [this.keys.petRecords, ...PET_STATUSES.map((each) => this.keys.petStatus(each))];
+    const record = await fromRedis(this.redis, () => this.redis.petstoreUpdatePetStatus(...keys, String(id), status));
+    return record === null ? undefined : petOf(id, record);
   }
 
   async countByStatus(): Promise<Inventory> {

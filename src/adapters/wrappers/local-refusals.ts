@@ -9,7 +9,10 @@ export interface LocalRefusalsOptions {
   /**
    * The longest a strike answered here waits before the store counts it: flushes run half of
    * it after a strike, and refusals are answered here only until this long before their
-   * Retry-After ends, so the store holds every strike before it can admit again.
+   * Retry-After ends, so the store holds every strike before it can admit again. Also the
+   * longest a refusal under a ban rule is answered here after the store last said the subject
+   * was not banned: past it, the strike goes to the store at once and is answered with the ban
+   * it reports, so a ban another instance stored is answered here within this lag.
    */
   readonly strikeLagMs: number;
   /** Most subjects remembered; the longest remembered is forgotten first. */
@@ -37,6 +40,10 @@ interface Refusal {
   readonly until: number;
   /** The subject's last strikes, oldest first, on the store's clock: the store's when it answered, then this instance's. */
   readonly strikes: number[];
+  /** When the store was last asked about the subject (the decision, then each strike sent), on this instance's clock. */
+  askedAt: number;
+  /** Strikes sent at once, past the lag, while the store answers: the strikes meanwhile wait for its word too. */
+  asking: Promise<QuotaDecision | undefined> | undefined;
 }
 
 interface PendingStrikes {
@@ -58,7 +65,9 @@ interface PendingStrikes {
  *   that completes the ban is sent at once and answered with the ban the store starts. The
  *   others reach the store within `strikeLagMs` through the StrikeRecorder; what another
  *   instance answered reaches this one's count only through the store, so only a ban another
- *   instance completed may lag here, never an admission.
+ *   instance completed may lag here, never an admission, and by `strikeLagMs` at most: a
+ *   strike that comes longer than that after the store was last asked goes to it at once,
+ *   and is answered with the ban it reports.
  * A different policy object for the subject asks the store again.
  */
 export class LocalRefusals implements QuotaStore {
@@ -146,7 +155,20 @@ export class LocalRefusals implements QuotaStore {
     const strikes = refusal.strikes;
     strikes.push(decidedAt);
     if (strikes.length > ban.strikes) strikes.shift();
-    if (strikes.length < ban.strikes || strikes[0]! <= decidedAt - ban.strikeWindowMs) return answer;
+    if (strikes.length < ban.strikes || strikes[0]! <= decidedAt - ban.strikeWindowMs) {
+      // Another instance may have stored a ban since the store last said there was none.
+      if (refusal.asking !== undefined) return refusal.asking.then((banned) => banned ?? answer);
+      if (now - refusal.askedAt < this.#options.strikeLagMs) return answer;
+      const pending = this.#pending.get(subject);
+      if (pending === undefined) return answer;
+      this.#pending.delete(subject);
+      const asking = this.#record(subject, pending);
+      refusal.asking = asking;
+      return asking.then((banned) => {
+        refusal.asking = undefined;
+        return banned ?? answer;
+      });
+    }
     const pending = this.#pending.get(subject);
     this.#pending.delete(subject);
     this.#refusals.delete(subject);
@@ -189,15 +211,22 @@ export class LocalRefusals implements QuotaStore {
         if (ban !== undefined) {
           this.#refusals.delete(subject);
           this.#remember(subject, policy, ban, sentAt);
-        }
+        } else this.#asked(subject, policy, sentAt);
         return ban;
       },
       (error: unknown) => {
-        // Strikes lost to an outage only delay a ban.
+        // Strikes lost to an outage only delay a ban; the refusal is answered here until the lag passes again.
+        this.#asked(subject, policy, sentAt);
         if (!(error instanceof StoreUnavailableError)) this.#options.onFlushError(error);
         return undefined;
       },
     );
+  }
+
+  /** The store answered strikes sent at `sentAt` with no ban (or could not answer): the refusal stands until the lag passes again. */
+  #asked(subject: string, policy: QuotaPolicy, sentAt: number): void {
+    const refusal = this.#refusals.get(subject);
+    if (refusal !== undefined && refusal.policy === policy && sentAt > refusal.askedAt) refusal.askedAt = sentAt;
   }
 
   #remember(subject: string, policy: QuotaPolicy, decision: QuotaDecision, sentAt: number, strikes: number[] = []): QuotaDecision {
@@ -211,7 +240,7 @@ export class LocalRefusals implements QuotaStore {
       const oldest = refusals.keys().next();
       if (oldest.done !== true) refusals.delete(oldest.value);
     }
-    refusals.set(subject, { policy, decision, offset, from: sentAt, until, strikes });
+    refusals.set(subject, { policy, decision, offset, from: sentAt, until, strikes, askedAt: sentAt, asking: undefined });
     return decision;
   }
 

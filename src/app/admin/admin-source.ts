@@ -1,10 +1,11 @@
 import type { PetStoreMetrics } from './metrics.js';
-import { checkStores, type StoreProbe } from './store-probes.js';
+import { readinessOf, type ReadinessPolicy } from './readiness.js';
+import { checkStores, type StoreProbe, type StoreStatus } from './store-probes.js';
 
 /** A readiness probe gives each store this long to answer PING. */
 export const READINESS_DEADLINE_MS = 1_000;
 
-/** What /readyz answers, shutdown aside: 200 when `ready`, else 503; `body` says why. */
+/** What /readyz answers, shutdown aside: 200 when `ready`, else 503; `body` says why (readiness.ts: its shape). */
 export interface Readiness {
   readonly ready: boolean;
   readonly body: Readonly<Record<string, unknown>>;
@@ -18,18 +19,16 @@ export interface AdminSource {
   readonly contentType: string;
 }
 
-/** Every store answers PING within READINESS_DEADLINE_MS; each answer is recorded in the store gauge. */
-export async function storeReadiness(metrics: PetStoreMetrics | null, probes: readonly StoreProbe[]): Promise<Readiness> {
+/** Pings every store, each given READINESS_DEADLINE_MS; each answer is recorded in the store gauges. */
+export async function probeStores(metrics: PetStoreMetrics | null, probes: readonly StoreProbe[]): Promise<StoreStatus[]> {
   const stores = await checkStores(probes, READINESS_DEADLINE_MS);
-  for (const { store, up } of stores) metrics?.storeUp(store, up);
-  const down = stores.filter((status) => !status.up);
-  if (down.length > 0) return { ready: false, body: { status: 'unavailable', failed: down.map(({ store, reason }) => ({ store, reason })) } };
-  return { ready: true, body: { status: 'ready', stores: stores.map(({ store }) => store) } };
+  metrics?.storesFound(stores);
+  return stores;
 }
 
 /** One server process: its own stores and metrics. */
-export const processAdminSource = (metrics: PetStoreMetrics, probes: readonly StoreProbe[]): AdminSource => ({
-  readiness: () => storeReadiness(metrics, probes),
+export const processAdminSource = (metrics: PetStoreMetrics, probes: readonly StoreProbe[], policy: ReadinessPolicy): AdminSource => ({
+  readiness: async () => readinessOf(await probeStores(metrics, probes), policy),
   metrics: () => metrics.text(),
   contentType: metrics.registry.contentType,
 });

@@ -3,7 +3,7 @@ import { EntryBatch, FINISHED_REQUESTS_BATCH } from '../logging/entry-batch.js';
 import { LabelTally } from './label-tally.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import type { OnRequestFinished, RequestFinishedEvent } from '../../adapters/http/wire/request-finished.js';
-import { checkStores, type StoreProbe } from './store-probes.js';
+import { checkStores, type StoreProbe, type StoreStatus } from './store-probes.js';
 
 export interface PetStoreMetrics {
   readonly registry: Registry;
@@ -13,8 +13,8 @@ export interface PetStoreMetrics {
   json(): Promise<readonly object[]>;
   /** The request-finished hook that counts each request (in batches; all counted before `text` answers). */
   readonly observe: OnRequestFinished;
-  /** Records a store's state, as a readiness check found it. */
-  storeUp(store: string, up: boolean): void;
+  /** Records the stores' states, as a readiness check found them. */
+  storesFound(stores: readonly StoreStatus[]): void;
 }
 
 /** Status label of a request whose connection closed before its answer was sent: the status it was given never reached the client. */
@@ -34,7 +34,7 @@ const storeLabel = (named: string): string => (named.split(' ')[0] ?? named).toL
  * The service's metrics, in a registry of their own (several servers may run in one process):
  * every label value comes from a fixed set (methods, route templates, statuses, plans, verdicts, stores).
  */
-export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
+export function createMetrics(probes: readonly StoreProbe[], fallbacks: ReadonlyMap<string, string> = new Map()): PetStoreMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -67,16 +67,43 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
     labelNames: ['store', 'operation'] as const,
     registers,
   });
+  // One round of pings per scrape, shared by the two gauges of store state (prom-client collects them concurrently).
+  let scrapeCheck: Promise<StoreStatus[]> | undefined;
+  const storesNow = (): Promise<StoreStatus[]> => {
+    scrapeCheck ??= checkStores(probes, PROBE_DEADLINE_MS).finally(() => (scrapeCheck = undefined));
+    return scrapeCheck;
+  };
   const up = new Gauge({
     name: 'petstore_store_up',
     help: 'Whether the store answered a ping within a second at the last scrape or readiness check (1) or not (0).',
     labelNames: ['store'] as const,
     registers,
+    // With workers, one value per store: 0 when any worker finds it down (a sum would read 2).
+    aggregator: 'min',
     async collect() {
-      for (const status of await checkStores(probes, PROBE_DEADLINE_MS)) this.set({ store: status.store }, status.up ? 1 : 0);
+      found(await storesNow());
     },
   });
-  for (const probe of probes) up.set({ store: probe.store }, 1);
+  const degraded = new Gauge({
+    name: 'petstore_store_degraded',
+    help: 'Whether the store is down and the API served without it by its outage policy (1: serving degraded) or not (0); only stores that have such a policy.',
+    labelNames: ['store'] as const,
+    registers,
+    aggregator: 'max',
+    async collect() {
+      found(await storesNow());
+    },
+  });
+  const found = (stores: readonly StoreStatus[]): void => {
+    for (const { store, up: isUp } of stores) {
+      up.set({ store }, isUp ? 1 : 0);
+      if (fallbacks.has(store)) degraded.set({ store }, isUp ? 0 : 1);
+    }
+  };
+  for (const probe of probes) {
+    up.set({ store: probe.store }, 1);
+    if (fallbacks.has(probe.store)) degraded.set({ store: probe.store }, 0);
+  }
 
   const requestCounts = new LabelTally<'method' | 'route' | 'status', RequestFinishedEvent>(({ method, route, status, completed }) => ({
     method,
@@ -107,6 +134,6 @@ export function createMetrics(probes: readonly StoreProbe[]): PetStoreMetrics {
       return [...(await registry.getMetricsAsJSON()), latency.json()];
     },
     observe: (event) => finished.add(event),
-    storeUp: (store, isUp) => up.set({ store }, isUp ? 1 : 0),
+    storesFound: found,
   };
 }

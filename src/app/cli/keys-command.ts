@@ -11,7 +11,8 @@ import { buildContainer, type ContainerOverrides } from '../container/build-cont
 import { TOKENS } from '../container/tokens.js';
 import { KEY_FIELDS, parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../keys/key-fields.js';
 import { KeyOperations, usedToday, type IssuedSecret, type KeyRefusal, type KeyStanding } from '../keys/key-operations.js';
-import { createLogger } from '../logging/logger.js';
+import { keyChangeLog } from '../logging/key-change-log.js';
+import { createLogger, type Logger } from '../logging/logger.js';
 import { failureLine } from './store-failure.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
@@ -147,6 +148,8 @@ export interface OpenedKeyAdmin {
   readonly clock: Clock;
   /** The quota store the servers count in: a key's usage is read there (peeked, never counted). */
   quotas(): Promise<QuotaStore>;
+  /** Where each key change is logged (stderr, apart from the command's output); absent: a logger of its own on stderr. */
+  readonly logger?: Logger;
   close(): Promise<void>;
 }
 
@@ -163,17 +166,19 @@ const COMMAND_STORE_TIMEOUT_MS = 5_000;
 /** The stores the configuration names, wired by the server's container; `overrides` as the server takes them (a test's clock). */
 export const openConfiguredAdmin = (overrides: Pick<ContainerOverrides, 'clock'> = {}) => async (config: PetStoreConfig): Promise<OpenedKeyAdmin> => {
   // Not a request's path: a loaded store may take its time. Connection errors go to stderr, apart from the command's output.
-  const container = buildContainer(
-    { ...config, pgTimeoutMs: COMMAND_STORE_TIMEOUT_MS },
-    { ...overrides, redisCommandTimeoutMs: COMMAND_STORE_TIMEOUT_MS, logger: createLogger(config.logLevel, process.stderr) },
-  );
+  const log = createLogger(config.logLevel, process.stderr);
+  const container = buildContainer({ ...config, pgTimeoutMs: COMMAND_STORE_TIMEOUT_MS }, { ...overrides, redisCommandTimeoutMs: COMMAND_STORE_TIMEOUT_MS, logger: log });
   try {
     return {
+      logger: log.logger,
       admin: await container.getAsync(TOKENS.keyAdmin),
       clock: container.get(TOKENS.clock),
       // Resolved only by the commands that show usage: create, update and revoke need no quota store.
       quotas: () => container.getAsync(TOKENS.quotaStore),
-      close: () => container.unbindAllAsync(),
+      close: async () => {
+        await container.unbindAllAsync();
+        await log.close();
+      },
     };
   } catch (error) {
     await container.unbindAllAsync();
@@ -222,7 +227,12 @@ export async function runKeysCommand(
     output.err(`petstore keys: ${failureLine(error)}`);
     return 1;
   }
-  const operations = new KeyOperations({ ...opened, ban: config.value.ban, randomBytes: deps.randomBytes });
+  const operations = new KeyOperations({
+    ...opened,
+    ban: config.value.ban,
+    randomBytes: deps.randomBytes,
+    changed: keyChangeLog(opened.logger ?? createLogger(config.value.logLevel, process.stderr).logger, 'cli'),
+  });
   try {
     switch (action.kind) {
       case 'create':

@@ -20,6 +20,7 @@ const FLAGS = {
   'pg-timeout-ms': 'PETSTORE_PG_TIMEOUT_MS',
   'api-keys': 'PETSTORE_API_KEYS',
   'quota-fallback': 'PETSTORE_QUOTA_FALLBACK',
+  'ready-on-degraded': 'PETSTORE_READY_ON_DEGRADED',
   'trust-proxy': 'PETSTORE_TRUST_PROXY',
   'cors-origins': 'PETSTORE_CORS_ORIGINS',
   'log-level': 'PETSTORE_LOG_LEVEL',
@@ -34,7 +35,7 @@ const FLAGS = {
 const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
                 [--store memory|redis|postgres] [--database-url URL] [--pg-pool N] [--pg-timeout-ms MS]
                 [--redis-url URL | --redis-cluster-nodes HOST:PORT,...] [--redis-prefix P]
-                [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny]
+                [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny] [--ready-on-degraded ready|fail]
                 [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
                 [--log-level fatal|error|warn|info|debug|trace|silent] [--access-log on|off]
                 [--admin-port N] [--admin-host H] [--drain-seconds S] [--shutdown-grace-ms MS]

@@ -1,4 +1,4 @@
-import { storeReadiness } from '../admin/admin-source.js';
+import { probeStores } from '../admin/admin-source.js';
 import { TOKENS } from '../container/tokens.js';
 import type { RunningPetStore } from '../start-pet-store.js';
 import { isSupervisorRequest, type WorkerReply } from './worker-messages.js';
@@ -15,7 +15,8 @@ export async function answerSupervisor(store: RunningPetStore): Promise<void> {
     if (!isSupervisorRequest(message)) return;
     const { id } = message;
     if (message.type === 'petstore:readiness') {
-      void storeReadiness(metrics, probes).then((readiness) => reply({ type: 'petstore:readiness', id, readiness }));
+      // What its probes found; the supervisor makes one readiness of every worker's.
+      void probeStores(metrics, probes).then((stores) => reply({ type: 'petstore:readiness', id, stores }));
     } else {
       void (metrics === null ? Promise.resolve([]) : metrics.json()).then((json) => reply({ type: 'petstore:metrics', id, metrics: json }));
     }

@@ -3,6 +3,8 @@ import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { DEFAULT_BASE_PATH } from '../../adapters/http/contract/base-path.js';
 import { READINESS_DEADLINE_MS, type AdminSource, type Readiness } from '../admin/admin-source.js';
 import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
+import { readinessOf, readinessPolicyOf } from '../admin/readiness.js';
+import type { StoreStatus } from '../admin/store-probes.js';
 import { pacedMetrics } from '../admin/paced-metrics.js';
 import { createAdminKeyApi } from '../admin/keys/admin-key-routes.js';
 import { buildContainer } from '../container/build-container.js';
@@ -17,6 +19,24 @@ import { isWorkerReply, type SupervisorRequest, type WorkerReply } from './worke
 const RESTART_DELAY_MS = 1_000;
 /** A worker's answer to a request its supervisor forwards from the admin listener. */
 const ANSWER_DEADLINE_MS = READINESS_DEADLINE_MS + 500;
+/** Counters and histograms only grow: a dead worker's are kept; its gauges (memory, store state) died with it. */
+const isCumulative = (metric: object): boolean => {
+  const { type } = metric as { type?: unknown };
+  return type === 'counter' || type === 'histogram';
+};
+
+/** One status per store from every worker's probes: down if any worker found it down, with the first reason given. */
+function mergedStores(found: readonly (readonly StoreStatus[])[]): StoreStatus[] {
+  const merged = new Map<string, StoreStatus>();
+  for (const stores of found) {
+    for (const status of stores) {
+      const seen = merged.get(status.store);
+      if (seen === undefined || (seen.up && !status.up)) merged.set(status.store, status);
+    }
+  }
+  return [...merged.values()];
+}
+
 /** After its drain and grace, a worker that has not exited is killed. */
 const EXIT_DEADLINE_MS = 5_000;
 
@@ -42,8 +62,8 @@ interface Member {
 /**
  * PETSTORE_WORKERS > 1: this process (node:cluster's primary) runs no API itself. It starts
  * `config.workers` server processes on one port, replaces one that dies, serves the admin
- * listener for all of them (metrics added up, readiness only while every worker is up and
- * ready), and on close drains them all.
+ * listener for all of them (metrics added up, readiness of every worker's stores, only while
+ * every worker listens and answers), and on close drains them all.
  */
 export async function startSupervisor(environ: Environ, config: PetStoreConfig, log: PetStoreLogger): Promise<RunningSupervisor> {
   const { logger } = log;
@@ -59,6 +79,22 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
   const up = new Gauge({ name: 'petstore_workers_up', help: 'Worker processes listening, of PETSTORE_WORKERS.', registers: [registry] });
   const restarts = new Counter({ name: 'petstore_worker_restarts_total', help: 'Workers started again after one died.', registers: [registry] });
   const answers = new Map<number, (reply: WorkerReply) => void>();
+  /** What each worker's /metrics said last, by worker id. */
+  const lastMetrics = new Map<number, readonly object[]>();
+  /**
+   * The counters and histograms of workers that died, as they last said, summed: the sums over
+   * workers never go down when one dies (Prometheus would read a drop as a counter reset).
+   */
+  let retired: readonly object[] = [];
+  let retiring = Promise.resolve();
+  const retire = (workerId: number): void => {
+    const last = lastMetrics.get(workerId);
+    lastMetrics.delete(workerId);
+    if (last === undefined) return;
+    retiring = retiring.then(async () => {
+      retired = await AggregatorRegistry.aggregate([retired as object[], last.filter(isCumulative) as object[]]).getMetricsAsJSON();
+    });
+  };
   let nextRequest = 0;
   let shuttingDown = false;
   let started = false;
@@ -83,6 +119,7 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
       });
       worker.once('exit', (code, signal) => {
         members.delete(worker.id);
+        retire(worker.id);
         countUp();
         if (!member.listening) reject(new WorkerStartError(`worker ${worker.id} exited (${signal ?? `code ${code}`}) before it listened`));
         if (shuttingDown) return;
@@ -121,10 +158,10 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
   }
   started = true;
 
-  /** Asks every worker; a worker that does not answer in time is left out (`undefined`). */
-  const askAll = (type: SupervisorRequest['type']): Promise<(WorkerReply | undefined)[]> =>
+  /** Asks every listening worker; a worker that does not answer in time is left out (`undefined`). */
+  const askAll = (type: SupervisorRequest['type'], asked: readonly Member[]): Promise<(WorkerReply | undefined)[]> =>
     Promise.all(
-      [...members.values()].map(
+      asked.map(
         ({ worker }) =>
           new Promise<WorkerReply | undefined>((resolve) => {
             const id = nextRequest++;
@@ -141,20 +178,38 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
       ),
     );
 
+  const policy = readinessPolicyOf(config);
+  const listeningMembers = (): Member[] => [...members.values()].filter((member) => member.listening);
   const source: AdminSource = {
     contentType: registry.contentType,
     readiness: async (): Promise<Readiness> => {
-      const listening = [...members.values()].filter((member) => member.listening).length;
-      if (listening < config.workers) return { ready: false, body: { status: 'unavailable', workers: { listening, expected: config.workers } } };
-      const replies = await askAll('petstore:readiness');
-      const failed = replies.map((reply) => (reply?.type === 'petstore:readiness' ? reply.readiness : undefined)).filter((readiness) => readiness?.ready !== true);
-      if (failed.length === 0) return { ready: true, body: { status: 'ready', workers: listening } };
-      return { ready: false, body: { status: 'unavailable', workers: { listening, expected: config.workers }, failed: failed.map((readiness) => readiness?.body ?? { status: 'no_answer' }) } };
+      const asked = listeningMembers();
+      const replies = await askAll('petstore:readiness', asked);
+      const stores = mergedStores(replies.flatMap((reply) => (reply?.type === 'petstore:readiness' ? [reply.stores] : [])));
+      const silent = replies.filter((reply) => reply === undefined).length;
+      const workerFailures = [
+        ...(asked.length < config.workers ? [{ store: 'workers', reason: `${asked.length} of ${config.workers} workers listening` }] : []),
+        ...(silent > 0 ? [{ store: 'workers', reason: `${silent} of ${asked.length} workers gave no answer within ${ANSWER_DEADLINE_MS} ms` }] : []),
+      ];
+      const { ready, body } = readinessOf(stores, policy);
+      const workers = { listening: asked.length, expected: config.workers };
+      if (workerFailures.length === 0) return { ready, body: { ...body, workers } };
+      return { ready: false, body: { ...body, status: 'unavailable', failed: [...(body.failed ?? []), ...workerFailures], workers } };
     },
     metrics: async () => {
-      const replies = await askAll('petstore:metrics');
-      const workers = replies.flatMap((reply) => (reply?.type === 'petstore:metrics' ? [reply.metrics] : []));
-      return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...workers]).metrics();
+      const asked = listeningMembers();
+      const replies = await askAll('petstore:metrics', asked);
+      replies.forEach((reply, index) => {
+        const id = asked[index]?.worker.id;
+        if (reply?.type === 'petstore:metrics' && id !== undefined && members.has(id)) lastMetrics.set(id, reply.metrics);
+      });
+      await retiring;
+      // A worker that answers late counts with what it said last: a sum without it would go down.
+      const workers = [...members.keys()].flatMap((id) => {
+        const last = lastMetrics.get(id);
+        return last === undefined ? [] : [last];
+      });
+      return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), retired, ...workers]).metrics();
     },
   };
 

@@ -1,11 +1,11 @@
-import type { Readiness } from '../admin/admin-source.js';
+import type { StoreStatus } from '../admin/store-probes.js';
 
 /** What a supervisor asks each worker over the IPC channel, for its admin listener. */
 export type SupervisorRequest = { readonly type: 'petstore:readiness'; readonly id: number } | { readonly type: 'petstore:metrics'; readonly id: number };
 
 /** A worker's answer to the request of the same id. */
 export type WorkerReply =
-  | { readonly type: 'petstore:readiness'; readonly id: number; readonly readiness: Readiness }
+  | { readonly type: 'petstore:readiness'; readonly id: number; readonly stores: readonly StoreStatus[] }
   | { readonly type: 'petstore:metrics'; readonly id: number; readonly metrics: readonly object[] };
 
 const isMessage = (message: unknown, types: readonly string[]): message is { type: string; id: number } =>
@@ -16,6 +16,6 @@ const isMessage = (message: unknown, types: readonly string[]): message is { typ
 
 const KINDS = ['petstore:readiness', 'petstore:metrics'] as const;
 
-export const isSupervisorRequest = (message: unknown): message is SupervisorRequest => isMessage(message, KINDS) && !('readiness' in message || 'metrics' in message);
+export const isSupervisorRequest = (message: unknown): message is SupervisorRequest => isMessage(message, KINDS) && !('stores' in message || 'metrics' in message);
 
-export const isWorkerReply = (message: unknown): message is WorkerReply => isMessage(message, KINDS) && ('readiness' in message || 'metrics' in message);
+export const isWorkerReply = (message: unknown): message is WorkerReply => isMessage(message, KINDS) && ('stores' in message || 'metrics' in message);

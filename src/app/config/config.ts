@@ -3,7 +3,7 @@ import { parseCorsOrigins, type CorsOrigins } from '../../adapters/http/pipeline
 import { DEFAULT_DEPRECATED_AT } from '../../adapters/http/request-handler.js';
 import type { RedisNodeAddress } from '../../adapters/redis/redis-cluster-client.js';
 import { ROLES, type Role } from '../../domain/access/caller.js';
-import { DEFAULT_BAN_POLICY } from '../../domain/quota/ban-policy.js';
+import { DEFAULT_BAN_POLICY, MAX_BAN_STRIKES } from '../../domain/quota/ban-policy.js';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
 import { parsePlan } from '../../domain/quota/plan-parser.js';
 import type { Plan } from '../../domain/quota/plan.js';
@@ -18,6 +18,9 @@ export type StoreKind = (typeof STORES)[number];
 /** What the quota check does while its store is unreachable. */
 export const QUOTA_FALLBACKS = ['local', 'allow', 'deny'] as const;
 export type QuotaFallback = (typeof QUOTA_FALLBACKS)[number];
+/** What /readyz answers while a store is down that the outage policy serves the API without: 200 (`ready`) or 503 (`fail`). */
+export const DEGRADED_READINESS = ['ready', 'fail'] as const;
+export type DegradedReadiness = (typeof DEGRADED_READINESS)[number];
 /** pino's levels; `silent` logs nothing. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -47,6 +50,8 @@ export interface PetStoreConfig {
   readonly ban: BanPolicy;
   readonly anonymousPerMinute: number;
   readonly quotaFallback: QuotaFallback;
+  /** /readyz while the API is served without a store (a quota Redis down under PETSTORE_QUOTA_FALLBACK local or allow). */
+  readonly readyOnDegraded: DegradedReadiness;
   readonly deprecatedAt: Date;
   /** Which peers' X-Forwarded-For names the client address of anonymous callers. */
   readonly trustProxy: TrustProxy;
@@ -131,12 +136,13 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
     pgTimeoutMs: read<number | undefined>('PETSTORE_PG_TIMEOUT_MS', undefined, integerIn(100, 60_000)),
     apiKeys: read('PETSTORE_API_KEYS', [] as ConfiguredKey[], parseApiKeys),
     ban: {
-      strikes: read(BAN_VARIABLES.strikes, DEFAULT_BAN_POLICY.strikes, integerIn(1, 1_000_000)),
+      strikes: read(BAN_VARIABLES.strikes, DEFAULT_BAN_POLICY.strikes, integerIn(1, MAX_BAN_STRIKES)),
       strikeWindowMs: read(BAN_VARIABLES.strikeWindow, DEFAULT_BAN_POLICY.strikeWindowMs / 1000, integerIn(1, 86_400)) * 1000,
       banMs: read(BAN_VARIABLES.ban, DEFAULT_BAN_POLICY.banMs / 1000, integerIn(1, 2_592_000)) * 1000,
     },
     anonymousPerMinute: read('PETSTORE_ANONYMOUS_PER_MINUTE', 60, integerIn(1, 1_000_000_000)),
     quotaFallback: read('PETSTORE_QUOTA_FALLBACK', 'local' as QuotaFallback, oneOf(QUOTA_FALLBACKS)),
+    readyOnDegraded: read('PETSTORE_READY_ON_DEGRADED', 'ready' as DegradedReadiness, oneOf(DEGRADED_READINESS)),
     deprecatedAt: read('PETSTORE_DEPRECATION_DATE', DEFAULT_DEPRECATED_AT, parseDate),
     trustProxy: read<TrustProxy>('PETSTORE_TRUST_PROXY', { kind: 'none' }, parseTrustProxy),
     corsOrigins: read<CorsOrigins | undefined>('PETSTORE_CORS_ORIGINS', undefined, parseCorsOrigins),
@@ -228,9 +234,15 @@ const integerIn =
     return value >= min && value <= max ? ok(value) : err(`must be a whole number from ${min} to ${max}`);
   };
 
+const DATE_OR_TIME = /^(\d{4}-\d{2}-\d{2})(?:T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/** `2026-01-01`, or an RFC 3339 time such as `2026-01-01T12:00:00Z`: Date alone takes `1` for 2001 and rolls 2026-02-30 over to March. */
 function parseDate(raw: string): Result<Date, string> {
+  const day = DATE_OR_TIME.exec(raw)?.[1];
+  const midnight = new Date(`${day}T00:00:00Z`);
   const date = new Date(raw);
-  return Number.isNaN(date.getTime()) ? err('must be an ISO 8601 date such as 2026-01-01') : ok(date);
+  const valid = day !== undefined && !Number.isNaN(midnight.getTime()) && midnight.toISOString().startsWith(day) && !Number.isNaN(date.getTime());
+  return valid ? ok(date) : err('must be a date such as 2026-01-01, or a time such as 2026-01-01T12:00:00Z');
 }
 
 function parseApiKeys(raw: string): Result<ConfiguredKey[], string> {

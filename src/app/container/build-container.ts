@@ -6,6 +6,7 @@ import type { PetStoreConfig } from '../config/config.js';
 import { coreModule } from './core-module.js';
 import { createLogger, type PetStoreLogger } from '../logging/logger.js';
 import { createMetrics } from '../admin/metrics.js';
+import { readinessPolicyOf } from '../admin/readiness.js';
 import { loggingModule } from './logging-module.js';
 import { memoryStoresModule } from './memory-stores-module.js';
 import { postgresStoresModule } from './postgres-stores-module.js';
@@ -43,7 +44,7 @@ export function buildContainer(config: PetStoreConfig, overrides: ContainerOverr
   container.bind(TOKENS.logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel));
   container
     .bind(TOKENS.metrics)
-    .toResolvedValue((probes) => (config.adminPort === undefined ? null : createMetrics(probes)), [TOKENS.storeProbes])
+    .toResolvedValue((probes) => (config.adminPort === undefined ? null : createMetrics(probes, readinessPolicyOf(config).fallbacks)), [TOKENS.storeProbes])
     .inSingletonScope();
   container.load(coreModule, stores, loggingModule);
   return container;

@@ -2,6 +2,8 @@ import { ContainerModule } from 'inversify';
 import { errorLogger, type PetStoreLogger } from '../logging/logger.js';
 import { StoreOutageLog } from '../logging/store-outage-log.js';
 import { TOKENS } from './tokens.js';
+import { readinessPolicyOf } from '../admin/readiness.js';
+import type { PetStoreConfig } from '../config/config.js';
 
 /** Failures go to the process's logger (JSON lines, with the request id) in every environment. */
 export const loggingModule = new ContainerModule(({ bind }) => {
@@ -9,6 +11,9 @@ export const loggingModule = new ContainerModule(({ bind }) => {
     .toResolvedValue((log: PetStoreLogger) => errorLogger(log.logger), [TOKENS.logger])
     .inSingletonScope();
   bind(TOKENS.outageLog)
-    .toResolvedValue((log: PetStoreLogger) => new StoreOutageLog(log.logger), [TOKENS.logger])
+    .toResolvedValue(
+      (log: PetStoreLogger, config: PetStoreConfig) => new StoreOutageLog(log.logger, undefined, undefined, readinessPolicyOf(config).fallbacks),
+      [TOKENS.logger, TOKENS.config],
+    )
     .inSingletonScope();
 });

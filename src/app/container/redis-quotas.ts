@@ -28,7 +28,26 @@ export interface RedisQuotasOptions {
 }
 
 /** Readiness pings through the client the stores use: its command timeout and reconnection included; on a Cluster, every master. */
-export const redisProbe = (redis: RedisClient): StoreProbe => ({ store: 'redis', ping: () => pingRedis(redis) });
+export const redisProbe = (redis: RedisClient): StoreProbe => ({
+  store: 'redis',
+  ping: () =>
+    pingRedis(redis).catch((error: unknown) => {
+      throw new Error(pingFailure(redis.status, error instanceof Error ? error.message : String(error)));
+    }),
+});
+
+/** ioredis's words for a call it could not send: the connection is gone, whatever its status says yet. */
+const NO_CONNECTION = /Stream isn't writeable|Connection is closed/;
+
+/**
+ * Why PING failed, in words an operator reads, the client's own text after it: ioredis says
+ * "Stream isn't writeable and enableOfflineQueue options is false" of a Redis it cannot reach.
+ */
+export const pingFailure = (status: string, message: string): string => {
+  if (status !== 'ready' || NO_CONNECTION.test(message)) return `no connection to Redis (the client ${status === 'ready' ? 'lost it' : `is ${status}`}): ${message}`;
+  if (/timed out/i.test(message)) return `Redis did not answer PING in time: ${message}`;
+  return `Redis refused PING: ${message}`;
+};
 
 /**
  * The Redis client and the quota store on it, shared by every instance: what the `redis` and

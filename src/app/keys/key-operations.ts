@@ -1,5 +1,5 @@
 import { digestApiKey } from '../../adapters/api-key-digest.js';
-import { DAY_MS } from '../../domain/quota/plan.js';
+import { DAY_MS, type Plan } from '../../domain/quota/plan.js';
 import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { keySubject } from '../../domain/quota/request-admission.js';
@@ -20,7 +20,22 @@ export interface KeyOperationsDependencies {
   readonly ban: BanPolicy;
   /** `bytes` random bytes, for new secrets and ids. */
   randomBytes(bytes: number): Uint8Array;
+  /** Told of each change a verb made, once it is stored: the audit line of who changed which key. */
+  readonly changed: (change: KeyChange) => void;
 }
+
+/** A key change as the audit log tells it: the key's id, the verb, and what it set. Never a secret nor a digest. */
+export interface KeyChange {
+  readonly keyId: string;
+  readonly change: 'created' | 'updated' | 'rolled' | 'unbanned' | 'revoked';
+  /** What the change set: plan, limits, role, label, expiry, grace; absent fields did not change. */
+  readonly details: Readonly<Record<string, string | number>>;
+}
+
+const planDetails = (plan: Plan | undefined): Record<string, string | number> =>
+  plan === undefined ? {} : { plan: plan.name, ...Object.fromEntries(plan.rules.map((rule) => [`${rule.name}Limit`, rule.limit])) };
+
+const isoOf = (ms: number): string => new Date(ms).toISOString();
 
 export type KeyState = 'active' | 'expired' | 'revoked';
 
@@ -91,6 +106,11 @@ export class KeyOperations {
       ...(request.expiresInMs === undefined ? {} : { expiresAt: createdAt + request.expiresInMs }),
     };
     await admin.createKey(digestApiKey(secret), key);
+    this.deps.changed({
+      keyId: key.id,
+      change: 'created',
+      details: { ...planDetails(key.plan), role: key.role, label: key.label, ...(key.expiresAt === undefined ? {} : { expiresAt: isoOf(key.expiresAt) }) },
+    });
     return { key, secret };
   }
 
@@ -98,7 +118,14 @@ export class KeyOperations {
     const at = this.deps.clock.now();
     const changes: KeyChanges = { ...options, ...(expiresInMs === undefined ? {} : { expiresAt: at + expiresInMs }) };
     const outcome = await this.deps.admin.updateKey(id, changes, at);
-    return typeof outcome === 'string' ? err(outcome) : ok(outcome.updated);
+    if (typeof outcome === 'string') return err(outcome);
+    const { plan, role, label, expiresAt } = changes;
+    this.deps.changed({
+      keyId: id,
+      change: 'updated',
+      details: { ...planDetails(plan), ...(role === undefined ? {} : { role }), ...(label === undefined ? {} : { label }), ...(expiresAt === undefined ? {} : { expiresAt: isoOf(expiresAt) }) },
+    });
+    return ok(outcome.updated);
   }
 
   async show(id: string): Promise<Result<KeyStanding, 'not_found'>> {
@@ -119,6 +146,7 @@ export class KeyOperations {
     const stored = await this.deps.admin.findKey(id);
     if (stored === undefined) return err('not_found');
     await (await this.deps.quotas()).reset(keySubject(stored.digest));
+    this.deps.changed({ keyId: id, change: 'unbanned', details: {} });
     return ok(stored.key);
   }
 
@@ -128,6 +156,8 @@ export class KeyOperations {
     if (outcome === 'not_found') return err('not_found');
     const stored = await this.deps.admin.findKey(id);
     if (stored === undefined) return err('not_found');
+    // Revoking a revoked key changes nothing, so it is no change to tell.
+    if (outcome === 'revoked') this.deps.changed({ keyId: id, change: 'revoked', details: {} });
     return ok({ key: stored.key, alreadyRevoked: outcome === 'already_revoked' });
   }
 
@@ -139,7 +169,9 @@ export class KeyOperations {
     const secret = newSecret(this.deps.randomBytes);
     const at = this.deps.clock.now();
     const outcome = await this.deps.admin.rollKey(id, digestApiKey(secret), at + graceMs, at);
-    return typeof outcome === 'string' ? err(outcome) : ok({ key: outcome.rolled, secret });
+    if (typeof outcome === 'string') return err(outcome);
+    this.deps.changed({ keyId: id, change: 'rolled', details: { previousKeyUntil: isoOf(at + graceMs) } });
+    return ok({ key: outcome.rolled, secret });
   }
 
   private async standingOf(quotas: QuotaStore, stored: StoredApiKey): Promise<KeyStanding> {

@@ -30,10 +30,12 @@ const REDACTED = [
 export interface PetStoreLogger {
   readonly logger: Logger;
   /**
-   * The access log: one line per request, in the logger's format (src/app/access-line.ts);
-   * undefined when the level leaves out info lines. Never a header, a key or the configuration.
+   * The access log: one line per request, in the logger's format (src/app/access-line.ts), at
+   * info level whatever the logger's level: PETSTORE_ACCESS_LOG=on asks for it, and
+   * PETSTORE_LOG_LEVEL=warn (fewer lines of the rest) must not take it away unsaid. Never a
+   * header, a key or the configuration.
    */
-  readonly access: OnRequestFinished | undefined;
+  readonly access: OnRequestFinished;
   /**
    * Resolves once every line logged so far has been handed to the kernel, in order. Await it
    * before process.exit: a pipe is written asynchronously. Gives up after a second.
@@ -79,7 +81,7 @@ export function createLogger(level: LogLevel, out: Writable = process.stdout): P
   logger = pino({ level, base: { pid: process.pid }, timestamp: () => timeField(Date.now()), redact: { paths: REDACTED, censor: '[redacted]' } }, stream);
   return {
     logger,
-    access: logger.isLevelEnabled('info') ? (event) => stream.add(event) : undefined,
+    access: (event) => stream.add(event),
     close: async () => {
       await stream.drain(CLOSE_TIMEOUT_MS);
       openStreams.delete(stream);

@@ -22,19 +22,23 @@ interface Outage {
 /**
  * One log line when a store stops answering and one when it is back, however many connection
  * errors and failed calls the outage brings, and however it flaps on the way back: a warning
- * naming the store and the first cause, then how long it was down.
+ * naming the store and the first cause, then how long it was down. For a store the API is
+ * served without, the lines say so: the instance becomes degraded, then recovers.
  */
 export class StoreOutageLog {
   readonly #outages = new Map<string, Outage>();
 
+  /** `fallbacks`: the stores the API is served without while they are down, and what serves instead (readiness.ts): their lines say the instance is degraded. */
   constructor(
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
     private readonly schedule: Schedule = timers,
+    private readonly fallbacks: ReadonlyMap<string, string> = new Map(),
   ) {}
 
   /** What the adapters of `store` tell. */
   listenerFor(store: string): OutageListener {
+    const fallback = this.fallbacks.get(store);
     return {
       unavailable: (cause) => {
         const outage = this.#outages.get(store);
@@ -44,7 +48,9 @@ export class StoreOutageLog {
           return;
         }
         this.#outages.set(store, { since: this.now() });
-        this.logger.warn({ store, cause: cause instanceof Error ? cause.message : String(cause) }, 'store unavailable');
+        const reason = cause instanceof Error ? cause.message : String(cause);
+        if (fallback === undefined) this.logger.warn({ store, cause: reason }, 'store unavailable');
+        else this.logger.warn({ store, cause: reason, degraded: true, fallback }, 'store unavailable; serving degraded');
       },
       available: () => {
         const outage = this.#outages.get(store);
@@ -52,7 +58,8 @@ export class StoreOutageLog {
         const downMs = this.now() - outage.since;
         outage.cancelRecovery = this.schedule(() => {
           this.#outages.delete(store);
-          this.logger.info({ store, downMs }, 'store available again');
+          if (fallback === undefined) this.logger.info({ store, downMs }, 'store available again');
+          else this.logger.info({ store, downMs, degraded: false }, 'store available again; no longer degraded');
         }, SETTLE_MS);
       },
     };

@@ -1,4 +1,5 @@
 import { invalid, type DomainError } from '../errors.js';
+import { onlyField } from '../json-object.js';
 import { isValidId, MAX_ID } from '../paging/ids.js';
 import { err, ok, type Result } from '../result.js';
 import { STAFF_STATUS_ACTIONS, STAFF_STATUSES, type StaffStatus } from './order-status-machine.js';
@@ -12,18 +13,6 @@ export interface NewOrderInput {
 export interface OrderUpdateInput {
   readonly status: StaffStatus;
 }
-
-const isJsonObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** A JSON object with exactly the field `field` (any other is a 400), or the first problem. */
-const onlyField = (input: unknown, field: string): Result<unknown, DomainError> => {
-  if (!isJsonObject(input)) return err(invalid('body', 'body must be a JSON object'));
-  const unknownField = Object.keys(input).find((key) => key !== field);
-  if (unknownField !== undefined) return err(invalid(unknownField, `unknown field: ${unknownField}`));
-  if (!Object.hasOwn(input, field)) return err(invalid(field, `${field} is required`));
-  return ok(input[field]);
-};
 
 /** The body of placeOrder: `{"petId": n}`, n a JSON integer from 1 to 2^53-1 (not a string). */
 export const validateNewOrder = (input: unknown): Result<NewOrderInput, DomainError> => {

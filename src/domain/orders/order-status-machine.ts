@@ -11,7 +11,7 @@ export const ORDER_TRANSITIONS = {
   cancel: { from: ['placed', 'approved'], to: 'cancelled' },
 } as const satisfies Record<OrderAction, { readonly from: readonly OrderStatus[]; readonly to: OrderStatus }>;
 
-/** The status a pet has while its latest order is in this status: a pet's status changes only through its orders. */
+/** The status a pet takes when its latest order moves to this status (staff may also set a pet's status directly). */
 export const PET_STATUS_OF_ORDER: Readonly<Record<OrderStatus, PetStatus>> = {
   placed: 'pending',
   approved: 'pending',

@@ -1,7 +1,7 @@
-import type { Role } from '../access/caller.js';
-import { invalid, refused, type DomainError } from '../errors.js';
+import { invalid, type DomainError } from '../errors.js';
+import { isJsonObject } from '../json-object.js';
 import { err, ok, type Result } from '../result.js';
-import { isPetStatus, isValidId, MAX_ID, PET_STATUSES, type NewPet, type PetStatus } from './pet.js';
+import { isPetStatus, isValidId, MAX_ID, PET_STATUSES, type NewPet } from './pet.js';
 
 export const MAX_NAME_LENGTH = 100;
 
@@ -18,9 +18,6 @@ const VISIBLE_CHARACTER = new RegExp(VISIBLE_CHARACTER_CLASS, 'u');
 // In a `u` regex a surrogate pair is one code point, so this finds only unpaired halves,
 // which no store can encode as UTF-8 and give back unchanged.
 const LONE_SURROGATE = /\p{Cs}/u;
-
-const isJsonObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const validateName = (value: unknown): Result<string, DomainError> => {
   if (value === undefined) return err(invalid('name', 'name is required'));
@@ -69,20 +66,4 @@ export const validateNewPet = (input: unknown): Result<NewPet, DomainError> => {
   const status = validateStatus(own(input, 'status'));
   if (!status.ok) return status;
   return ok({ name: name.value, categoryId: categoryId.value, status: status.value });
-};
-
-/**
- * The statuses a pet may be created in, by the creator's role. A pet's status changes only
- * through its orders, and no order holds a new pet: a customer's pet starts `available`, the
- * one status an order moves on from. A staff key may record a pet already held or sold.
- */
-export const CREATION_STATUSES: Readonly<Record<Role, readonly PetStatus[]>> = { customer: ['available'], staff: PET_STATUSES };
-
-/** validateNewPet, then whether a caller of `role` may create the pet in its status (forbidden otherwise). */
-export const validateNewPetBy = (input: unknown, role: Role): Result<NewPet, DomainError> => {
-  const pet = validateNewPet(input);
-  if (!pet.ok || CREATION_STATUSES[role].includes(pet.value.status)) return pet;
-  return err(
-    refused('forbidden', `only staff keys may create a pet that is ${pet.value.status}: a customer's pet starts ${CREATION_STATUSES.customer.join(' or ')}, and only its orders change that`),
-  );
 };

@@ -1,6 +1,7 @@
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
-import { notFound, type DomainError } from '../errors.js';
+import type { Caller } from '../access/caller.js';
+import { notFound, refused, type DomainError } from '../errors.js';
 import { nextPage, type NextPage } from '../paging/list-page.js';
 import { parseListQuery, type ListQueryInput } from '../paging/list-query.js';
 import { err, ok, type Result } from '../result.js';
@@ -9,6 +10,7 @@ import { PET_STATUSES, type Inventory, type NewPetInput, type Pet, type PetStatu
 import { petCursors } from './pet-cursor.js';
 import { parsePetId } from './pet-id.js';
 import { petsOfJson } from './pet-json.js';
+import { validatePetUpdate, type PetUpdateInput } from './pet-update.js';
 
 export type ListPetsQuery = ListQueryInput<PetStatus>;
 
@@ -23,7 +25,6 @@ export interface PetJsonPage {
   readonly json: string;
   readonly next?: NextPage<PetStatus>;
 }
-
 
 export class PetCatalog {
   // The last page answered, for a store that hands the very same page back while nothing
@@ -73,6 +74,21 @@ export class PetCatalog {
     const id = parsePetId(petId);
     if (!id.ok) return id;
     const pet = await this.pets.get(id.value);
+    return pet === undefined ? err(notFound(`pet ${id.value} not found`)) : ok(pet);
+  }
+
+  /**
+   * Staff only, checked before anything is looked up: the pet takes the status given, whatever
+   * it had. Its orders are left as they are: each later move of one still sets the pet's status
+   * as it always does (approved: pending, delivered: sold, cancelled: available).
+   */
+  async updateStatus(caller: Caller, petId: number | string, input: PetUpdateInput): Promise<Result<Pet, DomainError>> {
+    if (caller.role !== 'staff') return err(refused('forbidden', "only staff keys may change a pet's status"));
+    const id = parsePetId(petId);
+    if (!id.ok) return id;
+    const update = validatePetUpdate(input);
+    if (!update.ok) return update;
+    const pet = await this.pets.updateStatus(id.value, update.value.status);
     return pet === undefined ? err(notFound(`pet ${id.value} not found`)) : ok(pet);
   }
 

@@ -3,6 +3,13 @@ import type { BanPolicy } from './quota-rule.js';
 /** 20 strikes within 10 minutes ban a key for 15 minutes. */
 export const DEFAULT_BAN_POLICY: BanPolicy = { strikes: 20, strikeWindowMs: 600_000, banMs: 900_000 };
 
+/**
+ * The most strikes a ban may count: every store keeps the times of the last `strikes` strikes
+ * per subject and a refusal reports them, and Redis's Lua takes them as one call's values
+ * (some 8,000 at most: past that every strike failed).
+ */
+export const MAX_BAN_STRIKES = 1_000;
+
 /** The times of the last `strikes` strikes: only they can complete a ban, so memory stays bounded. */
 export interface StrikeRing {
   readonly times: Float64Array;

@@ -46,6 +46,11 @@ export const NewPetSchema = Type.Object(
 );
 export type NewPetBody = Static<typeof NewPetSchema>;
 
+export const PetUpdateSchema = Type.Object(
+  { status: PetStatusSchema },
+  { additionalProperties: false, description: "The status staff give an animal." },
+);
+
 export const PetSchema = Type.Object(
   {
     id: { ...idSchema('Assigned by the service on creation.'), readOnly: true },
@@ -140,6 +145,7 @@ export const PageLimitSchema = Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMI
 export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   PetStatus: PetStatusSchema,
   NewPet: NewPetSchema,
+  PetUpdate: PetUpdateSchema,
   Pet: PetSchema,
   Pets: PetsSchema,
   OrderStatus: OrderStatusSchema,

@@ -11,12 +11,14 @@ import { listOrders } from './list-orders.js';
 import { listPets } from './list-pets.js';
 import { placeOrder } from './place-order.js';
 import { updateOrder } from './update-order.js';
+import { updatePet } from './update-pet.js';
 
 /** The API: one declaration per operation, in the order the document lists them. */
 export const PET_STORE_OPERATIONS = [
   listPets,
   createPet,
   getPet,
+  updatePet,
   placeOrder,
   listOrders,
   getOrder,

@@ -77,9 +77,10 @@ export function createAdminKeyApi({ token, keys, clock }: AdminKeyApiOptions): A
     const headersProblem = credentialHeadersProblem(ctx.req);
     if (headersProblem !== undefined) return Promise.resolve(sendError(ctx, 'invalid_request', headersProblem, NO_STORE));
     if (!bearerMatches(ctx.req.headers.authorization, expected)) return Promise.resolve(sendError(ctx, 'unauthorized', 'The admin token is required: Authorization: Bearer <PETSTORE_ADMIN_TOKEN>.', CHALLENGE));
-    const found = router.find(method as 'GET', path);
+    // HEAD wherever GET is served, as on the rest of this listener and on the API: Node sends the GET's headers without its body.
+    const found = router.find((method === 'HEAD' ? 'GET' : method) as 'GET', path);
     if (found === null) {
-      const allowed = [...methods].filter((other) => router.find(other as 'GET', path) !== null);
+      const allowed = [...methods].filter((other) => router.find(other as 'GET', path) !== null).flatMap((other) => (other === 'GET' ? ['GET', 'HEAD'] : [other]));
       return Promise.resolve(allowed.length === 0 ? sendError(ctx, 'not_found', undefined, NO_STORE) : sendError(ctx, 'method_not_allowed', undefined, ['allow', allowed.join(', '), ...NO_STORE]));
     }
     const id = found.params['id'];

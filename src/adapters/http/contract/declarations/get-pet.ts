@@ -1,6 +1,10 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { idSchema, PetSchema } from '../schemas.js';
 
+export const petIdParameter = {
+  petId: { description: 'Identifier of the animal: plain decimal digits.', schema: idSchema('Identifier of the animal.') },
+};
+
 export const getPetDeclaration = {
   operationId: 'getPet',
   method: 'GET',
@@ -9,9 +13,7 @@ export const getPetDeclaration = {
   tags: ['Pets'],
   summary: 'Get an animal',
   deprecation: { sunsetAt: new Date('2030-12-05T00:00:00Z'), successor: '/pets' },
-  params: {
-    petId: { description: 'Identifier of the animal: plain decimal digits.', schema: idSchema('Identifier of the animal.') },
-  },
+  params: petIdParameter,
   responses: {
     200: { description: 'The animal.', body: PetSchema },
     404: { description: 'No animal has this identifier.', errors: ['not_found'] },

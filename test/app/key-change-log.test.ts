@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
+import { runKeysCommand } from '../../src/app/cli/keys-command.js';
+import { createLogger, type PetStoreLogger } from '../../src/app/logging/logger.js';
+import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
+import { ManualClock } from '../support/manual-clock.js';
+
+/*
+ * One info line per key change (create, update, roll, unban, revoke), naming the key's id, the
+ * change and who made it, from both front ends; never the secret.
+ */
+
+interface Captured {
+  readonly log: PetStoreLogger;
+  /** The JSON lines written so far. */
+  lines(): Record<string, unknown>[];
+  text(): string;
+}
+
+const capture = (): Captured => {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  return {
+    log: createLogger('info', out),
+    lines: () =>
+      text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    text: () => text,
+  };
+};
+
+const keyLines = (captured: Captured): Record<string, unknown>[] => captured.lines().filter((line) => typeof line['keyId'] === 'string');
+
+describe('key changes are logged', () => {
+  it('from petstore keys: one info line per change, by "cli", with the key id and what changed, never the secret', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 27, 9, 0, 0));
+    const registry = new MemoryApiKeyRegistry(clock);
+    const captured = capture();
+    const out: string[] = [];
+    const run = async (argv: string[]): Promise<void> => {
+      out.length = 0;
+      const code = await runKeysCommand(argv, { PETSTORE_STORE: 'redis' }, { out: (line) => out.push(line), err: (line) => out.push(line) }, {
+        openAdmin: async () => ({ admin: registry, clock, quotas: async () => new MemoryQuotaStore(clock), logger: captured.log.logger, close: async () => {} }),
+        randomBytes,
+      });
+      expect(code, out.join('\n')).toBe(0);
+    };
+
+    await run(['create', '--plan', 'pro', '--label', 'ci']);
+    const id = /^id:\s+(\S+)/.exec(out[0] ?? '')?.[1] ?? '';
+    const secrets = [/^key:\s+(\S+)/.exec(out[1] ?? '')?.[1] ?? ''];
+    await run(['update', id, '--plan', 'enterprise', '--per-minute', '5', '--per-day', '100']);
+    await run(['roll', id, '--grace', '1h']);
+    secrets.push(/^key:\s+(\S+)/m.exec(out.join('\n'))?.[1] ?? '');
+    await run(['unban', id]);
+    await run(['revoke', id]);
+    await run(['revoke', id]);
+    await run(['show', id]);
+    await run(['list']);
+
+    const lines = keyLines(captured);
+    expect(lines.map(({ keyId, change, by, level, msg }) => ({ keyId, change, by, level, msg }))).toEqual(
+      ['created', 'updated', 'rolled', 'unbanned', 'revoked'].map((change) => ({ keyId: id, change, by: 'cli', level: 30, msg: `key ${change}` })),
+    );
+    expect(lines[0]).toMatchObject({ plan: 'pro', role: 'customer', label: 'ci' });
+    expect(lines[1]).toMatchObject({ plan: 'enterprise', minuteLimit: 5, dayLimit: 100 });
+    expect(lines[2]).toMatchObject({ previousKeyUntil: new Date(clock.now() + 3_600_000).toISOString() });
+    for (const secret of secrets) {
+      expect(secret).toMatch(/^ps_/);
+      expect(captured.text()).not.toContain(secret);
+    }
+  });
+
+  describe('from the admin API', () => {
+    const TOKEN = randomBytes(32).toString('hex');
+    const captured = capture();
+    let server: RunningPetStore;
+    beforeAll(async () => {
+      server = await startPetStore({ PETSTORE_ENV: 'test', PORT: '0', PETSTORE_ADMIN_PORT: '0', PETSTORE_ADMIN_TOKEN: TOKEN, PETSTORE_API_KEYS: 'configured-key-1:free' }, { logger: captured.log });
+    });
+    afterAll(() => server?.close(0, 0));
+
+    const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
+      const response = await fetch(`${server.adminUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, json: await response.json() };
+    };
+
+    it('one info line per change, by "admin_api", with the key id and what changed, never the secret; reads and refusals log none', async () => {
+      const created = await call('POST', '/keys', { plan: 'business', role: 'staff', label: 'ops' });
+      expect(created.status).toBe(201);
+      const id: string = created.json.key.id;
+      const secrets: string[] = [created.json.secret];
+      expect((await call('PATCH', `/keys/${id}`, { label: 'ops team' })).status).toBe(200);
+      const rolled = await call('POST', `/keys/${id}/roll`);
+      expect(rolled.status).toBe(200);
+      secrets.push(rolled.json.secret);
+      expect((await call('POST', `/keys/${id}/unban`)).status).toBe(200);
+      expect((await call('POST', `/keys/${id}/revoke`)).status).toBe(200);
+      expect((await call('POST', `/keys/${id}/revoke`)).status).toBe(200);
+      expect((await call('PATCH', `/keys/${id}`, { label: 'too late' })).status).toBe(409);
+      expect((await call('GET', `/keys/${id}`)).status).toBe(200);
+      expect((await call('GET', '/keys')).status).toBe(200);
+
+      const lines = keyLines(captured);
+      expect(lines.map(({ keyId, change, by, level }) => ({ keyId, change, by, level }))).toEqual(
+        ['created', 'updated', 'rolled', 'unbanned', 'revoked'].map((change) => ({ keyId: id, change, by: 'admin_api', level: 30 })),
+      );
+      expect(lines[0]).toMatchObject({ plan: 'business', role: 'staff', label: 'ops' });
+      expect(lines[1]).toMatchObject({ label: 'ops team' });
+      expect(lines[1]).not.toHaveProperty('plan');
+      for (const secret of secrets) expect(captured.text()).not.toContain(secret);
+    });
+  });
+});
