@@ -54,6 +54,8 @@ const INTEGRATION_TESTS = [
   'test/adapters/postgres-*.test.ts',
   'test/adapters/redis-*.test.ts',
   'test/adapters/rate-limiter-redis.test.ts',
+  // The id-exhaustion contract on memory, Redis and PostgreSQL.
+  'test/adapters/ids-exhausted.test.ts',
   'test/app/create-pet-store.test.ts',
   'test/app/key-verbs.test.ts',
   'test/app/migrate-command.test.ts',
