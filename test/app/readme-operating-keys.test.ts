@@ -12,7 +12,10 @@ const repo = new URL('../../', import.meta.url);
 const GUIDE = 'docs/keys.md';
 const WALK_THROUGH = '## Operating keys: a walk-through';
 
-/** The commands of the guide's walk-through (to the end of the guide: the admin API's session follows it): each `$ ` line, with the lines a trailing backslash continues. */
+/**
+ * The commands of the guide's walk-through (to the end of the guide: the admin API's session follows it):
+ * each `$ ` line, with the lines a trailing backslash continues.
+ */
 async function readmeCommands(): Promise<string[]> {
   const readme = await readFile(new URL(GUIDE, repo), 'utf8');
   const start = readme.indexOf(WALK_THROUGH);
