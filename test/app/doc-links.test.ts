@@ -87,4 +87,11 @@ describe('links of the README and the guides', () => {
     }
     expect(broken).toEqual([]);
   });
+
+  it('keeps the blocks the system tier runs where its tests read them (the one-line setup in docs/embedding.md)', () => {
+    const guide = readFileSync(join(REPO, 'docs', 'embedding.md'), 'utf8');
+    const block = /\*\*One-line setup\*\*[\s\S]*?```js\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(block).toContain('createPetStore(');
+    expect(block).toContain('createRequestHandler(');
+  });
 });
