@@ -66,7 +66,7 @@ beforeAll(async () => {
     await run('npm', ['install', ...packages, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: folder, timeoutMs: 90_000 });
     return folder;
   };
-  // The server's entries need the optional peers: its users install them beside it (README, "Embedding").
+  // The server's entries need the optional peers: its users install them beside it (docs/embedding.md).
   [project, light] = await Promise.all([
     consumer('consumer', [tarball, ...Object.entries(peerDependencies).map(([name, range]) => `${name}@${range}`)]),
     consumer('light', [tarball]),
@@ -162,10 +162,10 @@ console.log(JSON.stringify({
     expect(report['operations']).toBeGreaterThan(0);
   });
 
-  it("runs the README's one-line setup as written: createPetStore, then createRequestHandler over node:http", async () => {
-    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
+  it("runs the one-line setup of docs/embedding.md as written: createPetStore, then createRequestHandler over node:http", async () => {
+    const readme = await readFile(join(REPO, 'docs', 'embedding.md'), 'utf8');
     const block = /\*\*One-line setup\*\*[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(block, 'the README has the one-line setup block').toBeDefined();
+    expect(block, 'docs/embedding.md has the one-line setup block').toBeDefined();
     await write({
       'readme-setup.mjs': `${block}
 await new Promise((resolve) => server.once('listening', resolve));

@@ -11,7 +11,7 @@ import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
 const KEY = 'deadline-key-1';
 const STAFF = 'deadline-staff-1';
-/** PETSTORE_PG_TIMEOUT_MS: what the README promises, a second, less the HTTP around it. */
+/** PETSTORE_PG_TIMEOUT_MS: what docs/configuration.md promises, a second, less the HTTP around it. */
 const DEADLINE_MS = 900;
 /** Under the load of a shared machine a request may take more than its deadline, but never two (1.8 s before). */
 const ONE_DEADLINE_AND_A_HALF = DEADLINE_MS * 1.5;
