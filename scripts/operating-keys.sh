@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The README's "Operating keys" walk-through, replayed against a fresh server on the local Redis
+# The "Operating keys" walk-through of docs/keys.md, replayed against a fresh server on the local Redis
 # (127.0.0.1:6379) under a prefix of its own: `petstore keys` creates a key, curl uses it, and the
 # key is updated, shown, spent until banned, unbanned, rolled and revoked; then the same through
-# the admin API with curl. Each step is printed as written below, then its output, so the README
+# the admin API with curl. Each step is printed as written below, then its output, so docs/keys.md
 # shows exactly this. Bounded: under 80 requests, all to 127.0.0.1. At the end it deletes its own
 # prefix's Redis keys, nothing else.
 set -euo pipefail
@@ -30,7 +30,7 @@ if ! grep -q '^Admin listening on' "$log"; then cat "$log" >&2; exit 1; fi
 B=$(grep -o -m 1 'http://127\.0\.0\.1:[0-9]*/v1' "$log")
 ADMIN=$(sed -n 's/^Admin listening on \(http:[^ ]*\).*/\1/p' "$log")
 
-# What the README calls `petstore`: the built CLI, on the store exported above.
+# What docs/keys.md calls `petstore`: the built CLI, on the store exported above.
 petstore() { node dist/src/app/cli/cli.js "$@"; }
 
 # Prints one step as written (read from a here-document), then runs it and prints its output,

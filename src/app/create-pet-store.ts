@@ -4,7 +4,7 @@ import { TOKENS } from './container/tokens.js';
 import { loadConfig, type StoreKind } from './config/config.js';
 import { ConfigurationError } from './start-pet-store.js';
 
-/** What an embedding app chooses; everything else is configured as the server's defaults (README, "Configuration"). */
+/** What an embedding app chooses; everything else is configured as the server's defaults (docs/configuration.md). */
 export interface PetStoreSetup {
   /** Where the records live; default `memory`. */
   readonly store?: StoreKind;
@@ -15,7 +15,7 @@ export interface PetStoreSetup {
   readonly redisPrefix?: string;
   /** `postgres`: the database of the records. Default `postgres://127.0.0.1:5432/petstore`. */
   readonly databaseUrl?: string;
-  /** Any other variable of the README's Configuration table, e.g. `{ PETSTORE_ANONYMOUS_PER_MINUTE: '120' }`. */
+  /** Any other variable of the configuration table (docs/configuration.md), e.g. `{ PETSTORE_ANONYMOUS_PER_MINUTE: '120' }`. */
   readonly environ?: Readonly<Record<string, string>>;
 }
 

@@ -50,7 +50,7 @@ export interface StartOptions {
   readonly serveAdmin?: boolean;
 }
 
-/** Starts the standalone server from environment variables (README, "Configuration"), or throws ConfigurationError. */
+/** Starts the standalone server from environment variables (docs/configuration.md), or throws ConfigurationError. */
 export async function startPetStore(environ: Environ, overrides: ContainerOverrides = {}, { serveAdmin = true }: StartOptions = {}): Promise<RunningPetStore> {
   const loaded = loadConfig(environ);
   if (!loaded.ok) throw new ConfigurationError(loaded.error);

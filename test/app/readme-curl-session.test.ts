@@ -20,7 +20,11 @@ const normalized = (command: string): string =>
 
 async function readmeCommands(): Promise<string[]> {
   const readme = await readFile(new URL('README.md', repo), 'utf8');
-  const section = readme.slice(readme.indexOf('## A curl session'), readme.indexOf('## Configuration'));
+  const start = readme.indexOf('## A curl session');
+  expect(start).toBeGreaterThan(-1);
+  // The section runs to the next heading of its level.
+  const end = readme.indexOf('\n## ', start);
+  const section = readme.slice(start, end === -1 ? undefined : end);
   const commands: string[] = [];
   let pending: string | undefined;
   for (const line of section.split('\n')) {

@@ -3,20 +3,24 @@ import { describe, expect, it } from 'vitest';
 import { KEYS_USAGE } from '../../src/app/cli/keys-command.js';
 
 /*
- * The README's "Operating keys" walk-through and its admin API session replay by hand exactly
+ * The "Operating keys" walk-through of docs/keys.md and its admin API session replay by hand exactly
  * as printed: scripts/operating-keys.sh prints each step as written in it (a here-document),
- * then runs it, and the README's commands are, in order and character for character, those steps.
+ * then runs it, and the guide's commands are, in order and character for character, those steps.
  */
 
 const repo = new URL('../../', import.meta.url);
-const WALK_THROUGH = '#### Operating keys: a walk-through';
+const GUIDE = 'docs/keys.md';
+const WALK_THROUGH = '## Operating keys: a walk-through';
 
-/** The commands of the README's walk-through: each `$ ` line, with the lines a trailing backslash continues. */
+/**
+ * The commands of the guide's walk-through (to the end of the guide: the admin API's session follows it):
+ * each `$ ` line, with the lines a trailing backslash continues.
+ */
 async function readmeCommands(): Promise<string[]> {
-  const readme = await readFile(new URL('README.md', repo), 'utf8');
+  const readme = await readFile(new URL(GUIDE, repo), 'utf8');
   const start = readme.indexOf(WALK_THROUGH);
   expect(start).toBeGreaterThan(-1);
-  const section = readme.slice(start, readme.indexOf('\n### ', start));
+  const section = readme.slice(start);
   const commands: string[] = [];
   let pending: string[] | undefined;
   for (const line of section.split('\n')) {
@@ -37,7 +41,7 @@ async function scriptCommands(): Promise<string[]> {
   return [...script.matchAll(/^show <<'EOF'\n([\s\S]*?)\nEOF$/gm)].map((match) => match[1] ?? '');
 }
 
-describe("the README's Operating keys walk-through", () => {
+describe("docs/keys.md's Operating keys walk-through", () => {
   it('is, command for command, what scripts/operating-keys.sh shows and runs', async () => {
     const [readme, script] = await Promise.all([readmeCommands(), scriptCommands()]);
     expect(script.length).toBeGreaterThan(30);
@@ -65,7 +69,7 @@ describe("the README's Operating keys walk-through", () => {
   });
 
   it('prints `petstore keys --help` as the command prints it', async () => {
-    const readme = await readFile(new URL('README.md', repo), 'utf8');
+    const readme = await readFile(new URL(GUIDE, repo), 'utf8');
     expect(readme).toContain(`\`\`\`\n${KEYS_USAGE}\n\`\`\``);
   });
 });

@@ -39,7 +39,7 @@ beforeAll(async () => {
 afterAll(() => store.close());
 
 describe('the docs page in headless chromium', () => {
-  it('loads from this origin alone, without a failed request or a console error, and shows every operation of the document', { timeout: 60_000 }, async () => {
+  it('loads from this origin alone, without a failed request or a console error, and shows every operation of the document', async () => {
     // Launched in the test, so a missing chromium fails it with its message.
     const browser = await chromium.launch({
       executablePath: chromiumOnPath(),

@@ -11,7 +11,7 @@ afterAll(async () => {
   await store.close();
 });
 
-/** The README's client example, line for line but for the server's URL and key (there: `npm start`'s and PETSTORE_KEY). */
+/** The client example of docs/embedding.md ("The client"), line for line but for the server's URL and key (there: `npm start`'s and PETSTORE_KEY). */
 async function readmeExample(baseUrl: string, apiKey: string): Promise<void> {
   const client = new PetStoreClient({ baseUrl, apiKey, retry: { maxAttempts: 5, maxWaitMs: 60_000 } });
   const rex = await client.createPet({ name: 'Rex', categoryId: 1 });
@@ -23,7 +23,7 @@ async function readmeExample(baseUrl: string, apiKey: string): Promise<void> {
   });
 }
 
-it('runs the README example: create, iterate, an order, the retry options', async () => {
+it('runs the docs/embedding.md example: create, iterate, an order, the retry options', async () => {
   const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
   try {
     await readmeExample(store.baseUrl, KEYS.pro);

@@ -10,7 +10,7 @@ import { startTestPetStore, type TestPetStore } from '../support/test-pet-store.
 /*
  * What a load of the docs page costs a browser: its files compressed once and sent in the
  * smallest coding the request accepts, and kept by the browser under URLs that name their
- * version. The numbers before and after are in bench/README.md (`node dist/bench/docs-page-bytes.js`).
+ * version. The numbers before and after are in bench/README.md (`npm run bench:docs-page`).
  */
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

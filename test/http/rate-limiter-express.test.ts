@@ -13,7 +13,7 @@ const S0 = T0 / 1000;
 // An application would pass a SystemClock (or a RedisQuotaStore); the test moves time itself.
 const clock = new ManualClock(T0);
 
-// --- what the README shows, from here ---
+// --- what docs/embedding.md shows, from here ---
 const limiter = createRateLimiter({
   rules: [
     { name: 'minute', limit: 3, windowMs: 60_000 },

@@ -51,7 +51,7 @@ const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'petstore-consumer-'));
-  const [pack] = JSON.parse(await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: REPO, timeoutMs: 30_000 })) as [
+  const [pack] = JSON.parse(await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: REPO, timeoutMs: 60_000 })) as [
     { filename: string; files: readonly PackedFile[] },
   ];
   packed = pack.files.map((file) => file.path);
@@ -63,15 +63,15 @@ beforeAll(async () => {
     await run('npm', ['init', '-y'], { cwd: folder, timeoutMs: 15_000 });
     const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8')) as Record<string, unknown>;
     await writeFile(join(folder, 'package.json'), JSON.stringify({ ...manifest, type: 'module' }, null, 2));
-    await run('npm', ['install', ...packages, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: folder, timeoutMs: 45_000 });
+    await run('npm', ['install', ...packages, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: folder, timeoutMs: 90_000 });
     return folder;
   };
-  // The server's entries need the optional peers: its users install them beside it (README, "Embedding").
+  // The server's entries need the optional peers: its users install them beside it (docs/embedding.md).
   [project, light] = await Promise.all([
     consumer('consumer', [tarball, ...Object.entries(peerDependencies).map(([name, range]) => `${name}@${range}`)]),
     consumer('light', [tarball]),
   ]);
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -162,10 +162,10 @@ console.log(JSON.stringify({
     expect(report['operations']).toBeGreaterThan(0);
   });
 
-  it("runs the README's one-line setup as written: createPetStore, then createRequestHandler over node:http", async () => {
-    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
+  it("runs the one-line setup of docs/embedding.md as written: createPetStore, then createRequestHandler over node:http", async () => {
+    const readme = await readFile(join(REPO, 'docs', 'embedding.md'), 'utf8');
     const block = /\*\*One-line setup\*\*[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(block, 'the README has the one-line setup block').toBeDefined();
+    expect(block, 'docs/embedding.md has the one-line setup block').toBeDefined();
     await write({
       'readme-setup.mjs': `${block}
 await new Promise((resolve) => server.once('listening', resolve));
@@ -194,7 +194,7 @@ const client = new PetStoreClient({ baseUrl: 'https://api.example/v1', apiKey: '
 export const first: Promise<Pet | undefined> = client.listPets({ limit: 5, status: 'available' }).then((page) => page.items[0]);
 `,
     });
-    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'browser/tsconfig.json')], { cwd: project, timeoutMs: 30_000 });
+    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'browser/tsconfig.json')], { cwd: project, timeoutMs: 90_000 });
   });
 
   it('requires every entry point from CommonJS on the Node versions engines names (require of ES modules)', async () => {
@@ -257,7 +257,7 @@ export const start: (environ: Environ) => Promise<RunningPetStore> = startPetSto
 ${createIsTyped ? '// @ts-expect-error: a pet name is a string\nawait catalog.create({ name: 42, categoryId: 1 });' : ''}
 `,
     });
-    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'tsconfig.json')], { cwd: project, timeoutMs: 30_000 });
+    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'tsconfig.json')], { cwd: project, timeoutMs: 90_000 });
     // PetCatalog.create may still take `unknown`; the mistyped-create check joins in once it is typed.
     if (!createIsTyped) console.warn('consumer type check: PetCatalog.create still takes unknown; the @ts-expect-error on a mistyped pet is left out');
   });

@@ -58,7 +58,7 @@ describe('several server processes on one Redis', () => {
     let ban = await statusOf(first);
     while (ban.code === 'rate_limited') ban = await statusOf(first);
     expect(ban.code).toBe('api_key_banned');
-    // Past the 100 ms the README allows, well within those 5 s.
+    // Past the 100 ms docs/operating.md allows, well within those 5 s.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const onSecond = await statusOf(second);
     expect(onSecond.code).toBe('api_key_banned');

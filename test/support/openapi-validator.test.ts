@@ -159,6 +159,7 @@ describe('the OpenAPI document', () => {
         'api_key_banned',
         'internal_error',
         'service_unavailable',
+        'ids_exhausted',
       ].sort(),
     );
   });

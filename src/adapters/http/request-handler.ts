@@ -70,7 +70,7 @@ export interface RequestHandlerOptions {
  */
 export type PetStoreRequestHandler = (req: IncomingMessage, res: ServerResponse, next?: NextHandler) => void;
 
-/** The documented default of `Deprecation` (README, PETSTORE_DEPRECATION_DATE). */
+/** The documented default of `Deprecation` (docs/configuration.md, PETSTORE_DEPRECATION_DATE). */
 export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 
 const logToConsole: LogError = (message, error, requestId) =>

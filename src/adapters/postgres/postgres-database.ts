@@ -281,10 +281,10 @@ export function createPostgresDatabase({ url, max, timeoutMs = POSTGRES_TIMEOUT_
   const pool = postgres(url, { ...options, max, idle_timeout: 30 });
   const deadline = (): Deadline => ({ at: performance.now() + timeoutMs });
   return {
-    // A CancelRequest names a backend, not a statement: on the pipeline it could cancel another
-    // request's read. A read stores nothing; the statement_timeout ends it.
-    read: (text, values = [], { deadline: given } = {}) =>
-      fromPostgres(() => ({ result: rowsOf(statementOf(pipeline, text, values)), cancel: () => undefined }), given ?? deadline()),
+    // Cancelled too: each pipelined read behind a blocked one would otherwise hold the one backend
+    // for its own statement_timeout after its 503. A CancelRequest names a backend, not a statement:
+    // sent as the read ends, it can hit the next one, a 503 its client retries.
+    read: (text, values = [], { deadline: given } = {}) => fromPostgres(() => statement(pipeline, text, values), given ?? deadline()),
     query: (text, values = [], { deadline: given } = {}) => fromPostgres(() => statement(pool, text, values), given ?? deadline()),
     transaction: <T>(work: (session: SqlSession) => Promise<T>, { deadline: given, timeoutMs: own }: CallOptions & { readonly timeoutMs?: number } = {}) =>
       fromPostgres(

@@ -28,7 +28,7 @@ export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business 
        petstore keys roll ID [--grace DURATION|0]
        petstore keys list
        petstore keys revoke ID
-Each also takes the server's store flags, or their environment variables (see README):
+Each also takes the server's store flags, or their environment variables (see docs/configuration.md):
        [--env ENV] [--store postgres|redis] [--database-url URL]
        [--redis-url URL | --redis-cluster-nodes HOST:PORT,...] [--redis-prefix P]
        (a Cluster's password: REDIS_PASSWORD in the environment)

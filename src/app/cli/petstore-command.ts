@@ -11,7 +11,7 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import { failureLine } from './store-failure.js';
 import { STORE_FLAGS } from './store-flags.js';
 
-// Each flag mirrors an environment variable (README, "Configuration"); a flag wins over the variable.
+// Each flag mirrors an environment variable (docs/configuration.md); a flag wins over the variable.
 const FLAGS = {
   port: 'PORT',
   host: 'HOST',
@@ -42,7 +42,7 @@ const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|sta
                 [--workers N|auto]
        petstore keys create|update|show|list|revoke ...   (see petstore keys --help)
        petstore migrate [--dry-run] [--database-url URL]   (see petstore migrate --help)
-Every flag can be given as its environment variable instead (see README).`;
+Every flag can be given as its environment variable instead (see docs/configuration.md).`;
 
 function environFromArgs(argv: readonly string[]): NodeJS.ProcessEnv {
   const { values } = parseArgs({

@@ -102,7 +102,7 @@ function parseDatabaseUrl(raw: string): Result<string, string> {
 }
 
 /**
- * Reads the configuration (README, "Configuration") from environment variables. Every mistake is reported,
+ * Reads the configuration (docs/configuration.md) from environment variables. Every mistake is reported,
  * one line each, so an operator fixes them all in one go.
  */
 export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly string[]> {

@@ -28,7 +28,7 @@ async function warnOfVolatileRecords(redis: RedisClient, { logger }: PetStoreLog
     logger.warn(
       { persistence: nodes },
       'redis keeps neither an append-only file nor snapshots: pets, orders, Idempotency-Key records and API keys are lost when it restarts; ' +
-        'enable AOF (appendonly yes, appendfsync everysec) or use PETSTORE_STORE=postgres (README, "Operating")',
+        'enable AOF (appendonly yes, appendfsync everysec) or use PETSTORE_STORE=postgres (docs/persistence-and-upgrades.md, "Redis")',
     );
   }
 }
