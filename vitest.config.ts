@@ -96,6 +96,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...SYSTEM_TESTS, ...INTEGRATION_TESTS],
           env: { PETSTORE_TEST_TIER: 'unit' },
+          // One module graph per worker, not per file: importing it again for each of ~90 files was
+          // 75 of the tier's 90 s. The unit files share no state through modules (they pass either way).
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
