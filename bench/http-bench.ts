@@ -30,7 +30,7 @@ import { commandCounts, connectRedis, deleteKeysUnder, callsBetween, redisVersio
 import { cpuBetween, postgresSetting, postgresVersion, processCpu } from './http/postgres.js';
 import { describePairRound, PAIR_DEFAULTS, serverPair, summarisePair } from './http/operations-cost.js';
 import { measurePaired } from './http/paired.js';
-import { evaluateTargets, markdownReport, summarise, TARGETS, type BenchResults, type PairedMeasurement, type Round, type ScenarioResult } from './http/report.js';
+import { evaluateTargets, markdownReport, summarise, TARGETS, withHeadline, type BenchResults, type PairedMeasurement, type Round, type ScenarioResult } from './http/report.js';
 import { scenarios } from './http/scenarios.js';
 import { serverSpecs, startServer, type RunningServer, type ServerName } from './http/servers.js';
 
@@ -48,6 +48,7 @@ const generatorOf = generatorChoiceFromEnv();
 
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 const README = fileURLToPath(new URL('../../bench/README.md', import.meta.url));
+const FRONT_README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const RESULTS_START = '<!-- results:start -->';
 const RESULTS_END = '<!-- results:end -->';
 
@@ -250,4 +251,5 @@ if (!partial && existsSync(README)) {
     writeFileSync(README, `${readme.slice(0, start + RESULTS_START.length)}\n${intro}\n\n${report}\n${readme.slice(end)}`);
   }
 }
+if (!partial && existsSync(FRONT_README)) writeFileSync(FRONT_README, withHeadline(readFileSync(FRONT_README, 'utf8'), stored));
 console.log(`\n${report}\n\n${notes.join('\n')}\nWrote ${resultsFile}${partial ? '' : ' and latest.svg'}.`);

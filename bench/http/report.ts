@@ -339,3 +339,47 @@ export const markdownReport = (results: BenchResults): string => {
   }
   return lines.join('\n');
 };
+
+/** The columns of the README's headline table, in the order a reader compares them. */
+const HEADLINE_COLUMNS: readonly { readonly server: ServerName; readonly head: string }[] = [
+  { server: 'ceiling', head: 'node:http ceiling' },
+  { server: 'peer', head: 'fastify peer' },
+  { server: 'router', head: 'find-my-way + fixed window' },
+  { server: 'memory', head: 'this service, memory' },
+  { server: 'redis', head: 'this service, Redis' },
+  { server: 'cluster', head: 'Redis Cluster (3 masters)' },
+  { server: 'postgres', head: 'PostgreSQL (+ Redis counters)' },
+];
+
+/**
+ * The README's headline: req/s (server CPU per request) of each scenario on each server, and the
+ * operated memory server as a row of its own under the list; regenerated with the full tables.
+ */
+export const headlineTable = (results: BenchResults): string => {
+  const cell = (scenario: ScenarioResult, server: ServerName): string => {
+    const found = scenario.servers.find((result) => result.server === server)?.summary;
+    return found === undefined ? '' : `${integer(found.requestsPerSecond)} (${fixed(found.serverCpuUsPerRequest, 0)} µs)`;
+  };
+  const lines = [
+    `| scenario | ${HEADLINE_COLUMNS.map(({ head }) => head).join(' | ')} |`,
+    `|---|${HEADLINE_COLUMNS.map(() => '---:').join('|')}|`,
+  ];
+  for (const scenario of results.scenarios) {
+    lines.push(`| ${scenario.title} | ${HEADLINE_COLUMNS.map(({ server }) => cell(scenario, server)).join(' | ')} |`);
+    const operated = cell(scenario, 'operated');
+    if (operated !== '') lines.push(`| the same, access log + metrics on | ${HEADLINE_COLUMNS.map(({ server }) => (server === 'memory' ? operated : '')).join(' | ')} |`);
+  }
+  return lines.join('\n');
+};
+
+export const HEADLINE_START = '<!-- headline:start -->';
+export const HEADLINE_END = '<!-- headline:end -->';
+
+/** `readme` with the block between the headline markers made from `results` (unchanged without the markers). */
+export const withHeadline = (readme: string, results: BenchResults): string => {
+  const start = readme.indexOf(HEADLINE_START);
+  const end = readme.indexOf(HEADLINE_END);
+  if (start === -1 || end < start) return readme;
+  const run = `Run of ${results.generatedAt.slice(0, 16).replace('T', ' ')} UTC: req/s and, in brackets, the server's CPU per request.`;
+  return `${readme.slice(0, start + HEADLINE_START.length)}\n${run}\n\n${headlineTable(results)}\n${readme.slice(end)}`;
+};
