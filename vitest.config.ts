@@ -11,8 +11,8 @@ import { defineConfig } from 'vitest/config';
  * `npm test` runs all three.
  */
 
-// Files that start servers or Redis processes and time their answers run after the rest, one
-// at a time, so CPU-heavy property tests on the other core cannot distort their latencies.
+// Files that start servers or Redis processes and time their answers run after the unit and
+// integration tiers, so CPU-heavy property tests cannot distort their latencies.
 const SYSTEM_TESTS = [
   'test/redis/**/*.test.ts',
   // Servers on PostgreSQL (a test database of their own, or a throwaway server crashed mid-load).
@@ -35,8 +35,8 @@ const SYSTEM_TESTS = [
   'test/browser/**/*.test.ts',
 ];
 
-// Of those, the ones that time nothing a second process would distort: they wait on sleeps,
-// npm and the stores, so they run after the timed ones, two at a time.
+// Of those, the ones that time nothing another process would distort: they wait on sleeps,
+// npm and the stores.
 const WAITING_SYSTEM_TESTS = [
   'test/package/consumer.test.ts',
   'test/redis/keys-command.test.ts',
@@ -86,8 +86,9 @@ export default defineConfig({
     // sit far above what the slowest test takes on a machine running a second suite beside it.
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    // Two cores: two workers.
-    maxWorkers: 2,
+    // Two cores, three workers: most of the system tier waits on processes, sleeps and stores, and
+    // every timed test passes with a second whole suite running beside it.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
@@ -109,11 +110,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'system', include: SYSTEM_TESTS, exclude: WAITING_SYSTEM_TESTS, globalSetup: build, fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: { name: 'system', include: SYSTEM_TESTS, exclude: WAITING_SYSTEM_TESTS, globalSetup: build, sequence: { groupOrder: 1 } },
       },
       {
         extends: true,
-        test: { name: 'system-waiting', include: WAITING_SYSTEM_TESTS, globalSetup: build, sequence: { groupOrder: 2 } },
+        test: { name: 'system-waiting', include: WAITING_SYSTEM_TESTS, globalSetup: build, sequence: { groupOrder: 1 } },
       },
     ],
   },
