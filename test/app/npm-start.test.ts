@@ -62,7 +62,6 @@ afterAll(() => {
 
 describe('npm start', () => {
   it('serves the built server without compiling, and on SIGTERM to npm drains, stops listening and exits 0', async () => {
-    const startedAt = performance.now();
     const npm = spawn('npm', ['start'], {
       cwd: REPO,
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PETSTORE_ENV: 'test', PETSTORE_API_KEYS: `${KEY}:pro`, PETSTORE_STORE: 'memory' },
@@ -75,13 +74,12 @@ describe('npm start', () => {
     npm.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     try {
       const url = await waitForListening(npm, () => output, exited);
-      const startupMs = performance.now() - startedAt;
       const descendants = descendantPids(npm.pid ?? 0);
       for (const pid of descendants) pidsToKill.add(pid);
 
-      // No build step: the script is the one command, and a compile (17 s here) could not fit in the time.
+      // No build step: the script is the one command (its only descendant is node below). Not a
+      // time bound: a loaded machine took 8.2 s to start without compiling anything.
       expect(output).not.toMatch(/> tsc|npm run build/);
-      expect(startupMs, output).toBeLessThan(8_000);
 
       // With `exec`, npm's only child is node running the server: the signal npm forwards lands on it.
       // Without it, the child is `sh -c`, which dies of the signal and leaves node running.

@@ -104,7 +104,7 @@ async function write(files: Record<string, string>): Promise<void> {
   }
 }
 
-describe('the packed package, installed by a consumer', () => {
+describe('the packed package, installed by a consumer', { timeout: 240_000 }, () => {
   it('packs dist/src, the schema migrations, the README, the licence and the manifest, and no tests or benchmarks', async () => {
     for (const required of ['README.md', 'LICENSE', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/app/cli/cli.js', 'migrations/0001_records.sql']) {
       expect(packed, required).toContain(required);
@@ -194,7 +194,7 @@ const client = new PetStoreClient({ baseUrl: 'https://api.example/v1', apiKey: '
 export const first: Promise<Pet | undefined> = client.listPets({ limit: 5, status: 'available' }).then((page) => page.items[0]);
 `,
     });
-    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'browser/tsconfig.json')], { cwd: project, timeoutMs: 90_000 });
+    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'browser/tsconfig.json')], { cwd: project, timeoutMs: 180_000 });
   });
 
   it('requires every entry point from CommonJS on the Node versions engines names (require of ES modules)', async () => {
@@ -257,7 +257,7 @@ export const start: (environ: Environ) => Promise<RunningPetStore> = startPetSto
 ${createIsTyped ? '// @ts-expect-error: a pet name is a string\nawait catalog.create({ name: 42, categoryId: 1 });' : ''}
 `,
     });
-    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'tsconfig.json')], { cwd: project, timeoutMs: 90_000 });
+    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'tsconfig.json')], { cwd: project, timeoutMs: 180_000 });
     // PetCatalog.create may still take `unknown`; the mistyped-create check joins in once it is typed.
     if (!createIsTyped) console.warn('consumer type check: PetCatalog.create still takes unknown; the @ts-expect-error on a mistyped pet is left out');
   });
