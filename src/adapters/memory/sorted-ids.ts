@@ -48,7 +48,8 @@ export class SortedIds {
     return this.#size;
   }
 
-  insert(id: number): void {
+  /** The leaf where `id` belongs, and the inner nodes and child positions on the way to it. */
+  #descend(id: number): { path: { node: Inner; at: number }[]; leaf: Leaf } {
     const path: { node: Inner; at: number }[] = [];
     let node = this.#root;
     while (!isLeaf(node)) {
@@ -56,6 +57,11 @@ export class SortedIds {
       path.push({ node, at });
       node = node.children[at]!;
     }
+    return { path, leaf: node };
+  }
+
+  insert(id: number): void {
+    const { path, leaf: node } = this.#descend(id);
     const at = firstAbove(node.ids, id);
     if (node.ids[at - 1] === id) return;
     node.ids.splice(at, 0, id);
@@ -85,13 +91,7 @@ export class SortedIds {
   }
 
   remove(id: number): void {
-    const path: { node: Inner; at: number }[] = [];
-    let node = this.#root;
-    while (!isLeaf(node)) {
-      const at = firstAbove(node.bounds, id);
-      path.push({ node, at });
-      node = node.children[at]!;
-    }
+    const { path, leaf: node } = this.#descend(id);
     const at = firstAbove(node.ids, id) - 1;
     if (node.ids[at] !== id) return;
     node.ids.splice(at, 1);
