@@ -76,13 +76,21 @@ module.exports = {
       severity: 'error',
       comment: 'Logs, metrics and the admin listener are built by the container and started by start-pet-store; they never reach back to them or to the command line.',
       from: { path: '^src/app/(logging|admin)/' },
-      to: { path: '^src/app/(container/|cli/|start-pet-store\\.ts$)' },
+      to: { path: '^src/app/(container/|cli/|start-pet-store\\.ts$|pet-store-app\\.ts$)' },
     },
     {
       name: 'app-container-is-below-the-entry-points',
       severity: 'error',
       from: { path: '^src/app/container/' },
-      to: { path: '^src/app/(cli/|start-pet-store\\.ts$)' },
+      to: { path: '^src/app/(cli/|start-pet-store\\.ts$|pet-store-app\\.ts$)' },
+    },
+    {
+      name: 'one-composition-function',
+      severity: 'error',
+      comment:
+        'composePetStore (src/app/pet-store-app.ts) is the one way in to the container: the server, createPetStore, every CLI command and the supervisor compose the app there, none builds or resolves a container itself.',
+      from: { path: '^src/', pathNot: ['^src/app/container/', '^src/app/pet-store-app\\.ts$'] },
+      to: { path: '^src/app/container/' },
     },
     {
       name: 'one-composition-root',

@@ -1,7 +1,6 @@
 import type { RequestHandlerDependencies } from '../adapters/http/request-handler.js';
-import { buildContainer, type ContainerOverrides } from './container/build-container.js';
-import { TOKENS } from './container/tokens.js';
 import { loadConfig, type StoreKind } from './config/config.js';
+import { composePetStore, type PetStoreAppOptions } from './pet-store-app.js';
 import { ConfigurationError } from './start-pet-store.js';
 
 /** What an embedding app chooses; everything else is configured as the server's defaults (docs/configuration.md). */
@@ -27,11 +26,11 @@ export interface PetStore {
 }
 
 /**
- * The dependencies of the handler, built by the server's own container: one call where an
+ * The dependencies of the handler, composed as the server composes them: one call where an
  * embedder would otherwise wire stores, key registry, quota store and admission by hand.
  * Throws ConfigurationError naming every mistake, or StoreUnavailableError when a store cannot be reached.
  */
-export async function createPetStore(setup: PetStoreSetup = {}, overrides: Pick<ContainerOverrides, 'clock' | 'logger'> = {}): Promise<PetStore> {
+export async function createPetStore(setup: PetStoreSetup = {}, options: Pick<PetStoreAppOptions, 'clock' | 'logger'> = {}): Promise<PetStore> {
   const environ: Record<string, string> = { ...setup.environ, PETSTORE_STORE: setup.store ?? 'memory' };
   if (setup.apiKeys !== undefined) environ['PETSTORE_API_KEYS'] = setup.apiKeys.join(',');
   if (setup.redisUrl !== undefined) environ['REDIS_URL'] = setup.redisUrl;
@@ -39,18 +38,11 @@ export async function createPetStore(setup: PetStoreSetup = {}, overrides: Pick<
   if (setup.databaseUrl !== undefined) environ['DATABASE_URL'] = setup.databaseUrl;
   const config = loadConfig(environ);
   if (!config.ok) throw new ConfigurationError(config.error);
-  const container = buildContainer(config.value, overrides);
+  const app = composePetStore(config.value, options);
   try {
-    const [catalog, orders, idempotency, admission, rateLimitStatus] = await Promise.all([
-      container.getAsync(TOKENS.catalog),
-      container.getAsync(TOKENS.orders),
-      container.getAsync(TOKENS.idempotencyStore),
-      container.getAsync(TOKENS.admission),
-      container.getAsync(TOKENS.rateLimitStatus),
-    ]);
-    return { dependencies: { catalog, orders, idempotency, admission, rateLimitStatus }, close: () => container.unbindAllAsync() };
+    return { dependencies: await app.handlerDependencies(), close: () => app.close() };
   } catch (error) {
-    await container.unbindAllAsync().catch(() => undefined);
+    await app.close().catch(() => undefined);
     throw error;
   }
 }

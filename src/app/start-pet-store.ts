@@ -1,18 +1,14 @@
 import type { AddressInfo } from 'node:net';
-import type { Container } from 'inversify';
 import { DEFAULT_BASE_PATH } from '../adapters/http/contract/base-path.js';
 import type { PetStoreHttpServer } from '../adapters/http/http-server.js';
-import { buildContainer, type ContainerOverrides } from './container/build-container.js';
-import { TOKENS } from './container/tokens.js';
 import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from './config/config.js';
-import { createDemoKeys } from './config/demo-keys.js';
+import { withDemoKeys } from './config/demo-keys.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { processAdminSource } from './admin/admin-source.js';
 import { readinessPolicyOf } from './admin/readiness.js';
 import { pacedMetrics } from './admin/paced-metrics.js';
-import { createAdminKeyApi } from './admin/keys/admin-key-routes.js';
-import { keyOperationsOf } from './keys/served-key-operations.js';
-import { createLogger, type Logger, type PetStoreLogger } from './logging/logger.js';
+import type { Logger } from './logging/logger.js';
+import { composePetStore, type PetStoreApp, type PetStoreAppOptions } from './pet-store-app.js';
 import { trackConnections } from './server-shutdown.js';
 
 export class ConfigurationError extends Error {
@@ -30,7 +26,8 @@ export interface RunningPetStore {
   readonly baseUrl: string;
   /** Keys created because none were configured (development only); empty otherwise. */
   readonly demoKeys: readonly ConfiguredKey[];
-  readonly container: Container;
+  /** The application this server serves: its stores, use cases and key verbs. */
+  readonly app: PetStoreApp;
   /** The admin listener's `http://HOST:PORT` (/metrics, /healthz, /readyz); undefined without PETSTORE_ADMIN_PORT. */
   readonly adminUrl: string | undefined;
   readonly logger: Logger;
@@ -51,31 +48,32 @@ export interface StartOptions {
 }
 
 /** Starts the standalone server from environment variables (docs/configuration.md), or throws ConfigurationError. */
-export async function startPetStore(environ: Environ, overrides: ContainerOverrides = {}, { serveAdmin = true }: StartOptions = {}): Promise<RunningPetStore> {
+export async function startPetStore(environ: Environ, options: PetStoreAppOptions = {}, startOptions: StartOptions = {}): Promise<RunningPetStore> {
   const loaded = loadConfig(environ);
   if (!loaded.ok) throw new ConfigurationError(loaded.error);
-  const demoKeys = loaded.value.environment === 'development' && loaded.value.apiKeys.length === 0 ? createDemoKeys() : [];
-  const config = demoKeys.length === 0 ? loaded.value : { ...loaded.value, apiKeys: demoKeys };
-  const log: PetStoreLogger = overrides.logger ?? createLogger(config.logLevel);
-  const container = buildContainer(config, { ...overrides, logger: log });
+  const { config, demoKeys } = withDemoKeys(loaded.value);
+  return serveApp(composePetStore(config, options), demoKeys, startOptions);
+}
+
+/** Listens with the app's HTTP server (and the admin listener unless in a worker); on failure nothing stays open. */
+export async function serveApp(app: PetStoreApp, demoKeys: readonly ConfiguredKey[], { serveAdmin = true }: StartOptions = {}): Promise<RunningPetStore> {
+  const { config, log } = app;
   const { logger } = log;
   let admin: AdminServer | undefined;
   let server: PetStoreHttpServer | undefined;
   try {
-    server = await container.getAsync(TOKENS.httpServer);
+    server = await app.httpServer();
     const shutDown = trackConnections(server);
     await listen(server, config.port, config.host);
-    const metrics = await container.getAsync(TOKENS.metrics);
+    const metrics = await app.metrics();
     if (serveAdmin && config.adminPort !== undefined && metrics !== null) {
-      const probes = await container.getAsync(TOKENS.storeProbes);
+      const keyApi = await app.adminKeyApi();
       admin = await startAdminServer({
         host: config.adminHost,
         port: config.adminPort,
-        source: pacedMetrics(processAdminSource(metrics, probes, readinessPolicyOf(config))),
-        logError: container.get(TOKENS.logError),
-        ...(config.adminToken === undefined
-          ? {}
-          : { keyApi: createAdminKeyApi({ token: config.adminToken, keys: await keyOperationsOf(container, config), clock: container.get(TOKENS.clock) }) }),
+        source: pacedMetrics(processAdminSource(metrics, await app.storeProbes(), readinessPolicyOf(config))),
+        logError: app.logError,
+        ...(keyApi === undefined ? {} : { keyApi }),
       });
     }
     const { port } = server.address() as AddressInfo;
@@ -89,7 +87,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
       url,
       baseUrl,
       demoKeys,
-      container,
+      app,
       adminUrl: admin?.url,
       logger,
       flushLogs: () => log.close(),
@@ -99,7 +97,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
           logger.info({ drainMs, graceMs }, 'shutdown: readiness answers 503; serving on while load balancers notice');
           const cut = await shutDown(drainMs, graceMs, () => logger.info('shutdown: no new connections; finishing requests in flight'));
           logger.info({ cutConnections: cut }, cut ? 'shutdown: grace period over, remaining requests cut' : 'shutdown: every request in flight finished');
-          await container.unbindAllAsync();
+          await app.close();
           logger.info('shutdown: stores closed');
           await admin?.close();
         })();
@@ -110,7 +108,7 @@ export async function startPetStore(environ: Environ, overrides: ContainerOverri
     // E.g. the admin port taken: the API's listener must not outlive the failed start.
     if (server?.listening === true) await new Promise<void>((resolve) => server?.close(() => resolve()));
     await admin?.close();
-    await container.unbindAllAsync();
+    await app.close();
     throw error;
   }
 }

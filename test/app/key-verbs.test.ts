@@ -313,7 +313,7 @@ describe.each(STORES)('every key verb on $name', (setup) => {
     const clock = new ManualClock(Date.now());
     const server = await startPetStore(
       { PETSTORE_ENV: 'test', PORT: '0', PETSTORE_ADMIN_PORT: '0', PETSTORE_ADMIN_TOKEN: TOKEN, PETSTORE_API_KEYS: 'configured-key-1:free', ...store.environ },
-      { clock, redisCommandTimeoutMs: 5_000 },
+      { clock, storeTimeoutMs: 5_000 },
     );
     served = { server, clock, cliEnviron: setup.name === 'memory' ? undefined : store.environ };
   });

@@ -126,7 +126,7 @@ describe('the docs page of a handler under another base path', () => {
       anonymousPolicy: { rules: [{ name: 'minute', limit: 1_000, windowMs: 60_000 }] },
       ban: DEFAULT_BAN_POLICY,
     });
-    server = createServer(createRequestHandler({ ...memoryServices(), admission }, { basePath: '/petstore/v1' }));
+    server = createServer(createRequestHandler({ ...(await memoryServices()), admission }, { basePath: '/petstore/v1' }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -231,7 +231,7 @@ async function startEdgeServer(options: EdgeServerOptions = {}): Promise<EdgeSer
     ban: NEVER_BANNED,
   });
   const server: PetStoreHttpServer = createHttpServer(
-    { ...memoryServices(options.repository === undefined ? {} : { pets: options.repository }), admission },
+    { ...(await memoryServices(options.repository === undefined ? {} : { pets: options.repository })), admission },
     {
       deprecatedAt: new Date('2026-01-01T00:00:00Z'),
       headersTimeoutMs: options.headersTimeoutMs ?? 5_000,

@@ -58,7 +58,7 @@ const start = async (limit: number): Promise<{ origin: string; quotas: HeldQuota
   const keys = new MemoryApiKeyRegistry();
   await keys.register(digestApiKey(KEY), { plan: enterprisePlan(limit, 1_000), role: 'customer' });
   const admission = new RequestAdmission(keys, quotas, { anonymousPolicy: { rules: [{ name: 'minute', limit: 10, windowMs: 60_000 }] }, ban: DEFAULT_BAN_POLICY });
-  server = createServer(createRequestHandler({ ...memoryServices({ pets }), admission }));
+  server = createServer(createRequestHandler({ ...(await memoryServices({ pets })), admission }));
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, quotas, pets };
 };

@@ -28,7 +28,7 @@ async function start(
     ban: { strikes: 1_000, strikeWindowMs: 60_000, banMs: 60_000 },
   });
   const server = createHttpServer(
-    { ...memoryServices(options.pets === undefined ? {} : { pets: options.pets }), admission },
+    { ...(await memoryServices(options.pets === undefined ? {} : { pets: options.pets })), admission },
     {
       headersTimeoutMs: 5_000,
       requestTimeoutMs: 10_000,

@@ -41,7 +41,7 @@ describe('slow clients', () => {
       ban: DEFAULT_BAN_POLICY,
     });
     server = createHttpServer(
-      { ...memoryServices(), admission },
+      { ...(await memoryServices()), admission },
       {
         deprecatedAt: new Date('2026-01-01T00:00:00Z'),
         headersTimeoutMs: 500,

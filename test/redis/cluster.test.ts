@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS } from '../../src/app/container/tokens.js';
 import { runKeysCommand } from '../../src/app/cli/keys-command.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
 import { checkStores } from '../../src/app/admin/store-probes.js';
@@ -140,7 +139,7 @@ describe('three instances on a Redis Cluster of three masters', () => {
 
   it('answers 503 at once while the master of {pets} is down and serves again once it is back; readiness follows', async () => {
     const port = await masterOf(await petsSlot());
-    const probes = await instances[0]!.container.getAsync(TOKENS.storeProbes);
+    const probes = await instances[0]!.app.storeProbes();
     expect(await checkStores(probes, 1_000)).toEqual([{ store: 'redis', up: true }]);
 
     await cluster.kill(port);

@@ -33,5 +33,6 @@ export async function handlerDependencies(keys: Readonly<Record<string, ApiKeyGr
   for (const [key, grant] of Object.entries(keys)) await registry.register(digestApiKey(key), grant);
   const quotas = new MemoryQuotaStore(new SystemClock());
   const options = { anonymousPolicy: { rules: [{ name: 'minute', limit: 1_000, windowMs: 60_000 }] }, ban: DEFAULT_BAN_POLICY };
-  return { ...memoryServices(), admission: new RequestAdmission(registry, quotas, options), rateLimitStatus: new RateLimitStatus(registry, quotas, options) };
+  const services = await memoryServices();
+  return { ...services, admission: new RequestAdmission(registry, quotas, options), rateLimitStatus: new RateLimitStatus(registry, quotas, options) };
 }

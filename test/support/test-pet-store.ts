@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Clock } from '../../src/ports/clock.js';
 import { startPetStore } from '../../src/app/start-pet-store.js';
-import type { ContainerOverrides } from '../../src/app/container/build-container.js';
+import type { PetStoreAppOptions } from '../../src/app/pet-store-app.js';
 import { HttpClient, nextLink, type HttpResult, type RequestOptions } from './http-client.js';
 import { assertMatchesOpenApi } from './openapi-validator.js';
 import { createTestDatabase } from './test-postgres.js';
@@ -48,14 +48,14 @@ export interface TestPetStore {
  * The store the HTTP suites run on: memory, or with PETSTORE_TEST_STORE=postgres (the vitest
  * project http-on-postgres) a database and a Redis prefix of their own.
  */
-async function testStore(): Promise<{ readonly environ: Readonly<Record<string, string>>; readonly overrides: ContainerOverrides; cleanup(): Promise<void> }> {
+async function testStore(): Promise<{ readonly environ: Readonly<Record<string, string>>; readonly overrides: PetStoreAppOptions; cleanup(): Promise<void> }> {
   if (process.env['PETSTORE_TEST_STORE'] !== 'postgres') return { environ: {}, overrides: {}, cleanup: async () => {} };
   const database = await createTestDatabase();
   const redis = await acquireTestRedis();
   return {
     // These suites test the records, not outages: a loaded machine must not turn a slow reply into a 503.
-    environ: { PETSTORE_STORE: 'postgres', DATABASE_URL: database.url, REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix, PETSTORE_PG_TIMEOUT_MS: '5000' },
-    overrides: { redisCommandTimeoutMs: 5_000 },
+    environ: { PETSTORE_STORE: 'postgres', DATABASE_URL: database.url, REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix },
+    overrides: { storeTimeoutMs: 5_000 },
     cleanup: async () => {
       await database.drop();
       await redis.cleanup();

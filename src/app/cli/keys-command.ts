@@ -7,12 +7,11 @@ import type { KeyAdmin, ManagedApiKey } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import { BAN_VARIABLES, loadConfig, type Environ, type PetStoreConfig } from '../config/config.js';
-import { buildContainer, type ContainerOverrides } from '../container/build-container.js';
-import { TOKENS } from '../container/tokens.js';
 import { KEY_FIELDS, parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../keys/key-fields.js';
-import { KeyOperations, usedToday, type IssuedSecret, type KeyRefusal, type KeyStanding } from '../keys/key-operations.js';
-import { keyChangeLog } from '../logging/key-change-log.js';
+import { usedToday, type IssuedSecret, type KeyRefusal, type KeyStanding } from '../keys/key-operations.js';
+import { assembleKeyOperations } from '../keys/assemble-key-operations.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import { composePetStore, type PetStoreAppOptions } from '../pet-store-app.js';
 import { failureLine } from './store-failure.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
@@ -163,28 +162,25 @@ export interface KeysDependencies {
 /** How long a command waits for Redis or PostgreSQL before it fails: a request's deadline is far shorter. */
 const COMMAND_STORE_TIMEOUT_MS = 5_000;
 
-/** The stores the configuration names, wired by the server's container; `overrides` as the server takes them (a test's clock). */
-export const openConfiguredAdmin = (overrides: Pick<ContainerOverrides, 'clock'> = {}) => async (config: PetStoreConfig): Promise<OpenedKeyAdmin> => {
+/** The stores the configuration names, composed as the server composes them; `options` as the server takes them (a test's clock). */
+export const openConfiguredAdmin = (options: Pick<PetStoreAppOptions, 'clock'> = {}) => async (config: PetStoreConfig): Promise<OpenedKeyAdmin> => {
   // Not a request's path: a loaded store may take its time. Connection errors go to stderr, apart from the command's output.
   const log = createLogger(config.logLevel, process.stderr);
-  const container = buildContainer(
-    { ...config, pgTimeoutMs: COMMAND_STORE_TIMEOUT_MS },
-    { ...overrides, redisCommandTimeoutMs: COMMAND_STORE_TIMEOUT_MS, logger: log },
-  );
+  const app = composePetStore(config, { ...options, storeTimeoutMs: COMMAND_STORE_TIMEOUT_MS, logger: log });
   try {
     return {
       logger: log.logger,
-      admin: await container.getAsync(TOKENS.keyAdmin),
-      clock: container.get(TOKENS.clock),
+      admin: await app.keyAdmin(),
+      clock: app.clock,
       // Resolved only by the commands that show usage: create, update and revoke need no quota store.
-      quotas: () => container.getAsync(TOKENS.quotaStore),
+      quotas: app.quotas,
       close: async () => {
-        await container.unbindAllAsync();
+        await app.close();
         await log.close();
       },
     };
   } catch (error) {
-    await container.unbindAllAsync();
+    await app.close();
     throw error;
   }
 };
@@ -230,12 +226,10 @@ export async function runKeysCommand(
     output.err(`petstore keys: ${failureLine(error)}`);
     return 1;
   }
-  const operations = new KeyOperations({
-    ...opened,
-    ban: config.value.ban,
-    randomBytes: deps.randomBytes,
-    changed: keyChangeLog(opened.logger ?? createLogger(config.value.logLevel, process.stderr).logger, 'cli'),
-  });
+  const operations = assembleKeyOperations(
+    { ...opened, logger: opened.logger ?? createLogger(config.value.logLevel, process.stderr).logger },
+    { ban: config.value.ban, by: 'cli', randomBytes: deps.randomBytes },
+  );
   try {
     switch (action.kind) {
       case 'create':

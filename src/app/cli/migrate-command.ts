@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 import { err, ok, type Result } from '../../domain/result.js';
 import { loadConfig, type Environ } from '../config/config.js';
-import { buildContainer } from '../container/build-container.js';
-import { TOKENS } from '../container/tokens.js';
 import { createLogger } from '../logging/logger.js';
+import { composePetStore } from '../pet-store-app.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { failureLine } from './store-failure.js';
@@ -68,10 +67,9 @@ export async function runMigrateCommand(
     for (const problem of config.error) output.err(`petstore migrate: ${problem}`);
     return 1;
   }
-  const container = buildContainer(config.value, { migrateOnOpen: false, logger: createLogger(config.value.logLevel, process.stderr) });
+  const app = composePetStore(config.value, { migrateOnOpen: false, logger: createLogger(config.value.logLevel, process.stderr) });
   try {
-    const migrateSchema = await container.getAsync(TOKENS.migrateSchema);
-    const { from, pending, newer } = await migrateSchema({ dryRun: parsed.value.dryRun });
+    const { from, pending, newer } = await app.migrateSchema({ dryRun: parsed.value.dryRun });
     if (newer.length > 0) {
       output.out(`The schema is at version ${from}, ahead of this petstore by additive migrations (${newer.map(migrationFileName).join(', ')}): nothing to apply, and this petstore runs on it.`);
       return 0;
@@ -94,6 +92,6 @@ export async function runMigrateCommand(
     return 1;
   } finally {
     // A pool that never opened rejects its deactivation with the error already reported.
-    await container.unbindAllAsync().catch(() => undefined);
+    await app.close().catch(() => undefined);
   }
 }

@@ -80,7 +80,7 @@ interface Served {
 async function serve(environ: Environ): Promise<Served> {
   if (cluster.isWorker) {
     const store = await startPetStore(environ, {}, { serveAdmin: false });
-    await answerSupervisor(store);
+    await answerSupervisor(store.app);
     return { ...store, close: () => store.close().then(() => 0) };
   }
   const loaded = loadConfig(environ);

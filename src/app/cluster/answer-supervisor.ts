@@ -1,12 +1,11 @@
 import { probeStores } from '../admin/admin-source.js';
-import { TOKENS } from '../container/tokens.js';
-import type { RunningPetStore } from '../start-pet-store.js';
+import type { PetStoreApp } from '../pet-store-app.js';
 import { isSupervisorRequest, type WorkerReply } from './worker-messages.js';
 
 /** In a worker: answers the supervisor's readiness and metrics requests with this process's own. */
-export async function answerSupervisor(store: RunningPetStore): Promise<void> {
-  const metrics = await store.container.getAsync(TOKENS.metrics);
-  const probes = await store.container.getAsync(TOKENS.storeProbes);
+export async function answerSupervisor(app: PetStoreApp): Promise<void> {
+  const metrics = await app.metrics();
+  const probes = await app.storeProbes();
   const reply = (message: WorkerReply): void => {
     // The channel closes when the supervisor is gone; the worker then exits (node:cluster), so the answer has no reader.
     if (process.connected) process.send?.(message);

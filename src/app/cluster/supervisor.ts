@@ -6,12 +6,9 @@ import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
 import { readinessOf, readinessPolicyOf } from '../admin/readiness.js';
 import type { StoreStatus } from '../admin/store-probes.js';
 import { pacedMetrics } from '../admin/paced-metrics.js';
-import { createAdminKeyApi } from '../admin/keys/admin-key-routes.js';
-import { buildContainer } from '../container/build-container.js';
-import { TOKENS } from '../container/tokens.js';
-import { keyOperationsOf } from '../keys/served-key-operations.js';
 import { apiKeyEntry, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
-import { createDemoKeys } from '../config/demo-keys.js';
+import { withDemoKeys } from '../config/demo-keys.js';
+import { composePetStore } from '../pet-store-app.js';
 import { errorLogger, type PetStoreLogger } from '../logging/logger.js';
 import { isWorkerReply, type SupervisorRequest, type WorkerReply } from './worker-messages.js';
 
@@ -67,7 +64,7 @@ interface Member {
  */
 export async function startSupervisor(environ: Environ, config: PetStoreConfig, log: PetStoreLogger): Promise<RunningSupervisor> {
   const { logger } = log;
-  const demoKeys = config.environment === 'development' && config.apiKeys.length === 0 ? createDemoKeys() : [];
+  const { demoKeys } = withDemoKeys(config);
   // Every worker must know the same keys: demo keys are made once, here, and handed down.
   const workerEnviron = demoKeys.length === 0 ? { ...environ } : { ...environ, PETSTORE_API_KEYS: demoKeys.map(apiKeyEntry).join(',') };
   // Every worker accepts from the shared socket itself. Under node:cluster's round robin the
@@ -214,28 +211,21 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
   };
 
   let admin: AdminServer | undefined;
-  // The key routes reach the shared stores from here, through a container of their own: the workers serve only the API.
-  const keysContainer = config.adminToken === undefined ? undefined : buildContainer(config, { logger: log });
+  // The key routes reach the shared stores from here, through an app of their own: the workers serve only the API.
+  const keysApp = config.adminToken === undefined ? undefined : composePetStore(config, { logger: log });
   try {
     if (config.adminPort !== undefined) {
+      const keyApi = await keysApp?.adminKeyApi();
       admin = await startAdminServer({
         host: config.adminHost,
         port: config.adminPort,
         source: pacedMetrics(source),
         logError: errorLogger(logger),
-        ...(config.adminToken === undefined || keysContainer === undefined
-          ? {}
-          : {
-              keyApi: createAdminKeyApi({
-                token: config.adminToken,
-                keys: await keyOperationsOf(keysContainer, config),
-                clock: keysContainer.get(TOKENS.clock),
-              }),
-            }),
+        ...(keyApi === undefined ? {} : { keyApi }),
       });
     }
   } catch (error) {
-    await keysContainer?.unbindAllAsync();
+    await keysApp?.close();
     shuttingDown = true;
     for (const { worker } of members.values()) worker.process.kill('SIGTERM');
     await exitedAll();
@@ -269,7 +259,7 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
         await exitedAll();
         clearTimeout(deadline);
         await admin?.close();
-        await keysContainer?.unbindAllAsync();
+        await keysApp?.close();
         const failed = codes.filter((code) => code !== 0).length;
         logger.info({ failed }, failed === 0 ? 'shutdown: every worker exited' : 'shutdown: some workers did not exit cleanly');
         return failed === 0 ? 0 : 1;
