@@ -31,6 +31,8 @@ const SYSTEM_TESTS = [
   // npm pack and install into a temporary project, and `npm start`: npm and servers in real processes.
   'test/package/consumer.test.ts',
   'test/app/npm-start.test.ts',
+  // The .lua files and the scripts composed of them in dist/ and the packed package, against the sources.
+  'test/package/lua-in-dist.test.ts',
   // A real chromium rendering the docs page.
   'test/browser/**/*.test.ts',
 ];
@@ -39,6 +41,7 @@ const SYSTEM_TESTS = [
 // npm and the stores.
 const WAITING_SYSTEM_TESTS = [
   'test/package/consumer.test.ts',
+  'test/package/lua-in-dist.test.ts',
   'test/redis/keys-command.test.ts',
   'test/postgres/multi-instance.test.ts',
   'test/redis/multi-instance.test.ts',

@@ -387,11 +387,11 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       // Every second of the last minute holds requests: exactly the 61 counted buckets are
       // kept, packed as a 4-byte total and 12 bytes per bucket.
       expect((await redis.hgetBuffer('bounded:{q:busy}', 'r1'))?.length).toBe(4 + 12 * 61);
-      // Besides the ring: the windows (w), the time counted to (la) and the expiry set (ex).
-      expect(await redis.hlen('bounded:{q:busy}')).toBe(4);
+      // Besides the ring: the windows (w), the time counted to (la), the expiry set (ex) and the layout (v).
+      expect(await redis.hlen('bounded:{q:busy}')).toBe(5);
       // The ring's size, then the last 5 strikes.
       expect((await redis.hget('bounded:{q:striking}', 'st'))?.split(' ')).toHaveLength(1 + 5);
-      expect(await redis.hlen('bounded:{q:striking}')).toBe(6);
+      expect(await redis.hlen('bounded:{q:striking}')).toBe(7);
     }));
 
   it('calls the script by its SHA, and after SCRIPT FLUSH resends it and keeps counting', () =>

@@ -1,11 +1,13 @@
 import { outageListeners, type RedisClient } from './redis-client.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
+import { QUOTA_LAYOUT_ERROR } from './quota-script.lua.js';
 
 /**
  * Replies by which a reachable Redis still says it cannot serve now (loading its data, a
- * script running too long, a failover, out of memory): the caller can only answer 503.
+ * script running too long, a failover, out of memory), or cannot serve this instance (quota
+ * counters of a layout it does not read, written by a newer instance): the caller can only answer 503.
  */
-const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|NOREPLICAS|OOM)\b/;
+const UNAVAILABLE_REPLY = new RegExp(`^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|NOREPLICAS|OOM|${QUOTA_LAYOUT_ERROR})\\b`);
 
 /** Connection loss, timeouts and the replies above are an unavailable store; any other reply is a bug and stays as it is. */
 const isUnavailability = (error: unknown): boolean =>

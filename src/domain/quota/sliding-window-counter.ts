@@ -12,7 +12,8 @@
  * oldest non-empty one changes only when it drops out.
  */
 export const GRANULES_PER_WINDOW = 60;
-const RING = GRANULES_PER_WINDOW + 1;
+/** The buckets a rule counts: the current one and the GRANULES_PER_WINDOW before it. */
+export const RING = GRANULES_PER_WINDOW + 1;
 
 export const granuleMs = (windowMs: number): number => windowMs / GRANULES_PER_WINDOW;
 

@@ -1,0 +1,539 @@
+-- The whole quota decision of RedisQuotaStore, run atomically inside Redis: every rule, the
+-- strike and the ban in one call, one round trip. It is the in-memory engine
+-- (src/domain/quota/quota-engine.ts) over a different storage, decision for decision; a
+-- differential property test holds them to that, and another holds its ban rule to the
+-- domain's (src/domain/quota/ban-policy.ts).
+--
+-- Composed by quota-script.lua.ts (lua-source.ts): a capitalised name between double
+-- underscores is a constant of the TypeScript that names it, put in once when the module loads. __GRANULES__ is the domain's granule count per
+-- window, __RING__ the buckets a rule counts (the current one and the __GRANULES__ before it).
+--
+-- Numbers: Redis runs Lua 5.1, whose numbers are doubles. Granules are whole milliseconds
+-- (windows are multiples of __GRANULES__ ms), so times, bucket indices and drop times are integers far
+-- below 2^53 and every operation is exact, as in JavaScript. Lua's own number-to-string
+-- conversion keeps only 14 digits (1e+15), so every number stored goes through num ('%d' or
+-- '%.17g'), which writes such integers in full. Numbers answered are packed as doubles, exact.
+--
+-- The wire: the arguments of a script call are one string, the reply one binary string (and
+-- the calls' errors). The instance is the busier side, and ioredis spends per argument and per
+-- reply value (a call of eight decisions: 59 arguments cost 17 µs to encode, 56 integer
+-- replies 20 µs to decode, where one string each way costs 2 µs and packed doubles 1.3 µs).
+--
+-- Hash     w    the windows the state was kept for; other windows start the subject over.
+--               Other limits (a plan change) keep everything: they decide from then on.
+--          la   lastAt: the latest time counted to. A clock stepping back keeps counting in
+--               the newest bucket rather than rewriting the past.
+--          r<i> rule i's __RING__-bucket ring, stored sparse and packed: the running total (uint32),
+--               then (bucket: double, count: uint32) for each non-empty bucket, oldest first;
+--               at most __RING__ pairs, and 16 bytes for a subject seen once. Requests
+--               are only counted in the newest bucket and buckets only drop from the oldest
+--               end, so a decision reads and rewrites the two ends, not every bucket.
+--          ru   refusedUntil: the end of the last Retry-After told, in whole seconds.
+--          st   the strike ring's size, then the times of the last strikes, oldest first.
+--          bu   bannedUntil.
+--          bx   what the ban answers, worked out when it started: each rule's reset.
+--          bl   the limits bx was worked out for; under others (a plan changed during the
+--               ban) decide works it out again, as the engine does.
+--          ex   when the key was last set to expire (the scripts' time): a decision sets the
+--               expiry again only when it must move later, which for a busy subject is once
+--               a granule of its shortest window, not once a request.
+--          v    the layout of all the above (QUOTA_LAYOUT in quota-script.lua.ts), written when
+--               the hash is made; none in a hash made before layouts were numbered, which is
+--               layout 1. Counters of another layout are never read (checkLayout).
+
+-- The arguments after the keys, sent as one string, each followed by a space.
+local A = {}
+for v in string.gmatch(ARGV[1], '([^ ]*) ') do A[#A + 1] = v end
+
+local ADMITTED, RATE_LIMITED, BANNED = __ADMITTED__, __RATE_LIMITED__, __BANNED__
+
+-- '%d' writes a whole number below 2^53 as '%.17g' does, in half the time; other numbers take '%.17g'.
+local function num(x)
+  if x % 1 == 0 and x > -2^53 and x < 2^53 and x ~= 0 then return string.format('%d', x) end
+  return string.format('%.17g', x)
+end
+
+-- '' reads the Redis server's TIME, once per script call: its calls run at one moment anyway.
+local serverTime
+local function timeOf(arg)
+  if arg ~= '' then return tonumber(arg) end
+  if not serverTime then
+    local time = redis.call('TIME')
+    serverTime = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
+  return serverTime
+end
+
+local PAIR = 12
+local function pairAt(raw, j) return struct.unpack('<dI4', raw, 5 + (j - 1) * PAIR) end
+
+-- When a request of cost fits a rule again if nothing else is counted: dropping buckets
+-- oldest first, the drop time of the one that brings its count to limit - cost. nil when it
+-- fits already.
+local function ruleRetry(rule, cost)
+  local count = rule.count
+  if count + cost <= rule.limit then return nil end
+  for j = rule.first, rule.pairs do
+    local b, k = pairAt(rule.raw, j)
+    count = count - k
+    if count <= rule.limit - cost then return (b + __RING__) * rule.g end
+  end
+end
+
+-- A refusal at t told to retry at retryAt (its Retry-After in whole seconds): how long the
+-- refusals that follow are strikes.
+local function toldUntil(refusedUntil, t, retryAt)
+  return math.max(refusedUntil, t + 1000 * math.ceil((retryAt - t) / 1000))
+end
+
+-- A rule's ring after a change: its total, its counted pairs up to pair upTo, then the pair
+-- given: the ring is copied once.
+local function packed(rule, upTo, last)
+  return struct.pack('<I4', rule.count) .. string.sub(rule.raw, 5 + (rule.first - 1) * PAIR, 4 + upTo * PAIR) .. last
+end
+local function oldestDropTime(rule) return (pairAt(rule.raw, rule.first) + __RING__) * rule.g end
+
+-- What an admitted decision reports as strikes; never changed (readStrikes makes a new ring).
+local NO_STRIKES = {}
+
+-- The hash fields a decision reads, before the rings r1..rn.
+local STATE_FIELDS = { 'w', 'la', 'bu', 'ru', 'st', 'bx', 'bl', 'ex', 'v' }
+local LAYOUT_AT = #STATE_FIELDS
+local RINGS = #STATE_FIELDS
+
+-- Counters written in another layout than this script's are never read, nor overwritten: the
+-- call fails with __LAYOUT_ERROR__, which the instance takes as its store unavailable for that
+-- subject (its quota outage policy answers), as an older instance must during a rolling deploy
+-- that changes the layout. A later layout migrates the ones before it here, in the script.
+local function checkLayout(key, layout)
+  if layout and tonumber(layout) ~= __QUOTA_LAYOUT__ then
+    error({ err = __LAYOUT_ERROR__ .. ' ' .. key .. ' holds quota counters of layout ' .. layout .. '; this instance reads layout ' .. __QUOTA_LAYOUT__ })
+  end
+end
+
+-- The policy whose arguments start at A[at]: rule count n, limit and windowMs of each
+-- rule, then the ban policy: strikes, strikeWindowMs, banMs (strikes 0: none). Returns it and
+-- where the next argument starts.
+local function policyAt(at)
+  local n = tonumber(A[at])
+  local policy = { n = n, limits = {}, g = {}, fields = {} }
+  local limitArgs, windowArgs = {}, {}
+  for i, field in ipairs(STATE_FIELDS) do policy.fields[i] = field end
+  for i = 1, n do
+    limitArgs[i] = A[at + 2 * i - 1]
+    windowArgs[i] = A[at + 2 * i]
+    policy.limits[i] = tonumber(limitArgs[i])
+    policy.g[i] = tonumber(windowArgs[i]) / __GRANULES__
+    policy.fields[RINGS + i] = 'r' .. i
+  end
+  policy.signature = table.concat(windowArgs, ',')
+  policy.limitsSignature = table.concat(limitArgs, ',')
+  policy.banStrikes = tonumber(A[at + 2 * n + 1])
+  policy.strikeWindowMs = tonumber(A[at + 2 * n + 2])
+  policy.banMs = tonumber(A[at + 2 * n + 3])
+  return policy, at + 2 * n + 4
+end
+
+-- What a ban answers at t: remaining 0, each rule's reset no earlier than the ban's end.
+local function bannedReply(policy, t, bannedUntil, resets)
+  local reply = { BANNED, t, 0 }
+  local retryAt = bannedUntil
+  for i = 1, policy.n do
+    local reset = math.max(bannedUntil, tonumber(resets[i]) or bannedUntil)
+    retryAt = math.max(retryAt, reset)
+    reply[2 + 2 * i] = 0
+    reply[3 + 2 * i] = reset
+  end
+  reply[3] = retryAt
+  return reply
+end
+
+-- Rule i's ring advanced to its current bucket c at time at: only buckets c-__GRANULES__ .. c are counted.
+local function loadRule(policy, i, raw, at)
+  local g = policy.g[i]
+  local c = math.floor(at / g)
+  local rule = { limit = policy.limits[i], g = g, c = c, raw = raw, pairs = 0, first = 1, count = 0 }
+  if raw ~= '' then
+    rule.pairs = (#raw - 4) / PAIR
+    rule.count = struct.unpack('<I4', raw)
+    while rule.first <= rule.pairs do
+      local b, k = pairAt(raw, rule.first)
+      if b > c - __RING__ then break end
+      rule.count = rule.count - k
+      rule.first = rule.first + 1
+    end
+  end
+  return rule
+end
+
+-- The strike ring as stored (its size, then the times, oldest first); a ring of another size
+-- (the policy changed) starts empty.
+local function readStrikes(policy, raw)
+  local strikes = {}
+  for v in string.gmatch(raw or '', '%S+') do strikes[#strikes + 1] = v end
+  local size = table.remove(strikes, 1)
+  if tonumber(size) ~= policy.banStrikes then return {} end
+  return strikes
+end
+
+-- Adds a strike at t and keeps the last banStrikes, in the order they reached the store (the
+-- engine's ring: a clock stepping back, or a cache's strikes arriving late, leave them out of
+-- time order). True when the oldest kept falls within strikeWindowMs of t: the ban starts.
+local function addStrike(policy, strikes, t)
+  strikes[#strikes + 1] = num(t)
+  if #strikes > policy.banStrikes then table.remove(strikes, 1) end
+  return #strikes == policy.banStrikes and tonumber(strikes[1]) > t - policy.strikeWindowMs
+end
+
+-- What a ban ending at bannedUntil answers under the policy's limits, from the rules as loaded:
+-- each rule's reset, the ban's end or, still spent then, when one request fits again (whatever
+-- the cost of the one refused: the engine's banDecision), so a client obeying Retry-After is admitted.
+local function resetsOf(policy, bannedUntil, rules)
+  local resets = {}
+  for i = 1, policy.n do resets[i] = num(math.max(bannedUntil, ruleRetry(rules[i], 1) or bannedUntil)) end
+  return resets
+end
+local function writeBanAnswer(policy, writes, resets)
+  writes[#writes + 1] = 'bx'
+  writes[#writes + 1] = table.concat(resets, ' ')
+  writes[#writes + 1] = 'bl'
+  writes[#writes + 1] = policy.limitsSignature
+end
+
+-- A ban starting at banStart: bu and its answer.
+local function writeBan(policy, writes, banStart, rules)
+  local bannedUntil = banStart + policy.banMs
+  local resets = resetsOf(policy, bannedUntil, rules)
+  writes[#writes + 1] = 'bu'
+  writes[#writes + 1] = num(bannedUntil)
+  writeBanAnswer(policy, writes, resets)
+  return bannedUntil, resets
+end
+
+-- The current ban's answer under the policy's limits: bx when worked out for them (bl), else
+-- worked out again from the rings as the ban left them at la, since nothing is counted during
+-- a ban. The second value tells it was worked out again.
+local function banAnswer(key, policy, bx, bl, bannedUntil)
+  if bl == policy.limitsSignature then
+    local resets = {}
+    for v in string.gmatch(bx or '', '%S+') do resets[#resets + 1] = v end
+    return resets, false
+  end
+  local fields = { 'la' }
+  for i = 1, policy.n do fields[1 + i] = policy.fields[RINGS + i] end
+  local stored = redis.call('HMGET', key, unpack(fields))
+  local lastAt = tonumber(stored[1])
+  local rules = {}
+  for i = 1, policy.n do rules[i] = loadRule(policy, i, stored[1 + i] or '', lastAt) end
+  return resetsOf(policy, bannedUntil, rules), true
+end
+-- The strikes stored that would count towards a ban at t: those within strikeWindowMs.
+local function strikesCounting(policy, raw, t)
+  local count = 0
+  if policy.banStrikes == 0 then return count end
+  for _, at in ipairs(readStrikes(policy, raw)) do
+    if tonumber(at) > t - policy.strikeWindowMs then count = count + 1 end
+  end
+  return count
+end
+local function writeStrikes(policy, writes, strikes)
+  writes[#writes + 1] = 'st'
+  writes[#writes + 1] = table.concat({ num(policy.banStrikes), unpack(strikes) }, ' ')
+end
+
+-- Each rule's room and reset, counting nothing, into remaining and resetAt; returns when a
+-- request of cost fits them all.
+local function standing(policy, rules, t, cost, remaining, resetAt)
+  local retryAt = t
+  for i = 1, policy.n do
+    local rule = rules[i]
+    remaining[i] = math.max(0, rule.limit - rule.count)
+    resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
+    local retry = ruleRetry(rule, cost)
+    if retry then retryAt = math.max(retryAt, retry) end
+  end
+  return retryAt
+end
+local function decisionReply(policy, verdict, t, retryAt, remaining, resetAt)
+  local answer = { verdict, t, retryAt }
+  for i = 1, policy.n do
+    answer[2 + 2 * i] = remaining[i]
+    answer[3 + 2 * i] = resetAt[i]
+  end
+  return answer
+end
+
+-- One decision of a subject (its hash at key) under a policy, at nowArg ('' for the server's
+-- TIME), for a request of cost (units, 1 to the smallest limit). mode: '' decide; __PEEK__
+-- peek: answer what the request would get, counting, striking and writing nothing, the strikes
+-- that would count towards a ban (the engine's strikesCounting) after the reply's fields;
+-- __REPORT_STRIKES__ report strikes: a refusal's reply then ends with the subject's strikes, oldest
+-- first, so a cache answering its next refusals counts them on and tells the strike that starts
+-- the ban without asking.
+-- alike: how many decisions of this subject, the same in all else, come here in a row (1 for
+-- one). When every one of them fits every rule, all are counted in this one read and write
+-- (they run at one moment: one after another they would be admitted each, nothing else
+-- changing but the count), and the second value returned says how many were; the first
+-- answer's remaining less cost for each one after it is theirs. Otherwise only this one is.
+-- Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule; the number of
+--          decisions it made.
+local function decide(key, policy, nowArg, cost, mode, alike)
+  local t = timeOf(nowArg)
+  local peek = mode == __PEEK__
+  local n = policy.n
+
+  -- One read of everything a decision may need: a second read for the ban alone cost every
+  -- decision a command. A ban answers what was worked out when it started (bx: each rule's
+  -- reset) for the limits still in force (bl): nothing is counted during a ban.
+  local stored = redis.call('HMGET', key, unpack(policy.fields))
+  checkLayout(key, stored[LAYOUT_AT])
+  local bannedUntil = -math.huge
+  if stored[1] == policy.signature then bannedUntil = tonumber(stored[3]) or -math.huge end
+  if bannedUntil > t then
+    local resets, again = banAnswer(key, policy, stored[6], stored[7], bannedUntil)
+    -- Kept for the rest of the ban, as the engine keeps it; a peek writes nothing.
+    if again and not peek then
+      local writes = {}
+      writeBanAnswer(policy, writes, resets)
+      redis.call('HSET', key, unpack(writes))
+    end
+    local answer = bannedReply(policy, t, bannedUntil, resets)
+    -- The ban emptied the strikes, and nothing strikes during it.
+    if peek then answer[#answer + 1] = 0 end
+    return answer, 1
+  end
+
+  local writes = {}
+  if stored[1] ~= policy.signature then
+    if stored[1] and not peek then redis.call('DEL', key) end
+    stored = {}
+    writes = { 'w', policy.signature, 'v', __QUOTA_LAYOUT__ }
+  end
+
+  local lastAt = tonumber(stored[2]) or -math.huge
+  local at = math.max(t, lastAt)
+  writes[#writes + 1] = 'la'
+  writes[#writes + 1] = num(at)
+
+  local rules = {}
+  local admitted = true
+  if peek then alike = 1 end
+  for i = 1, n do
+    local rule = loadRule(policy, i, stored[RINGS + i] or '', at)
+    if rule.count + cost > rule.limit then admitted = false end
+    if rule.count + alike * cost > rule.limit then alike = 1 end
+    rules[i] = rule
+  end
+
+  local remaining, resetAt = {}, {}
+  if peek then
+    local retryAt = standing(policy, rules, t, cost, remaining, resetAt)
+    local answer = decisionReply(policy, admitted and ADMITTED or RATE_LIMITED, t, retryAt, remaining, resetAt)
+    answer[#answer + 1] = strikesCounting(policy, stored[5], t)
+    return answer, 1
+  end
+
+  local verdict, retryAt = ADMITTED, t
+  if admitted then
+    local counted = alike * cost
+    for i = 1, n do
+      local rule = rules[i]
+      remaining[i] = rule.limit - rule.count - cost
+      local newest, k = nil, 0
+      if rule.first <= rule.pairs then newest, k = pairAt(rule.raw, rule.pairs) end
+      rule.count = rule.count + counted
+      -- The newest pair counted on when it is the current bucket, else a new pair after it.
+      local kept = newest == rule.c and rule.pairs - 1 or rule.pairs
+      local value = packed(rule, kept, struct.pack('<dI4', rule.c, newest == rule.c and k + counted or counted))
+      rule.raw = value
+      rule.first = 1
+      resetAt[i] = oldestDropTime(rule)
+      writes[#writes + 1] = policy.fields[RINGS + i]
+      writes[#writes + 1] = value
+    end
+  else
+    verdict = RATE_LIMITED
+    retryAt = standing(policy, rules, t, cost, remaining, resetAt)
+    for i = 1, n do
+      local rule = rules[i]
+      -- Keep the forgetting, so later refusals do not redo it.
+      if rule.first > 1 then
+        writes[#writes + 1] = policy.fields[RINGS + i]
+        writes[#writes + 1] = packed(rule, rule.pairs, '')
+      end
+    end
+  end
+
+  local refusedUntil = tonumber(stored[4]) or -math.huge
+  local banResets
+  local strikes = NO_STRIKES
+  if verdict == RATE_LIMITED and policy.banStrikes > 0 then
+    local strike = t < refusedUntil
+    refusedUntil = toldUntil(refusedUntil, t, retryAt)
+    writes[#writes + 1] = 'ru'
+    writes[#writes + 1] = num(refusedUntil)
+    strikes = readStrikes(policy, stored[5])
+    if strike then
+      if addStrike(policy, strikes, t) then
+        bannedUntil, banResets = writeBan(policy, writes, t, rules)
+        strikes = {}
+      end
+      writeStrikes(policy, writes, strikes)
+    end
+  end
+
+  -- Expire the subject once nothing kept can change a decision (as the in-memory store forgets
+  -- it): every counted bucket dropped, the Retry-After told passed, the strikes out of their
+  -- window, the ban over. The margin covers the rounding to whole milliseconds. Set only when
+  -- that is later than the expiry set last (ex).
+  local ttl = math.max(bannedUntil - t, refusedUntil - t)
+  for i = 1, n do ttl = math.max(ttl, (rules[i].c + __RING__) * rules[i].g - t) end
+  if policy.banStrikes > 0 then ttl = math.max(ttl, policy.strikeWindowMs) end
+  ttl = math.ceil(ttl) + 1000
+  local expires = t + ttl > (tonumber(stored[8]) or -math.huge)
+  if expires then
+    writes[#writes + 1] = 'ex'
+    writes[#writes + 1] = num(t + ttl)
+  end
+  redis.call('HSET', key, unpack(writes))
+  if expires then redis.call('PEXPIRE', key, string.format('%d', ttl)) end
+
+  if banResets then return bannedReply(policy, t, bannedUntil, banResets), 1 end
+  local answer = decisionReply(policy, verdict, t, retryAt, remaining, resetAt)
+  if mode == __REPORT_STRIKES__ and verdict == RATE_LIMITED then
+    for _, at in ipairs(strikes) do answer[#answer + 1] = tonumber(at) end
+  end
+  return answer, admitted and alike or 1
+end
+
+-- The strikes a cache in front of the store answered itself (LocalRefusals), added to a
+-- subject by the same rules, in one atomic step of the subject's slot: A[from .. to] holds
+-- the time and the told retryAt of each strike, in order. Each strike counts as the refusal it
+-- was would have in decide: none during a ban, a strike only while an earlier Retry-After
+-- runs; one falling in a ban (even one these strikes started: a short ban may pass within a
+-- flush) is none. A ban starts at the strike that completes it. The counters are only read.
+-- Strikes for a state kept for other windows (or forgotten) are dropped, as decide would start
+-- that subject over.
+-- Returns  the ban's answer when the subject is banned afterwards (as decide's), else nil.
+local function recordStrikes(key, policy, nowArg, from, to)
+  local t = timeOf(nowArg)
+  local n = policy.n
+  local stored = redis.call('HMGET', key, unpack(policy.fields))
+  checkLayout(key, stored[LAYOUT_AT])
+  if stored[1] ~= policy.signature then return nil end
+
+  local bannedUntil = tonumber(stored[3]) or -math.huge
+  local refusedUntil = tonumber(stored[4]) or -math.huge
+  local strikes = readStrikes(policy, stored[5])
+  local banStart
+  for j = from, to, 2 do
+    local at = tonumber(A[j])
+    if at >= bannedUntil then
+      local strike = at < refusedUntil
+      refusedUntil = toldUntil(refusedUntil, at, tonumber(A[j + 1]))
+      if strike and addStrike(policy, strikes, at) then
+        banStart = at
+        bannedUntil = at + policy.banMs
+        strikes = {}
+      end
+    end
+  end
+
+  local writes = { 'ru', num(refusedUntil) }
+  local resets
+  if banStart then
+    local rules = {}
+    local at = math.max(t, tonumber(stored[2]) or -math.huge)
+    for i = 1, n do rules[i] = loadRule(policy, i, stored[RINGS + i] or '', at) end
+    bannedUntil, resets = writeBan(policy, writes, banStart, rules)
+  end
+  writeStrikes(policy, writes, strikes)
+  -- Keep the subject at least as long as decide would have after these refusals.
+  local ttl = math.ceil(math.max(redis.call('PTTL', key), bannedUntil - t + 1000, refusedUntil - t + 1000, policy.strikeWindowMs + 1000))
+  writes[#writes + 1] = 'ex'
+  writes[#writes + 1] = num(t + ttl)
+  redis.call('HSET', key, unpack(writes))
+  redis.call('PEXPIRE', key, string.format('%d', ttl))
+
+  if bannedUntil <= t then return nil end
+  if not resets then resets = banAnswer(key, policy, stored[6], stored[7], bannedUntil) end
+  return bannedReply(policy, t, bannedUntil, resets)
+end
+-- Every call of RedisQuotaStore made in one event-loop turn, in one script call: each run in
+-- turn, as separate calls would run one after the other, so a reset or strikes sent after a
+-- decision still come after it.
+-- KEYS     each call's subject hash (on a Cluster, all in one slot).
+-- ARGV[1]  the arguments (A), each followed by a space: the number of policies, then each
+--          policy's arguments (policyAt); then the calls, each its kind and arguments:
+--          consecutive decisions alike (most of a turn's: one plan, the server's time, cost 1)
+--          as one run, __CALL_DECIDE__, its number of calls, their policy's number, now ('' to use the
+--          Redis server's TIME), cost and mode; strikes __CALL_STRIKES__, their policy's number, now, the
+--          number of values that follow, then the time and told retryAt of each strike; a reset
+--          (any other kind) nothing after it. Splitting the arguments is Lua's work, about 0.2 µs
+--          an argument: runs keep eight decisions at six, not forty. The decisions of a run on
+--          one subject in a row (a busy key's: all eight of a turn) go to decide together.
+-- Returns  the calls' replies packed as little-endian doubles, each its number of values then
+--          the values: decide's, recordStrikes's (__REPLY_NONE__ for none) or DEL's count; then the
+--          error of each call that failed (__REPLY_FAILED__ in its place: a key of another type under
+--          the prefix, WRONGTYPE, or counters of another layout), so it fails only its own
+--          request, not the others of the turn.
+local policies = {}
+local at = 2
+for p = 1, tonumber(A[1]) do policies[p], at = policyAt(at) end
+
+local answers, errors = {}, {}
+-- struct's format for a reply of n values after its count, made once per n.
+local packFormats = {}
+local function packFormat(n)
+  local format = packFormats[n]
+  if not format then
+    format = '<d' .. string.rep('d', n)
+    packFormats[n] = format
+  end
+  return format
+end
+local function settle(c, ok, reply)
+  if not ok then
+    answers[c] = struct.pack('<d', __REPLY_FAILED__)
+    errors[#errors + 1] = redis.error_reply(type(reply) == 'table' and reply.err or tostring(reply))
+  elseif reply == nil then
+    answers[c] = struct.pack('<d', __REPLY_NONE__)
+  else
+    if type(reply) ~= 'table' then reply = { reply } end
+    answers[c] = struct.pack(packFormat(#reply), #reply, unpack(reply))
+  end
+end
+
+local c = 1
+while c <= #KEYS do
+  local kind = A[at]
+  if kind == __CALL_DECIDE__ then
+    local count, policy, nowArg, cost, mode = tonumber(A[at + 1]), policies[tonumber(A[at + 2])], A[at + 3], tonumber(A[at + 4]), A[at + 5]
+    at = at + 6
+    local last = c + count - 1
+    while c <= last do
+      -- The calls of this run on the same subject as c, c included.
+      local alike = 1
+      while c + alike <= last and KEYS[c + alike] == KEYS[c] do alike = alike + 1 end
+      local ok, answer, decided = pcall(decide, KEYS[c], policy, nowArg, cost, mode, alike)
+      settle(c, ok, answer)
+      if not ok then decided = 1 end
+      for j = 1, decided - 1 do
+        local following = { unpack(answer) }
+        for i = 1, policy.n do following[2 + 2 * i] = answer[2 + 2 * i] - j * cost end
+        settle(c + j, true, following)
+      end
+      c = c + decided
+    end
+  elseif kind == __CALL_STRIKES__ then
+    local count = tonumber(A[at + 3])
+    settle(c, pcall(recordStrikes, KEYS[c], policies[tonumber(A[at + 1])], A[at + 2], at + 4, at + 3 + count))
+    at = at + 4 + count
+    c = c + 1
+  else
+    settle(c, pcall(redis.call, 'DEL', KEYS[c]))
+    at = at + 1
+    c = c + 1
+  end
+end
+return { table.concat(answers), unpack(errors) }
