@@ -10,7 +10,7 @@ import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { processAdminSource } from './admin/admin-source.js';
 import { readinessPolicyOf } from './admin/readiness.js';
 import { pacedMetrics } from './admin/paced-metrics.js';
-import { createAdminKeyApi } from './admin/keys/admin-key-routes.js';
+import { createAdminKeyApi } from './admin/keys/admin-key-api.js';
 import { keyOperationsOf } from './keys/served-key-operations.js';
 import { createLogger, type Logger, type PetStoreLogger } from './logging/logger.js';
 import { trackConnections } from './server-shutdown.js';

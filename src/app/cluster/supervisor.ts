@@ -6,7 +6,7 @@ import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
 import { readinessOf, readinessPolicyOf } from '../admin/readiness.js';
 import type { StoreStatus } from '../admin/store-probes.js';
 import { pacedMetrics } from '../admin/paced-metrics.js';
-import { createAdminKeyApi } from '../admin/keys/admin-key-routes.js';
+import { createAdminKeyApi } from '../admin/keys/admin-key-api.js';
 import { buildContainer } from '../container/build-container.js';
 import { TOKENS } from '../container/tokens.js';
 import { keyOperationsOf } from '../keys/served-key-operations.js';

@@ -104,7 +104,11 @@ export function createApiRouter<Op extends OperationDeclaration<string>>(operati
   });
   const methods = new Set<string>();
   for (const operation of operations) {
-    const route: CompiledRoute<Op> = { operation, queryNames: Object.keys(operation.query ?? {}), headers: routeHeaders(operation, basePath, options.deprecatedAt) };
+    const route: CompiledRoute<Op> = {
+      operation,
+      queryNames: Object.keys(operation.query ?? {}),
+      headers: routeHeaders(operation, basePath, options.deprecatedAt),
+    };
     const path = toRouterPath(basePath, operation.path);
     router.on(operation.method, path, unusedHandler, route);
     methods.add(operation.method);
