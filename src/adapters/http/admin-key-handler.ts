@@ -1,5 +1,5 @@
 import type { Clock } from '../../ports/clock.js';
-import { ADMIN_KEY_OPERATIONS, type AdminServices } from './admin/admin-key-operations.js';
+import { ADMIN_API_OPERATIONS, type AdminServices } from './admin/admin-key-operations.js';
 import { adminOpenApiDocument } from './admin/admin-openapi.js';
 import type { KeyAdministration } from './admin/key-administration.js';
 import { createApiRouter } from './pipeline/api-router.js';
@@ -35,7 +35,7 @@ const KEYS_PATH = '/keys';
  * is `Cache-Control: no-store`.
  */
 export function createAdminKeyHandler({ token, tokenRule, keys, clock }: AdminKeyHandlerOptions): AdminKeyApi {
-  const router = createApiRouter(ADMIN_KEY_OPERATIONS, { basePath: '' });
+  const router = createApiRouter(ADMIN_API_OPERATIONS, { basePath: '' });
   const services: AdminServices = { keys, clock, openApiJson: JSON.stringify(adminOpenApiDocument(tokenRule)) };
   const presentsToken = bearerMatcher(token);
 

@@ -55,12 +55,13 @@ const answerOf = <Value>(outcome: Result<Value, KeyRefusal>, status: number, bod
  * as whole numbers and the rest as strings, so the checks are the command line's own.
  */
 function fieldsOf(body: unknown, schema: TSchema): Result<KeyFieldText, KeyRefusal> {
-  const allowed = Object.keys((schema as { properties?: object }).properties ?? {});
+  const properties: Readonly<Record<string, { readonly type?: unknown }>> = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const allowed = Object.keys(properties);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return err({ invalid: 'The body must be a JSON object.' });
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
     if (!allowed.includes(name)) return err({ invalid: `Unknown field ${JSON.stringify(name)}: expected ${allowed.join(', ')}.` });
-    if (name === 'perMinute' || name === 'perDay') {
+    if (properties[name]?.type === 'integer') {
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) return err({ invalid: `${name} must be a whole number.` });
       values[name] = String(value);
     } else {
@@ -107,8 +108,8 @@ const KEY_PATH = '/keys/{id}';
 const KEY_ID = { id: { description: 'The key id (`key_` and 16 hex digits).', schema: Type.String() } };
 const TAGS: readonly AdminTagName[] = ['Keys'];
 
-/** The admin API: one declaration per operation, in the order the document lists them. */
-export const ADMIN_KEY_OPERATIONS: readonly AdminOperation[] = [
+/** The admin API: one declaration per operation, in the order the document lists them (the document's own last, as on the public API). */
+export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
   keyOperation({
     operationId: 'createKey',
     method: 'POST',

@@ -1,6 +1,6 @@
 import { errorResponse, HEADER_COMPONENTS, ref, SHARED_RESPONSES } from '../contract/openapi-components.js';
 import { LICENSE, openApiDocument, type DocumentFrame, type OpenApiDocument } from '../contract/openapi-document.js';
-import { ADMIN_KEY_OPERATIONS, ADMIN_TAGS, type AdminTagName } from './admin-key-operations.js';
+import { ADMIN_API_OPERATIONS, ADMIN_TAGS, type AdminTagName } from './admin-key-operations.js';
 import { ADMIN_NAMED_SCHEMAS } from './admin-key-schemas.js';
 
 /** Every answer of the admin API: what it says of a key is never to be kept. */
@@ -49,4 +49,4 @@ const adminFrame = (tokenRule: string): DocumentFrame<AdminTagName> => ({
 });
 
 /** The admin API's OpenAPI document, by the public API's builder from the same table as its router. */
-export const adminOpenApiDocument = (tokenRule: string): OpenApiDocument => openApiDocument(ADMIN_KEY_OPERATIONS, adminFrame(tokenRule));
+export const adminOpenApiDocument = (tokenRule: string): OpenApiDocument => openApiDocument(ADMIN_API_OPERATIONS, adminFrame(tokenRule));
