@@ -53,16 +53,42 @@ module.exports = {
     {
       name: 'http-pipeline-knows-no-operation',
       severity: 'error',
-      comment: 'The request pipeline runs whatever operations it is handed (request-handler.ts hands it the table): it imports none of them.',
+      comment:
+        'The request pipeline runs whatever operations it is handed (request-handler.ts and admin-key-handler.ts hand it their tables): it imports none of them, the public API\'s nor the admin API\'s.',
       from: { path: '^src/adapters/http/pipeline/' },
-      to: { path: '^src/adapters/http/(operations|docs)/' },
+      to: { path: '^src/adapters/http/(operations|docs|admin)/' },
     },
     {
       name: 'http-operations-never-see-the-pipeline',
       severity: 'error',
-      comment: 'An operation is a declaration and a handler of a request context: the pipeline around it may change without it.',
-      from: { path: '^src/adapters/http/(operations|docs)/' },
+      comment:
+        'An operation is a declaration and a handler of a request context, on the public API (operations, docs) as on the admin API (admin): the pipeline around it may change without it.',
+      from: { path: '^src/adapters/http/(operations|docs|admin)/' },
       to: { path: '^src/adapters/http/pipeline/' },
+    },
+    {
+      name: 'http-apis-share-only-the-stack',
+      severity: 'error',
+      comment: 'The admin API and the public API share the contract, the wire and the pipeline, never each other\'s operations.',
+      from: { path: '^src/adapters/http/(operations|docs)/' },
+      to: { path: '^src/adapters/http/admin/' },
+    },
+    {
+      name: 'http-admin-is-its-own-api',
+      severity: 'error',
+      from: { path: '^src/adapters/http/admin/' },
+      to: { path: '^src/adapters/http/(operations|docs)/' },
+    },
+    {
+      name: 'app-reaches-http-through-its-entry-points',
+      severity: 'error',
+      comment:
+        'The app builds either API through its entry points (request-handler.ts, admin-key-handler.ts) and hands the admin API its key verbs as a KeyAdministration: it runs no operation and no request step of the pipeline itself.',
+      from: { path: '^src/app/' },
+      to: {
+        path: '^src/adapters/http/(operations/|admin/|pipeline/(api-router|unrouted|bearer-token|credential-headers|request-pipeline)\\.ts$)',
+        pathNot: '^src/adapters/http/admin/key-administration\\.ts$',
+      },
     },
     {
       name: 'app-config-stands-alone',

@@ -10,7 +10,8 @@ import { buildContainer, type ContainerOverrides } from './container/build-conta
 import { TOKENS } from './container/tokens.js';
 import type { PetStoreMetrics } from './admin/metrics.js';
 import type { StoreProbe } from './admin/store-probes.js';
-import { createAdminKeyApi, type AdminKeyApi } from './admin/keys/admin-key-routes.js';
+import type { AdminKeyApi } from '../adapters/http/admin-key-handler.js';
+import { createAdminKeyApi } from './admin/keys/admin-key-api.js';
 import { assembleKeyOperations } from './keys/assemble-key-operations.js';
 import type { KeyOperations } from './keys/key-operations.js';
 import type { KeyChangeSource } from './logging/key-change-log.js';

@@ -114,6 +114,13 @@ export interface KeyAdmin {
 export const isExpired = (grant: { readonly expiresAt?: number }, now: number): boolean =>
   grant.expiresAt !== undefined && grant.expiresAt <= now;
 
+export const KEY_STATES = ['active', 'expired', 'revoked'] as const;
+export type KeyState = (typeof KEY_STATES)[number];
+
+/** A managed key's state at `now`: what `keys list` shows and the admin API answers. */
+export const stateOf = (key: ManagedApiKey, now: number): KeyState =>
+  key.revokedAt !== undefined ? 'revoked' : isExpired(key, now) ? 'expired' : 'active';
+
 /**
  * The grant a secret (`secretDigest`) of the managed key first created as `keyDigest` answers:
  * the key's plan and role, the key's digest as `holder` unless the secret is that digest, and

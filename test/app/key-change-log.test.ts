@@ -4,7 +4,7 @@ import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
-import type { IssuedKeySchema } from '../../src/app/admin/keys/admin-key-schemas.js';
+import type { IssuedKeySchema } from '../../src/adapters/http/admin/admin-key-schemas.js';
 import { runKeysCommand } from '../../src/app/cli/keys-command.js';
 import { createLogger, type PetStoreLogger } from '../../src/app/logging/logger.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';

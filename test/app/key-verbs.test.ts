@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorSchema } from '../../src/adapters/http/contract/schemas.js';
-import type { IssuedKeySchema, KeyAnswerSchema, KeyListSchema, KeyStandingSchema } from '../../src/app/admin/keys/admin-key-schemas.js';
+import type { IssuedKeySchema, KeyAnswerSchema, KeyListSchema, KeyStandingSchema } from '../../src/adapters/http/admin/admin-key-schemas.js';
 import { openConfiguredAdmin, runKeysCommand } from '../../src/app/cli/keys-command.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
 import { RATE_LIMIT_FIELD_NAMES } from '../../src/domain/quota/rate-limit-fields.js';
@@ -382,7 +382,7 @@ describe('HEAD on the admin API', () => {
         expect(Number(head.headers.get('content-length')), path).toBe(Buffer.byteLength(gotBody));
       }
       const put = await call('PUT', '/keys');
-      expect([put.status, put.headers.get('allow')]).toEqual([405, 'POST, GET, HEAD']);
+      expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, HEAD, POST']);
       const putOne = await call('PUT', `/keys/${created.key.id}`);
       expect([putOne.status, putOne.headers.get('allow')]).toEqual([405, 'GET, HEAD, PATCH']);
       const headRoll = await call('HEAD', `/keys/${created.key.id}/roll`);

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPetStore, type TestPetStore } from '../support/test-pet-store.js';
-import { ADMIN_KEY_OPERATIONS } from '../../src/app/admin/keys/admin-key-operations.js';
-import { adminOpenApiDocument } from '../../src/app/admin/keys/admin-openapi.js';
+import { adminOpenApiDocument } from '../../src/adapters/http/admin/admin-openapi.js';
+import { ADMIN_TOKEN_RULE } from '../../src/app/admin/keys/admin-key-api.js';
 
 describe('the served OpenAPI document under Redocly’s recommended rules', () => {
   let store: TestPetStore;
@@ -40,7 +40,7 @@ describe('the served OpenAPI document under Redocly’s recommended rules', () =
 describe('the admin API’s OpenAPI document under Redocly’s recommended rules', () => {
   it('has no error and no warning', async () => {
     const problems = await lintFromString({
-      source: JSON.stringify(adminOpenApiDocument(ADMIN_KEY_OPERATIONS)),
+      source: JSON.stringify(adminOpenApiDocument(ADMIN_TOKEN_RULE)),
       absoluteRef: 'admin-openapi.json',
       config: await createConfig({ extends: ['recommended'] }),
     });

@@ -7,7 +7,7 @@ import { CONNECTION_LIMITS } from '../../adapters/http/wire/request-limits.js';
 import { answerFailure, type LogError } from '../../adapters/http/wire/failures.js';
 import { createRequestContext, sendBody, sendError, sendJson, type RequestContext } from '../../adapters/http/wire/request-context.js';
 import type { AdminSource } from './admin-source.js';
-import type { AdminKeyApi } from './keys/admin-key-routes.js';
+import type { AdminKeyApi } from '../../adapters/http/admin-key-handler.js';
 
 export interface AdminServer {
   /** `http://HOST:PORT`, the port actually bound. */

@@ -4,7 +4,7 @@ import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { keySubject } from '../../domain/quota/request-admission.js';
 import { err, ok, type Result } from '../../domain/result.js';
-import { isExpired, type KeyAdmin, type KeyChanges, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
+import { stateOf, type KeyAdmin, type KeyChanges, type KeyState, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { KeyOptions, NewKeyRequest } from './key-fields.js';
@@ -36,11 +36,6 @@ const planDetails = (plan: Plan | undefined): Record<string, string | number> =>
   plan === undefined ? {} : { plan: plan.name, ...Object.fromEntries(plan.rules.map((rule) => [`${rule.name}Limit`, rule.limit])) };
 
 const isoOf = (ms: number): string => new Date(ms).toISOString();
-
-export type KeyState = 'active' | 'expired' | 'revoked';
-
-export const stateOf = (key: ManagedApiKey, now: number): KeyState =>
-  key.revokedAt !== undefined ? 'revoked' : isExpired(key, now) ? 'expired' : 'active';
 
 /** One rule of a key's plan as its requests would find it now. `used` is unknown during a ban; `resetAt` absent when the rule counts nothing. */
 export interface RuleUsage {

@@ -151,7 +151,7 @@ export const headerComponents = (basePath: string) => ({ ...HEADER_COMPONENTS, L
 
 export type HeaderComponentName = keyof typeof HEADER_COMPONENTS;
 
-type HeaderRefs = Readonly<Record<string, { readonly $ref: string } | object>>;
+export type HeaderRefs = Readonly<Record<string, { readonly $ref: string } | object>>;
 
 const { retryAfter: _retryAfter, ...everyAnswersFields } = RATE_LIMIT_FIELD_NAMES;
 /** The fields every answer carries once the quota is decided; Retry-After only a refusal. */
@@ -194,7 +194,7 @@ export const errorContent = (codes: readonly HttpErrorCode[]) => {
   };
 };
 
-const errorResponse = (description: string, codes: readonly HttpErrorCode[], headers: HeaderRefs = rateLimitHeaders) => ({
+export const errorResponse = (description: string, codes: readonly HttpErrorCode[], headers: HeaderRefs = rateLimitHeaders) => ({
   description,
   headers,
   content: errorContent(codes),

@@ -1,13 +1,23 @@
-import { schemaReferences } from './schema-references.js';
 import type { TSchema } from 'typebox';
 import { DEFAULT_BASE_PATH } from './base-path.js';
 import type { HttpErrorCode } from '../wire/http-errors.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from '../wire/idempotency-key.js';
 import { IDENTITY_CODING } from '../wire/json-body.js';
-import { isErrorResponse, type Operation } from './operation.js';
-import { errorContent, headerComponents, idempotencyConflictHeaders, rateLimitHeaders, ref, refusalHeaders, SHARED_RESPONSES, type SharedResponseName } from './openapi-components.js';
+import { isErrorResponse, type OperationDeclaration } from './operation-declaration.js';
+import {
+  errorContent,
+  headerComponents,
+  idempotencyConflictHeaders,
+  rateLimitHeaders,
+  ref,
+  refusalHeaders,
+  SHARED_RESPONSES,
+  type HeaderRefs,
+  type SharedResponseName,
+} from './openapi-components.js';
 import { MAX_ID } from '../../../domain/paging/ids.js';
 import { NAMED_SCHEMAS } from './schemas.js';
+import { schemaReferences, type DocumentSchema } from './schema-references.js';
 import { TAGS } from './tags.js';
 
 type Json = Readonly<Record<string, unknown>>;
@@ -56,10 +66,38 @@ export interface OpenApiOptions {
   readonly origins?: readonly ServerOrigin[];
 }
 
-const documentSchema = schemaReferences(NAMED_SCHEMAS);
+/** An error answer every operation of an API may give, written once under components/responses. */
+export interface SharedResponse {
+  readonly description: string;
+  readonly headers: HeaderRefs;
+  readonly content: Json;
+}
+
+/**
+ * What a document says around its operations' declarations, so that the public API and the
+ * admin API are written by one builder: who it is, how callers authenticate, its tags, schemas
+ * and header components, the headers on every answer of an operation, and the error answers
+ * every operation shares (one that is absent, such as a 429 where nothing is rate limited, is
+ * not listed on any operation).
+ */
+export interface DocumentFrame<Tag extends string> {
+  readonly info: Json;
+  readonly servers: readonly { readonly url: string; readonly description: string }[];
+  /** The bearer scheme every operation that is not public requires: its name and what it takes. */
+  readonly bearer: { readonly name: string; readonly description: string };
+  readonly tags: Readonly<Record<Tag, string>>;
+  /** Schemas written under components/schemas, and referred to wherever they appear. */
+  readonly schemas: Readonly<Record<string, TSchema>>;
+  readonly headers: Json;
+  readonly responses: Readonly<Partial<Record<SharedResponseName, SharedResponse>>>;
+  /** The headers of every answer an operation gives (the public API: its rate-limit fields and X-Request-Id). */
+  readonly answerHeaders: HeaderRefs;
+  /** When deprecated operations were deprecated; needed only if one is. */
+  readonly deprecatedAt?: Date;
+}
 
 const JSON_MEDIA_TYPES = ['application/json'] as const;
-const contentOf = (schema: TSchema, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Json =>
+const contentOf = (documentSchema: DocumentSchema, schema: TSchema, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Json =>
   Object.fromEntries(mediaTypes.map((type) => [type, { schema: documentSchema(schema) }]));
 
 interface DocumentResponse {
@@ -69,10 +107,8 @@ interface DocumentResponse {
   readonly content?: Json;
 }
 
-const shared = (name: SharedResponseName): DocumentResponse => ({ shared: name, ...SHARED_RESPONSES[name] });
-
 /** The answers of one operation: its own, then those every operation of its kind shares. */
-function responsesOf(operation: Operation): Map<number, DocumentResponse> {
+function responsesOf(operation: OperationDeclaration<string>, frame: DocumentFrame<string>, documentSchema: DocumentSchema): Map<number, DocumentResponse> {
   const responses = new Map<number, DocumentResponse>();
   const errors = new Map<number, { description: string; codes: HttpErrorCode[] }>();
   const addErrors = (status: number, description: string, codes: readonly HttpErrorCode[]): void => {
@@ -87,8 +123,8 @@ function responsesOf(operation: Operation): Map<number, DocumentResponse> {
     const headers = { ...(response.headers ?? {}), ...(operation.idempotent === true ? { 'Idempotent-Replayed': 'Idempotent-Replayed' } : {}) };
     responses.set(Number(status), {
       description: response.description,
-      headers: { ...rateLimitHeaders, ...Object.fromEntries(Object.entries(headers).map(([name, component]) => [name, ref(`headers/${component}`)])) },
-      ...(response.body === undefined ? {} : { content: contentOf(response.body, response.mediaTypes) }),
+      headers: { ...frame.answerHeaders, ...Object.fromEntries(Object.entries(headers).map(([name, component]) => [name, ref(`headers/${component}`)])) },
+      ...(response.body === undefined ? {} : { content: contentOf(documentSchema, response.body, response.mediaTypes) }),
     });
   }
   if (operation.idempotent === true) {
@@ -98,11 +134,12 @@ function responsesOf(operation: Operation): Map<number, DocumentResponse> {
     addErrors(507, `Every id up to ${MAX_ID} has been given: nothing is stored, and no retry helps.`, ['ids_exhausted']);
   }
   for (const [status, { description, codes }] of errors) {
-    const headers = status === 429 ? refusalHeaders : status === 409 && operation.idempotent === true ? idempotencyConflictHeaders : rateLimitHeaders;
+    const headers = status === 429 ? refusalHeaders : status === 409 && operation.idempotent === true ? idempotencyConflictHeaders : frame.answerHeaders;
     responses.set(status, { description, headers, content: errorContent(codes) });
   }
   const add = (status: number, name: SharedResponseName): void => {
-    if (!responses.has(status)) responses.set(status, shared(name));
+    const response = frame.responses[name];
+    if (response !== undefined && !responses.has(status)) responses.set(status, { shared: name, ...response });
   };
   // Repeated Authorization or Host headers are a 400 on every operation.
   add(400, 'BadRequest');
@@ -160,17 +197,18 @@ function renderResponses(responses: Map<number, DocumentResponse>, deprecated: b
   return rendered;
 }
 
-function describe(operation: Operation, options: OpenApiOptions): string | undefined {
+function describe(operation: OperationDeclaration<string>, deprecatedAt: Date | undefined): string | undefined {
   const { deprecation } = operation;
   if (deprecation === undefined) return operation.description;
+  if (deprecatedAt === undefined) throw new Error(`${operation.operationId} is deprecated: the document needs deprecatedAt`);
   const notice =
-    `Deprecated since ${options.deprecatedAt.toISOString().slice(0, 10)} (\`Deprecation: @${Math.floor(options.deprecatedAt.getTime() / 1000)}\`); ` +
+    `Deprecated since ${deprecatedAt.toISOString().slice(0, 10)} (\`Deprecation: @${Math.floor(deprecatedAt.getTime() / 1000)}\`); ` +
     `removed on ${deprecation.sunsetAt.toUTCString()} (\`Sunset\`). Use \`${deprecation.successor}\` instead. ` +
     'Every answer carries `Deprecation`, `Sunset` and a `successor-version` link.';
   return operation.description === undefined ? notice : `${operation.description} ${notice}`;
 }
 
-function operationObject(operation: Operation, options: OpenApiOptions, headOnly: boolean): Json {
+function operationObject(operation: OperationDeclaration<string>, frame: DocumentFrame<string>, documentSchema: DocumentSchema, headOnly: boolean): Json {
   const parameters = [
     ...Object.entries(operation.params ?? {}).map(([name, { description, schema }]) => ({
       name,
@@ -189,7 +227,7 @@ function operationObject(operation: Operation, options: OpenApiOptions, headOnly
     ...(operation.idempotent === true ? [IDEMPOTENCY_KEY_PARAMETER] : []),
     ...(operation.body === undefined ? [] : [CONTENT_ENCODING_PARAMETER]),
   ];
-  const description = describe(operation, options);
+  const description = describe(operation, frame.deprecatedAt);
   return {
     operationId: headOnly ? `${operation.operationId}Head` : operation.operationId,
     ...(operation.tags === undefined ? {} : { tags: operation.tags }),
@@ -200,23 +238,50 @@ function operationObject(operation: Operation, options: OpenApiOptions, headOnly
     ...(parameters.length === 0 ? {} : { parameters }),
     ...(operation.body === undefined
       ? {}
-      : { requestBody: { required: true, description: operation.body.description, content: contentOf(operation.body.schema) } }),
-    responses: renderResponses(responsesOf(operation), operation.deprecation !== undefined, headOnly),
+      : {
+          requestBody: {
+            required: operation.body.optional !== true,
+            description: operation.body.description,
+            content: contentOf(documentSchema, operation.body.schema),
+          },
+        }),
+    responses: renderResponses(responsesOf(operation, frame, documentSchema), operation.deprecation !== undefined, headOnly),
   };
 }
 
-/** The OpenAPI 3.1 document: the declarations folded into `paths`, around what no declaration can say. */
-export function buildOpenApiDocument(operations: readonly Operation[], options: OpenApiOptions): OpenApiDocument {
-  const basePath = options.basePath ?? DEFAULT_BASE_PATH;
+/**
+ * An OpenAPI 3.1 document: the declarations folded into `paths`, inside the frame of their API.
+ * The one builder of both documents, the public API's and the admin API's.
+ */
+export function openApiDocument<Tag extends string>(operations: readonly OperationDeclaration<Tag>[], frame: DocumentFrame<Tag>): OpenApiDocument {
+  const documentSchema = schemaReferences(frame.schemas);
   const paths: Record<string, Record<string, Json>> = {};
   for (const operation of operations) {
     const item = (paths[operation.path] ??= {});
-    item[operation.method.toLowerCase()] = operationObject(operation, options, false);
+    item[operation.method.toLowerCase()] = operationObject(operation, frame, documentSchema, false);
     // HEAD is answered wherever GET is.
-    if (operation.method === 'GET') item['head'] = operationObject(operation, options, true);
+    if (operation.method === 'GET') item['head'] = operationObject(operation, frame, documentSchema, true);
   }
   return {
     openapi: '3.1.0',
+    info: frame.info,
+    servers: frame.servers,
+    security: [{ [frame.bearer.name]: [] }],
+    tags: [...new Set(operations.flatMap((operation) => operation.tags ?? []))].map((name) => ({ name, description: frame.tags[name] })),
+    paths,
+    components: {
+      securitySchemes: { [frame.bearer.name]: { type: 'http', scheme: 'bearer', description: frame.bearer.description } },
+      schemas: Object.fromEntries(Object.entries(frame.schemas).map(([name, schema]) => [name, documentSchema(schema, true)])),
+      headers: frame.headers,
+      responses: frame.responses,
+    },
+  };
+}
+
+/** The public API's document: its operations in the pet store's frame. */
+export function buildOpenApiDocument(operations: readonly OperationDeclaration[], options: OpenApiOptions): OpenApiDocument {
+  const basePath = options.basePath ?? DEFAULT_BASE_PATH;
+  return openApiDocument(operations, {
     info: {
       title: 'Pet Store',
       version: '1.0.0',
@@ -227,20 +292,15 @@ export function buildOpenApiDocument(operations: readonly Operation[], options: 
     },
     // An empty base path on the relative server is the root, `/`, not the empty (same document) reference.
     servers: (options.origins ?? PET_STORE_ORIGINS).map(({ origin, description }) => ({ url: origin + basePath || '/', description })),
-    security: [{ bearerAuth: [] }],
-    tags: [...new Set(operations.flatMap((operation) => operation.tags ?? []))].map((name) => ({ name, description: TAGS[name] })),
-    paths,
-    components: {
-      securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          description: '`Authorization: Bearer <API_KEY>`; the scheme name is case-insensitive. More than one Authorization header is a 400.',
-        },
-      },
-      schemas: Object.fromEntries(Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [name, documentSchema(schema, true)])),
-      headers: headerComponents(basePath),
-      responses: SHARED_RESPONSES,
+    bearer: {
+      name: 'bearerAuth',
+      description: '`Authorization: Bearer <API_KEY>`; the scheme name is case-insensitive. More than one Authorization header is a 400.',
     },
-  };
+    tags: TAGS,
+    schemas: NAMED_SCHEMAS,
+    headers: headerComponents(basePath),
+    responses: SHARED_RESPONSES,
+    answerHeaders: rateLimitHeaders,
+    deprecatedAt: options.deprecatedAt,
+  });
 }

@@ -31,23 +31,28 @@ export interface ErrorResponse {
 /**
  * What the contract states of an operation, without its behaviour: the router, the allowed
  * query names, the 405 Allow lists, the OpenAPI document's `paths` and the client's types are
- * derived from these. Loads no node:http, so the client's types stand alone.
+ * derived from these. Loads no node:http, so the client's types stand alone. `Tag`: the tags of
+ * the document the operation is in (the public API's, or the admin API's).
  */
-export interface OperationDeclaration {
+export interface OperationDeclaration<Tag extends string = TagName> {
   readonly operationId: string;
   readonly method: OperationMethod;
   /** OpenAPI template under the base path: `/pets/{petId}`. */
   readonly path: string;
-  /** `apiKey`: a valid key is required (401 otherwise); `public`: limited per client address. */
+  /**
+   * `apiKey`: the bearer credential of its API is required, 401 otherwise (on the public API a
+   * valid key, on the admin API the admin token); `public`: limited per client address.
+   */
   readonly auth: 'apiKey' | 'public';
-  readonly tags?: readonly TagName[];
+  readonly tags?: readonly Tag[];
   readonly summary: string;
   readonly description?: string;
   /** Every answer of a deprecated operation carries Deprecation, Sunset and its successor's link. */
   readonly deprecation?: { readonly sunsetAt: Date; readonly successor: string };
   readonly params?: Readonly<Record<string, ParameterDeclaration>>;
   readonly query?: Readonly<Record<string, ParameterDeclaration>>;
-  readonly body?: { readonly description: string; readonly schema: TSchema };
+  /** `optional`: a request may leave the body out (the document's requestBody is then not required). */
+  readonly body?: { readonly description: string; readonly schema: TSchema; readonly optional?: true };
   /** Takes an optional Idempotency-Key: a repeat replays the first 201 instead of creating twice. */
   readonly idempotent?: true;
   readonly responses: Readonly<Record<number, SuccessResponse | ErrorResponse>>;

@@ -1,5 +1,5 @@
 import { HTTP_ERRORS } from '../wire/http-errors.js';
-import { isErrorResponse, OPERATION_METHODS, type Operation } from './operation.js';
+import { isErrorResponse, OPERATION_METHODS, type OperationDeclaration } from './operation-declaration.js';
 
 const PATH_PARAMETER = /\{([^}]*)\}/g;
 
@@ -8,7 +8,7 @@ const PATH_PARAMETER = /\{([^}]*)\}/g;
  * without a schema (or a schema for none), two declarations of one method and path, a reused
  * operationId, an error answer under another status than its codes have.
  */
-export function checkOperations(operations: readonly Operation[]): void {
+export function checkOperations(operations: readonly OperationDeclaration<string>[]): void {
   const problems: string[] = [];
   const routes = new Set<string>();
   const ids = new Set<string>();

@@ -3,6 +3,7 @@ import type { PetCatalog } from '../../../domain/pets/pet-catalog.js';
 import type { IdempotencyStore } from '../../../ports/idempotency-store.js';
 import type { RequestContext } from '../wire/request-context.js';
 import type { OperationDeclaration } from './operation-declaration.js';
+import type { TagName } from './tags.js';
 
 export {
   OPERATION_METHODS,
@@ -25,14 +26,16 @@ export interface OperationServices {
   readonly basePath: string;
 }
 
-export type OperationHandler = (ctx: RequestContext, services: OperationServices) => void | Promise<void>;
+/** A declaration and its behaviour over the services of its API (the public API's, or the admin API's). */
+export interface HandledOperation<Services, Tag extends string = TagName> extends OperationDeclaration<Tag> {
+  readonly handler: (ctx: RequestContext, services: Services) => void | Promise<void>;
+}
 
 /** What a read ahead resolves to: the answer, sent once the request is admitted. */
 export type ReadAnswer = (ctx: RequestContext) => void;
 
-/** One operation of the API: its declaration and its behaviour. */
-export interface Operation extends OperationDeclaration {
-  readonly handler: OperationHandler;
+/** One operation of the public API: its declaration and its behaviour. */
+export interface Operation extends HandledOperation<OperationServices> {
   /**
    * Reports the caller's quota (`ctx.standing`) and leaves it uncounted: a request with a key is
    * counted against RATE_LIMIT_STATUS_RULE under a subject of its own, never the plan's.

@@ -15,6 +15,7 @@ import { requestIdOf, type RequestId } from '../wire/request-id.js';
 import { credentialHeadersProblem } from './credential-headers.js';
 import type { RateLimitStatus } from './rate-limit-status.js';
 import { requestTarget } from './request-target.js';
+import { refuseUnrouted } from './unrouted.js';
 
 const CHALLENGE = ['www-authenticate', 'Bearer'];
 /** What Node itself takes for `Expect: 100-continue` (its continueExpression); any other expectation reaches the handler only through `checkExpectation`. */
@@ -85,7 +86,7 @@ export function createAdmissionPipeline(
     if (verdict === 'banned') return sendError(ctx, 'api_key_banned');
     if (headerProblem !== undefined) return sendError(ctx, 'invalid_request', headerProblem);
     if (expectationFailed(ctx.req)) return sendError(ctx, 'expectation_failed');
-    if (match === null) return refuseUnrouted(ctx);
+    if (match === null) return refuseUnrouted(ctx, router, requestTarget(ctx.req));
     if (match.kind === 'bad_url') return sendError(ctx, 'invalid_request', 'The URL is malformed.');
     const { operation, queryNames } = match.route;
     if (operation.auth === 'apiKey' && admitted.plan === undefined) return sendError(ctx, 'unauthorized', undefined, CHALLENGE);
@@ -97,14 +98,6 @@ export function createAdmissionPipeline(
     ctx.query = match.query;
     const done = readAhead === undefined ? operation.handler(ctx, services) : readAhead.then((send) => send(ctx));
     if (done instanceof Promise) done.catch((error: unknown) => answerFailure(ctx, error, logError));
-  };
-
-  const refuseUnrouted = (ctx: RequestContext): void => {
-    const url = requestTarget(ctx.req);
-    const allowed = router.allowedMethods(url);
-    if (allowed.length === 0) return sendError(ctx, 'not_found', `No resource at ${pathOf(url)}.`);
-    const list = allowed.join(', ');
-    sendError(ctx, 'method_not_allowed', `${ctx.req.method} is not allowed here; use ${allowed.join(' or ')}.`, ['allow', list]);
   };
 
   /** A CORS preflight: answered before admission, counted nowhere (it carries no credentials and touches no store). */

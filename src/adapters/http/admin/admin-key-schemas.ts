@@ -1,9 +1,9 @@
 import Type, { type TSchema } from 'typebox';
-import { ErrorSchema } from '../../../adapters/http/contract/schemas.js';
+import { ErrorSchema } from '../contract/schemas.js';
 import { ROLES, type Role } from '../../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
 import { PLAN_NAMES, type PlanName } from '../../../domain/quota/plan.js';
-import { MIN_ADMIN_TOKEN_LENGTH } from '../../config/config.js';
+import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
 
 /*
  * The admin API's wire shapes, from the same constants the key verbs check against. Times are
@@ -25,7 +25,7 @@ export const AdminKeySchema = Type.Object(
     perMinute: limit('minute'),
     perDay: limit('day'),
     role,
-    state: Type.Unsafe<'active' | 'expired' | 'revoked'>({ type: 'string', enum: ['active', 'expired', 'revoked'] }),
+    state: Type.Unsafe<KeyState>({ type: 'string', enum: [...KEY_STATES] }),
     createdAt: time('When the key was created.'),
     updatedAt: timeOrNull('The last update; null: never updated.'),
     expiresAt: timeOrNull('From when the key is refused; null: never.'),
@@ -132,5 +132,3 @@ export const ADMIN_NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   Roll: RollSchema,
   Error: ErrorSchema,
 };
-
-export const ADMIN_TOKEN_DESCRIPTION = `PETSTORE_ADMIN_TOKEN (${MIN_ADMIN_TOKEN_LENGTH} to 256 visible ASCII characters) as a bearer token.`;

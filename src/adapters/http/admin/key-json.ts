@@ -1,0 +1,38 @@
+import { DAY_MS, MINUTE_MS } from '../../../domain/quota/plan.js';
+import { stateOf, type ManagedApiKey } from '../../../ports/api-key-registry.js';
+import type { KeyStanding } from './key-administration.js';
+
+/*
+ * A key as the admin API writes it (admin-key-schemas.ts). Times are RFC 3339 UTC strings to the second, as an operator
+ * reads them; an absent time is null.
+ */
+
+const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const isoOrNull = (ms: number | undefined): string | null => (ms === undefined ? null : isoSeconds(ms));
+/** Rounded up, as X-RateLimit-Reset is: the second by which the rule's remaining has risen. */
+const isoUpOrNull = (ms: number | undefined): string | null => (ms === undefined ? null : isoSeconds(Math.ceil(ms / 1_000) * 1_000));
+
+const limitOf = (key: ManagedApiKey, windowMs: number): number | undefined => key.plan.rules.find((rule) => rule.windowMs === windowMs)?.limit;
+
+export const keyJson = (key: ManagedApiKey, now: number) => ({
+  id: key.id,
+  label: key.label,
+  plan: key.plan.name,
+  perMinute: limitOf(key, MINUTE_MS),
+  perDay: limitOf(key, DAY_MS),
+  role: key.role,
+  state: stateOf(key, now),
+  createdAt: isoSeconds(key.createdAt),
+  updatedAt: isoOrNull(key.updatedAt),
+  expiresAt: isoOrNull(key.expiresAt),
+  revokedAt: isoOrNull(key.revokedAt),
+  rolledAt: isoOrNull(key.rolledAt),
+  previousKeyUntil: isoOrNull(key.previousSecretUntil),
+});
+
+export const standingJson = ({ key, rules, bannedUntil, strikes }: KeyStanding, now: number) => ({
+  key: keyJson(key, now),
+  rules: rules.map(({ name, limit, used, remaining, resetAt }) => ({ name, limit, used: used ?? null, remaining, resetAt: isoUpOrNull(resetAt) })),
+  bannedUntil: isoUpOrNull(bannedUntil),
+  strikes: strikes ?? null,
+});
