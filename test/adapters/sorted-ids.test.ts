@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SortedIds } from '../../src/adapters/memory/sorted-ids.js';
+import { pageOf, SortedIds } from '../../src/adapters/memory/sorted-ids.js';
 import { runs } from '../support/property-runs.js';
 
 /** What SortedIds must answer: the ids of a set, sorted. */
@@ -88,6 +88,31 @@ describe('SortedIds', () => {
         }
       }),
       { numRuns: runs(5) },
+    );
+  });
+
+  it('pageOf: following moreAfter from 0 visits every id held once, ascending, and never reaches an empty page, whatever gaps removals left', () => {
+    const removals = fc.array(fc.integer({ min: 1, max: 2_000 }), { maxLength: 1_500 });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2_000 }), removals, fc.integer({ min: 1, max: 100 }), (count, removed, limit) => {
+        // Ids 1..count as pets are created, then some taken out, as a deleted pet would be.
+        const ids = new SortedIds();
+        for (let id = 1; id <= count; id++) ids.insert(id);
+        for (const id of removed) ids.remove(id);
+        const gone = new Set(removed);
+        const held = Array.from({ length: count }, (_, i) => i + 1).filter((id) => !gone.has(id));
+        const visited: number[] = [];
+        let afterId: number | undefined = 0;
+        while (afterId !== undefined) {
+          const page = pageOf(ids, afterId, limit);
+          if (afterId > 0) expect(page.ids.length).toBeGreaterThan(0);
+          expect(page.ids.length).toBeLessThanOrEqual(limit);
+          visited.push(...page.ids);
+          afterId = page.moreAfter;
+        }
+        expect(visited).toEqual(held);
+      }),
+      { numRuns: runs(300) },
     );
   });
 });

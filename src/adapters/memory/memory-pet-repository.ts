@@ -4,7 +4,7 @@ import { petJson } from '../../domain/pets/pet-json.js';
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
 import { MemoryIdempotencyRecords } from './memory-idempotency-records.js';
-import { SortedIds } from './sorted-ids.js';
+import { pageOf, SortedIds } from './sorted-ids.js';
 
 /** Pages kept between two writes; past it they are dropped and joined again as read. */
 const PAGES_KEPT = 1_024;
@@ -14,25 +14,29 @@ const LIMIT_SPAN = 128;
 const FILTERS: readonly (PetStatus | undefined)[] = [undefined, ...PET_STATUSES];
 
 /**
- * Pets in an array by id (ids are 1..n without gaps, so a pet's id is its position + 1) and
- * an index of ids per status, each paged in O(log n + limit). A status change replaces the
- * pet, so stored pets stay frozen and what callers receive cannot change the store.
+ * Pets by id, each beside its JSON, with a sorted index of every id and one per status, each
+ * paged in O(log n + limit). Nothing assumes the ids held are gapless: a page walks an index, so
+ * a pet taken out of the maps and indexes would leave no hole in any page. A status change
+ * replaces the pet, so stored pets stay frozen and what callers receive cannot change the store.
  * Every operation runs in one synchronous step: no other call can interleave with it.
  */
 export class MemoryPetRepository implements PetRepository {
-  readonly #pets: Pet[] = [];
-  /** Each pet's JSON, by position like #pets, written when the pet is: a page only joins them. */
-  readonly #json: string[] = [];
+  readonly #pets = new Map<number, Pet>();
+  /** Each pet's JSON, written when the pet is: a page only joins them. */
+  readonly #json = new Map<number, string>();
+  readonly #all = new SortedIds();
   readonly #byStatus = new Map<PetStatus, SortedIds>(PET_STATUSES.map((status) => [status, new SortedIds()]));
   /**
-   * Each page read since the last write, by filter and then by `afterId * LIMIT_SPAN + limit`:
-   * a page read again is the same string, already flat (V8 flattens a joined string once, in
-   * place), where joining it again made the transport flatten and measure it again. Every write
-   * empties it.
+   * The one page cache of the list path, keyed by what a page is (filter, then `afterId *
+   * LIMIT_SPAN + limit`) and emptied by every write (#written): a page read again is the same
+   * string, already flat (V8 flattens a joined string once, in place), where joining it again
+   * made the transport flatten and measure it again.
    */
   readonly #pages: readonly Map<number, StoredPetPage>[] = FILTERS.map(() => new Map());
   #pagesKept = 0;
   readonly #records: MemoryIdempotencyRecords;
+  /** The last id given: ids are never given twice, whatever the store holds now. */
+  #lastGiven = 0;
 
   readonly #lastId: number;
 
@@ -48,12 +52,11 @@ export class MemoryPetRepository implements PetRepository {
   async create(pet: NewPet, claim?: IdempotencyClaim): Promise<Pet> {
     const done = claim === undefined ? undefined : this.#records.completed(claim);
     if (done?.kind === 'pet') return done.pet;
-    if (this.#pets.length >= this.#lastId) throw new IdsExhaustedError('pets');
-    const stored = Object.freeze({ id: this.#pets.length + 1, name: pet.name, categoryId: pet.categoryId, status: pet.status });
-    this.#pets.push(stored);
-    this.#json.push(petJson(stored));
+    if (this.#lastGiven >= this.#lastId) throw new IdsExhaustedError('pets');
+    const stored = Object.freeze({ id: ++this.#lastGiven, name: pet.name, categoryId: pet.categoryId, status: pet.status });
+    this.#put(stored);
+    this.#all.insert(stored.id);
     this.#index(stored.status).insert(stored.id);
-    this.#forgetPages();
     if (claim !== undefined) this.#records.complete(claim, { kind: 'pet', pet: stored });
     return stored;
   }
@@ -64,7 +67,7 @@ export class MemoryPetRepository implements PetRepository {
 
   async pageJson(query: PetPageQuery): Promise<StoredPetPage> {
     // Past the last id every page is empty; below it the key is exact (ids stay far below 2^46).
-    if (query.afterId >= this.#pets.length || query.limit >= LIMIT_SPAN) return this.#join(query);
+    if (query.afterId >= this.#lastGiven || query.limit >= LIMIT_SPAN) return this.#join(query);
     const pages = this.#pages[FILTERS.indexOf(query.status)]!;
     const key = query.afterId * LIMIT_SPAN + query.limit;
     let page = pages.get(key);
@@ -78,20 +81,10 @@ export class MemoryPetRepository implements PetRepository {
   }
 
   #join({ afterId, limit, status }: PetPageQuery): StoredPetPage {
-    const ids = this.#ids({ afterId, limit: limit + 1, ...(status === undefined ? {} : { status }) });
-    const more = ids.length > limit;
-    if (more) ids.pop();
+    const { ids, moreAfter } = pageOf(status === undefined ? this.#all : this.#index(status), afterId, limit);
     let json = '[';
-    for (let i = 0; i < ids.length; i++) json += (i === 0 ? '' : ',') + this.#json[ids[i]! - 1];
-    return { json: json + ']', moreAfter: more ? ids.at(-1) : undefined };
-  }
-
-  /** Ascending, at most `limit`: ids are positions + 1, so without a filter a page is a range. */
-  #ids({ afterId, limit, status }: PetPageQuery): number[] {
-    if (status !== undefined) return this.#index(status).after(afterId, limit);
-    const ids: number[] = [];
-    for (let id = Math.max(0, afterId) + 1; id <= this.#pets.length && ids.length < limit; id++) ids.push(id);
-    return ids;
+    for (let i = 0; i < ids.length; i++) json += (i === 0 ? '' : ',') + this.#json.get(ids[i]!)!;
+    return { json: json + ']', moreAfter };
   }
 
   async updateStatus(id: number, status: PetStatus): Promise<Pet | undefined> {
@@ -106,18 +99,23 @@ export class MemoryPetRepository implements PetRepository {
 
   /** `get` without a promise, for MemoryOrderRepository's synchronous steps. */
   find(id: number): Pet | undefined {
-    return Number.isInteger(id) ? this.#pets[id - 1] : undefined;
+    return this.#pets.get(id);
   }
 
   /** For MemoryOrderRepository and updateStatus: `pet`, as `find` gave it in the same step, takes `status`. */
   setStatus(pet: Pet, status: PetStatus): Pet {
     const changed = Object.freeze({ ...pet, status });
-    this.#pets[pet.id - 1] = changed;
-    this.#json[pet.id - 1] = petJson(changed);
+    this.#put(changed);
     this.#index(pet.status).remove(pet.id);
     this.#index(status).insert(pet.id);
-    this.#forgetPages();
     return changed;
+  }
+
+  /** Every write goes through here, so no kept page outlives a change. */
+  #put(pet: Pet): void {
+    this.#pets.set(pet.id, pet);
+    this.#json.set(pet.id, petJson(pet));
+    this.#forgetPages();
   }
 
   #forgetPages(): void {

@@ -128,3 +128,15 @@ export class SortedIds {
     return page;
   }
 }
+
+/**
+ * A page of `ids` after `afterId`: at most `limit` ids, and the last of them when more follow.
+ * It reads one id past the page, so a page reached through `moreAfter` is never empty, whatever
+ * gaps the ids have.
+ */
+export function pageOf(ids: SortedIds, afterId: number, limit: number): { ids: number[]; moreAfter: number | undefined } {
+  const page = ids.after(afterId, limit + 1);
+  if (page.length <= limit) return { ids: page, moreAfter: undefined };
+  page.pop();
+  return { ids: page, moreAfter: page.at(-1) };
+}

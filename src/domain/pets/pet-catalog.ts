@@ -1,5 +1,5 @@
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
-import type { PetRepository, StoredPetPage } from '../../ports/pet-repository.js';
+import type { PetRepository } from '../../ports/pet-repository.js';
 import type { Caller } from '../access/caller.js';
 import { notFound, refused, type DomainError } from '../errors.js';
 import { nextPage, type NextPage } from '../paging/list-page.js';
@@ -27,13 +27,6 @@ export interface PetJsonPage {
 }
 
 export class PetCatalog {
-  // The last page answered, for a store that hands the very same page back while nothing
-  // changed (the memory store): its cursor is then not encoded again, nor a page allocated.
-  #lastStored: StoredPetPage | undefined;
-  #lastLimit = 0;
-  #lastStatus: PetStatus | undefined;
-  #lastPage: PetJsonPage | undefined;
-
   constructor(private readonly pets: PetRepository) {}
 
   /** `listJson` read back as pets, for callers that work with them rather than send them. */
@@ -50,16 +43,9 @@ export class PetCatalog {
     const parsed = parseListQuery(query, PET_STATUSES, petCursors);
     if (!parsed.ok) return parsed;
     const { limit, status, afterId } = parsed.value;
-    const stored = await this.pets.pageJson(status === undefined ? { afterId, limit } : { afterId, limit, status });
-    if (stored === this.#lastStored && limit === this.#lastLimit && status === this.#lastStatus && this.#lastPage !== undefined) return ok(this.#lastPage);
-    const { json, moreAfter } = stored;
+    const { json, moreAfter } = await this.pets.pageJson(status === undefined ? { afterId, limit } : { afterId, limit, status });
     const next = nextPage(moreAfter, limit, status, petCursors.encode);
-    const page = next === undefined ? { json } : { json, next };
-    this.#lastStored = stored;
-    this.#lastLimit = limit;
-    this.#lastStatus = status;
-    this.#lastPage = page;
-    return ok(page);
+    return ok(next === undefined ? { json } : { json, next });
   }
 
   /** Validated like a request body, whatever its type says. With a claim, the pet and its Idempotency-Key record are stored in one step. */
