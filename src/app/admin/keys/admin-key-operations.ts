@@ -4,7 +4,8 @@ import type { HttpErrorCode } from '../../../adapters/http/wire/http-errors.js';
 import { DAY_MS, MINUTE_MS } from '../../../domain/quota/plan.js';
 import { err, ok, type Result } from '../../../domain/result.js';
 import type { ManagedApiKey } from '../../../ports/api-key-registry.js';
-import { parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues } from '../../keys/key-fields.js';
+import { WITHIN_CHANGES_REACH_INSTANCES } from '../../keys/change-propagation.js';
+import { DEFAULT_ROLL_GRACE, parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues } from '../../keys/key-fields.js';
 import { stateOf, usedToday, type KeyOperations, type KeyRefusal, type KeyStanding } from '../../keys/key-operations.js';
 import { IssuedKeySchema, KeyAnswerSchema, KeyChangesSchema, KeyListSchema, KeyStandingSchema, NewKeySchema, RollSchema } from './admin-key-schemas.js';
 
@@ -158,7 +159,7 @@ export const ADMIN_KEY_OPERATIONS: readonly AdminOperation[] = [
     method: 'PATCH',
     path: KEY_PATH,
     summary: 'Change a key',
-    description: 'Plan, limits, role, label or expiry; what is not given stays. Every instance applies it within 5 s; what was counted stays counted.',
+    description: `Plan, limits, role, label or expiry; what is not given stays. Every instance applies it ${WITHIN_CHANGES_REACH_INSTANCES}; what was counted stays counted.`,
     body: { description: 'What changes.', schema: KeyChangesSchema },
     responses: { 200: { description: 'The key as changed.', body: KeyAnswerSchema }, 404: REFUSALS.not_found, 409: REFUSALS.revoked },
     async answer({ id, body, now }, keys) {
@@ -174,7 +175,7 @@ export const ADMIN_KEY_OPERATIONS: readonly AdminOperation[] = [
     method: 'POST',
     path: `${KEY_PATH}/unban`,
     summary: "Lift a key's ban",
-    description: "Starts the key's quota over: counts, strikes and any ban. Every instance admits it within 5 s.",
+    description: `Starts the key's quota over: counts, strikes and any ban. Every instance admits it ${WITHIN_CHANGES_REACH_INSTANCES}.`,
     responses: { 200: { description: 'The key.', body: KeyAnswerSchema }, 404: REFUSALS.not_found },
     async answer({ id, now }, keys) {
       const unbanned = await keys.unban(id);
@@ -188,7 +189,7 @@ export const ADMIN_KEY_OPERATIONS: readonly AdminOperation[] = [
     summary: 'Roll a key',
     description:
       'A new secret for the same id, plan, usage and label. The previous secret keeps working until the grace ends; both count against one quota. A second roll ends the grace of the secret before.',
-    body: { description: 'The grace; none (no body, or `{}`): 24 h.', schema: RollSchema, optional: true },
+    body: { description: `The grace; none (no body, or \`{}\`): ${DEFAULT_ROLL_GRACE}.`, schema: RollSchema, optional: true },
     responses: { 200: { description: 'The key and its new secret.', body: IssuedKeySchema }, 404: REFUSALS.not_found, 409: REFUSALS.revoked },
     async answer({ id, body, now }, keys) {
       const fields = fieldsOf(body, propertiesOf(RollSchema));
@@ -203,7 +204,7 @@ export const ADMIN_KEY_OPERATIONS: readonly AdminOperation[] = [
     method: 'POST',
     path: `${KEY_PATH}/revoke`,
     summary: 'Revoke a key',
-    description: 'Every instance refuses it within 5 s. Revoking a revoked key changes nothing and answers the same.',
+    description: `Every instance refuses it ${WITHIN_CHANGES_REACH_INSTANCES}. Revoking a revoked key changes nothing and answers the same.`,
     responses: { 200: { description: 'The key as revoked.', body: KeyAnswerSchema }, 404: REFUSALS.not_found },
     async answer({ id, now }, keys) {
       const revoked = await keys.revoke(id);

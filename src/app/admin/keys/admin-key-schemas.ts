@@ -4,6 +4,7 @@ import { ROLES, type Role } from '../../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
 import { PLAN_NAMES, type PlanName } from '../../../domain/quota/plan.js';
 import { MIN_ADMIN_TOKEN_LENGTH } from '../../config/config.js';
+import { DURATION_RANGE, MAX_LABEL_LENGTH } from '../../keys/key-fields.js';
 
 /*
  * The admin API's wire shapes, from the same constants the key verbs check against. Times are
@@ -87,8 +88,8 @@ const keyFields = {
   perMinute: limit('minute (enterprise only)'),
   perDay: limit('day (enterprise only)'),
   role,
-  label: Type.String({ maxLength: 100, description: 'At most 100 characters, no control characters.' }),
-  expiresIn: Type.String({ pattern: DURATION_PATTERN, description: 'From now: a whole number and a unit s, m, h or d (90s, 30m, 12h, 7d), 1s to 3650d.' }),
+  label: Type.String({ maxLength: MAX_LABEL_LENGTH, description: `At most ${MAX_LABEL_LENGTH} characters, no control characters.` }),
+  expiresIn: Type.String({ pattern: DURATION_PATTERN, description: `From now: a whole number and a unit s, m, h or d (90s, 30m, 12h, 7d), ${DURATION_RANGE}.` }),
 };
 
 export const NewKeySchema = Type.Object(
