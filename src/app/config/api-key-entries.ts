@@ -33,11 +33,15 @@ export function apiKeyEntry({ key, plan, role }: ConfiguredKey): string {
 const KEY_SHAPE = 'expected KEY:PLAN[:ROLE] with PLAN one of free, pro, business, or KEY:enterprise:PER_MINUTE:PER_DAY[:ROLE]';
 const ENTERPRISE_SHAPE = 'an enterprise key is KEY:enterprise:PER_MINUTE:PER_DAY[:ROLE] with two positive whole numbers';
 
+const MIN_KEY_LENGTH = 8;
+const MAX_KEY_LENGTH = 256;
+const KEY_PATTERN = new RegExp(`^[A-Za-z0-9._~+/=-]{${MIN_KEY_LENGTH},${MAX_KEY_LENGTH}}$`);
+
 // Messages never echo the key itself, nor any other field: a misplaced comma can put a key anywhere.
 function parseApiKey(entry: string): Result<ConfiguredKey, string> {
   const [key = '', planName = '', ...rest] = entry.split(':');
-  if (!/^[A-Za-z0-9._~+/=-]{8,256}$/.test(key)) {
-    return err('the key must be 8 to 256 characters of letters, digits or ._~+/=-');
+  if (!KEY_PATTERN.test(key)) {
+    return err(`the key must be ${MIN_KEY_LENGTH} to ${MAX_KEY_LENGTH} characters of letters, digits or ._~+/=-`);
   }
   // The role is an optional last field, after the two limits of an enterprise plan.
   const roleAt = planName === 'enterprise' ? 2 : 0;

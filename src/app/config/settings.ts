@@ -241,6 +241,16 @@ export const SETTINGS = {
     description:
       '`/readyz` while the API is served without a store (with `postgres`, its quota Redis down under `PETSTORE_QUOTA_FALLBACK` `local` or `allow`): `ready` answers 200 `degraded`, `fail` answers 503 (see [operating.md](operating.md))',
   }),
+  shutdownGraceMs: wholeNumber({
+    variable: 'PETSTORE_SHUTDOWN_GRACE_MS',
+    flag: 'shutdown-grace-ms',
+    section: 'shutdown',
+    min: 0,
+    max: 600_000,
+    metavar: 'MS',
+    default: 10_000,
+    description: 'how long, after the drain, a shutdown lets requests on accepted connections finish before cutting them',
+  }),
   // Deployed behind a load balancer, it needs a few of its readiness probes to see the 503; locally nothing does.
   drainSeconds: wholeNumber({
     variable: 'PETSTORE_DRAIN_SECONDS',
@@ -252,16 +262,6 @@ export const SETTINGS = {
     default: 0,
     deployed: 10,
     description: 'after SIGTERM, how long the server keeps accepting and answering while `/readyz` says 503',
-  }),
-  shutdownGraceMs: wholeNumber({
-    variable: 'PETSTORE_SHUTDOWN_GRACE_MS',
-    flag: 'shutdown-grace-ms',
-    section: 'shutdown',
-    min: 0,
-    max: 600_000,
-    metavar: 'MS',
-    default: 10_000,
-    description: 'how long, after the drain, a shutdown lets requests on accepted connections finish before cutting them',
   }),
   workers: wholeNumber({
     variable: 'PETSTORE_WORKERS',

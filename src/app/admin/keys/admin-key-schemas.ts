@@ -4,7 +4,7 @@ import { ROLES, type Role } from '../../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
 import { PLAN_NAMES, type PlanName } from '../../../domain/quota/plan.js';
 import { MIN_ADMIN_TOKEN_LENGTH } from '../../config/config.js';
-import { DURATION_RANGE, MAX_LABEL_LENGTH } from '../../keys/key-fields.js';
+import { DEFAULT_ROLL_GRACE, DURATION_RANGE, MAX_LABEL_LENGTH } from '../../keys/key-fields.js';
 
 /*
  * The admin API's wire shapes, from the same constants the key verbs check against. Times are
@@ -114,7 +114,7 @@ export const KeyChangesSchema = Type.Object(
 export const RollSchema = Type.Object(
   {
     grace: Type.Optional(
-      Type.String({ pattern: `^0$|${DURATION_PATTERN}`, description: 'How long the previous secret keeps working: a duration as expiresIn, or 0 for at once. Default 24h.' }),
+      Type.String({ pattern: `^0$|${DURATION_PATTERN}`, description: `How long the previous secret keeps working: a duration as expiresIn, or 0 for at once. Default ${DEFAULT_ROLL_GRACE}.` }),
     ),
   },
   { additionalProperties: false },
