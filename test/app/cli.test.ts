@@ -97,12 +97,12 @@ describe('the standalone server (CLI)', () => {
   it('prints its usage on --help (exit 0), and on an unknown flag with the reason (exit 2), as petstore keys does', async () => {
     const help = startCli({}, ['--help']);
     expect(await help.exited()).toBe(0);
-    expect(help.output()).toMatch(/^Usage: petstore \[--port N\]/);
+    expect(help.output()).toMatch(/^Usage: petstore \[--env development\|test\|staging\|production\]/);
     expect(help.output()).toContain('petstore keys create|update|show|list|revoke');
 
     const unknown = startCli({}, ['--port', '0', '--colour', 'red']);
     expect(await unknown.exited()).toBe(2);
-    expect(unknown.output()).toMatch(/^petstore: Unknown option '--colour'.*\nUsage: petstore \[--port N\]/s);
+    expect(unknown.output()).toMatch(/^petstore: Unknown option '--colour'.*\nUsage: petstore \[--env development\|test\|staging\|production\]/s);
 
     const keysHelp = startCli({}, ['keys', '--help']);
     expect(await keysHelp.exited()).toBe(0);

@@ -9,7 +9,7 @@ import { KEYS_USAGE, parseKeysArgs, runKeysCommand, type KeysDependencies } from
 import type { PetStoreConfig } from '../../src/app/config/config.js';
 import { digestApiKey } from '../../src/adapters/api-key-digest.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { parseDuration } from '../../src/app/keys/key-fields.js';
+import { parseDuration } from '../../src/domain/keys/key-fields.js';
 
 const REDIS_ENV = { PETSTORE_STORE: 'redis' };
 

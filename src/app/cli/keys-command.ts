@@ -6,8 +6,9 @@ import { err, ok, type Result } from '../../domain/result.js';
 import type { KeyAdmin, ManagedApiKey } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
-import { BAN_VARIABLES, loadConfig, type Environ, type PetStoreConfig } from '../config/config.js';
-import { KEY_FIELDS, parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../keys/key-fields.js';
+import { loadStoreSettings, STORE_SECTIONS, withDefaults, type Environ, type PetStoreConfig } from '../config/config.js';
+import { WITHIN_CHANGES_REACH_INSTANCES } from '../../adapters/change-propagation.js';
+import { DEFAULT_ROLL_GRACE, KEY_FIELDS, MAX_DURATION, parseGrace, readKeyChanges, readNewKey, type FieldNames, type KeyField, type KeyFieldValues, type KeyOptions, type NewKeyRequest } from '../../domain/keys/key-fields.js';
 import { usedToday, type IssuedSecret, type KeyRefusal, type KeyStanding } from '../keys/key-operations.js';
 import { assembleKeyOperations } from '../keys/assemble-key-operations.js';
 import { createLogger, type Logger } from '../logging/logger.js';
@@ -15,7 +16,10 @@ import { composePetStore, type PetStoreAppOptions } from '../pet-store-app.js';
 import { failureLine } from './store-failure.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
-import { STORE_FLAGS } from './store-flags.js';
+import { flaggedSettings, flagOptions, flagUsage, withFlags } from './setting-flags.js';
+
+/** The flags of the sections the keys commands read, as the server takes them. */
+const STORE_FLAGS = flaggedSettings(STORE_SECTIONS);
 
 export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business [--role customer|staff]
                             [--expires-in DURATION] [--label TEXT]
@@ -28,15 +32,14 @@ export const KEYS_USAGE = `Usage: petstore keys create --plan free|pro|business 
        petstore keys list
        petstore keys revoke ID
 Each also takes the server's store flags, or their environment variables (see docs/configuration.md):
-       [--env ENV] [--store postgres|redis] [--database-url URL]
-       [--redis-url URL | --redis-cluster-nodes HOST:PORT,...] [--redis-prefix P]
+       ${flagUsage(STORE_FLAGS, '       ')}
        (a Cluster's password: REDIS_PASSWORD in the environment)
-DURATION: a whole number and a unit: 90s, 30m, 12h, 7d, 90d (at most 3650d), from now.
+DURATION: a whole number and a unit: 90s, 30m, 12h, 7d, 90d (at most ${MAX_DURATION}), from now.
 The key is printed once, by create: the store keeps only its SHA-256 digest.
-update changes only what it is given; every instance applies it within 5 s.
-unban starts the key's quota over (counts, strikes and any ban); every instance admits it within 5 s.
+update changes only what it is given; every instance applies it ${WITHIN_CHANGES_REACH_INSTANCES}.
+unban starts the key's quota over (counts, strikes and any ban); every instance admits it ${WITHIN_CHANGES_REACH_INSTANCES}.
 roll prints a new key for the same id, plan, usage and label; the previous one keeps working
-for the grace (default 24h; 0: stops within 5 s), and both count against one quota.`;
+for the grace (default ${DEFAULT_ROLL_GRACE}; 0: stops ${WITHIN_CHANGES_REACH_INSTANCES}), and both count against one quota.`;
 
 export type KeysAction =
   | { readonly kind: 'help' }
@@ -80,7 +83,8 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
     parsed = parseArgs({
       args: [...argv],
       options: {
-        ...Object.fromEntries([...Object.keys(STORE_FLAGS), ...KEY_FLAGS, FLAG_OF.grace].map((flag) => [flag, { type: 'string' as const }])),
+        ...flagOptions(STORE_FLAGS),
+        ...Object.fromEntries([...KEY_FLAGS, FLAG_OF.grace].map((flag) => [flag, { type: 'string' as const }])),
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: true,
@@ -92,11 +96,7 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const strings = Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  const withStore = { ...environ };
-  for (const [flag, variable] of Object.entries(STORE_FLAGS)) {
-    const value = strings[flag];
-    if (value !== undefined) withStore[variable] = value;
-  }
+  const withStore = withFlags(environ, strings, STORE_FLAGS);
   const invocation = (action: KeysAction): Result<KeysInvocation, string> => ok({ action, environ: withStore });
   if (values['help'] === true) return invocation({ kind: 'help' });
 
@@ -153,7 +153,7 @@ export interface OpenedKeyAdmin {
 }
 
 export interface KeysDependencies {
-  /** Connects to the configured store; by default the server's, wired by the server's container. */
+  /** Connects to the configured store; by default the server's, composed as the server composes it. */
   openAdmin(config: PetStoreConfig): Promise<OpenedKeyAdmin>;
   /** `bytes` random bytes; by default node:crypto. */
   randomBytes(bytes: number): Buffer;
@@ -166,7 +166,9 @@ const COMMAND_STORE_TIMEOUT_MS = 5_000;
 export const openConfiguredAdmin = (options: Pick<PetStoreAppOptions, 'clock'> = {}) => async (config: PetStoreConfig): Promise<OpenedKeyAdmin> => {
   // Not a request's path: a loaded store may take its time. Connection errors go to stderr, apart from the command's output.
   const log = createLogger(config.logLevel, process.stderr);
-  const app = composePetStore(config, { ...options, storeTimeoutMs: COMMAND_STORE_TIMEOUT_MS, logger: log });
+  // An operator's PETSTORE_PG_TIMEOUT_MS longer than a command's own wait is kept.
+  const storeTimeoutMs = Math.max(COMMAND_STORE_TIMEOUT_MS, config.pgTimeoutMs ?? 0);
+  const app = composePetStore(config, { ...options, storeTimeoutMs, logger: log });
   try {
     return {
       logger: log.logger,
@@ -206,12 +208,12 @@ export async function runKeysCommand(
     output.out(KEYS_USAGE);
     return 0;
   }
-  const config = storeConfig(parsed.value.environ);
-  if (!config.ok) {
-    for (const problem of config.error) output.err(`petstore keys: ${problem}`);
+  const settings = loadStoreSettings(parsed.value.environ);
+  if (!settings.ok) {
+    for (const problem of settings.error) output.err(`petstore keys: ${problem}`);
     return 1;
   }
-  if (config.value.store === 'memory') {
+  if (settings.value.store === 'memory') {
     output.err(
       'petstore keys: the memory store lives inside each server process, so a key created here would exist nowhere else. ' +
         'Keys at run time need the store the servers share: PETSTORE_STORE=postgres with their DATABASE_URL, ' +
@@ -221,14 +223,15 @@ export async function runKeysCommand(
   }
   let opened: OpenedKeyAdmin;
   try {
-    opened = await deps.openAdmin(config.value);
+    // Usage is read from the shared quota store or not at all: an outage must not show a local store's empty counters.
+    opened = await deps.openAdmin(withDefaults({ ...settings.value, quotaFallback: 'deny' }));
   } catch (error) {
     output.err(`petstore keys: ${failureLine(error)}`);
     return 1;
   }
   const operations = assembleKeyOperations(
-    { ...opened, logger: opened.logger ?? createLogger(config.value.logLevel, process.stderr).logger },
-    { ban: config.value.ban, by: 'cli', randomBytes: deps.randomBytes },
+    { ...opened, logger: opened.logger ?? createLogger(settings.value.logLevel, process.stderr).logger },
+    { ban: settings.value.ban, by: 'cli', randomBytes: deps.randomBytes },
   );
   try {
     switch (action.kind) {
@@ -237,13 +240,13 @@ export async function runKeysCommand(
       case 'update':
         return printUpdated(action.id, await operations.update(action.id, action.changes), output);
       case 'show':
-        return printStanding(action.id, await operations.show(action.id), config.value.ban, output);
+        return printStanding(action.id, await operations.show(action.id), settings.value.ban, output);
       case 'unban':
         return printUnbanned(action.id, await operations.unban(action.id), output);
       case 'roll':
         return printRolled(action.id, await operations.roll(action.id, action.graceMs), output);
       case 'list':
-        return printList(await operations.list(), config.value.redisPrefix, output);
+        return printList(await operations.list(), settings.value.redisPrefix, output);
       case 'revoke':
         return printRevoked(action.id, await operations.revoke(action.id), output);
     }
@@ -253,25 +256,6 @@ export async function runKeysCommand(
   } finally {
     await opened.close();
   }
-}
-
-/**
- * The store settings exactly as the server reads them (same variables, same defaults, same
- * checks), from those variables alone: the keys commands need no PETSTORE_API_KEYS, which the
- * server requires in staging and production, so a placeholder stands in for it.
- */
-function storeConfig(environ: Environ): Result<PetStoreConfig, readonly string[]> {
-  const relevant: Record<string, string | undefined> = {
-    PETSTORE_API_KEYS: 'keys-command-placeholder:free',
-    // Not a flag: a password on a command line shows in the process list.
-    REDIS_PASSWORD: environ['REDIS_PASSWORD'],
-    // Usage is read from the shared quota store or not at all: an outage must not show a local store's empty counters.
-    PETSTORE_QUOTA_FALLBACK: 'deny',
-  };
-  for (const variable of Object.values(STORE_FLAGS)) relevant[variable] = environ[variable];
-  // A key's strikes are kept for the servers' ban policy, and read by it.
-  for (const variable of Object.values(BAN_VARIABLES)) relevant[variable] = environ[variable];
-  return loadConfig(relevant);
 }
 
 const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -311,7 +295,7 @@ function printIssued({ key, secret }: IssuedSecret, output: CommandOutput): numb
 
 function printUpdated(id: string, outcome: Result<ManagedApiKey, KeyRefusal>, output: CommandOutput): number {
   if (!outcome.ok) return refused(id, outcome.error, output);
-  output.out(`Updated ${id}: every instance applies it within 5 s.`);
+  output.out(`Updated ${id}: every instance applies it ${WITHIN_CHANGES_REACH_INSTANCES}.`);
   for (const line of grantLines(outcome.value)) output.out(line);
   return 0;
 }
@@ -352,14 +336,14 @@ function printRolled(id: string, outcome: Result<IssuedSecret, KeyRefusal>, outp
   const until = key.previousSecretUntil;
   output.out(`id:      ${key.id}`);
   output.out(`key:     ${secret}`);
-  output.out(`before:  ${until === undefined ? 'the previous key stops working within 5 s' : `the previous key works until ${isoSeconds(until)}`}`);
+  output.out(`before:  ${until === undefined ? `the previous key stops working ${WITHIN_CHANGES_REACH_INSTANCES}` : `the previous key works until ${isoSeconds(until)}`}`);
   output.out('The key is shown only this once: the store keeps its digest, not the key.');
   return 0;
 }
 
 function printUnbanned(id: string, outcome: Result<ManagedApiKey, 'not_found'>, output: CommandOutput): number {
   if (!outcome.ok) return refused(id, outcome.error, output);
-  output.out(`Unbanned ${id}: its quota starts over (counts, strikes and any ban); every instance admits it within 5 s.`);
+  output.out(`Unbanned ${id}: its quota starts over (counts, strikes and any ban); every instance admits it ${WITHIN_CHANGES_REACH_INSTANCES}.`);
   return 0;
 }
 
@@ -388,6 +372,6 @@ function printList(standings: readonly KeyStanding[], prefix: string, output: Co
 
 function printRevoked(id: string, outcome: Result<{ readonly alreadyRevoked: boolean }, 'not_found'>, output: CommandOutput): number {
   if (!outcome.ok) return refused(id, outcome.error, output);
-  output.out(outcome.value.alreadyRevoked ? `${id} was revoked already.` : `Revoked ${id}: every instance refuses it within 5 s.`);
+  output.out(outcome.value.alreadyRevoked ? `${id} was revoked already.` : `Revoked ${id}: every instance refuses it ${WITHIN_CHANGES_REACH_INSTANCES}.`);
   return 0;
 }

@@ -1,13 +1,17 @@
 import { parseArgs } from 'node:util';
 import { err, ok, type Result } from '../../domain/result.js';
-import { loadConfig, type Environ } from '../config/config.js';
+import { DATABASE_SECTIONS, loadDatabaseSettings, withDefaults, type Environ } from '../config/config.js';
 import { createLogger } from '../logging/logger.js';
 import { composePetStore } from '../pet-store-app.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
+import { flaggedSettings, flagOptions, flagUsage, withFlags } from './setting-flags.js';
 import { failureLine } from './store-failure.js';
 
-export const MIGRATE_USAGE = `Usage: petstore migrate [--dry-run] [--database-url URL]
+/** The flags of the database settings, as the server takes them. */
+const DATABASE_FLAGS = flaggedSettings(DATABASE_SECTIONS);
+
+export const MIGRATE_USAGE = `Usage: petstore migrate [--dry-run] ${flagUsage(DATABASE_FLAGS, ' '.repeat('Usage: petstore migrate '.length))}
 Applies the schema migrations (migrations/*.sql) the PostgreSQL at DATABASE_URL has not had yet,
 in one transaction, under a lock that makes concurrent runs and starting servers apply each once.
 --dry-run prints what it would apply and changes nothing. The server applies them itself at start
@@ -16,25 +20,20 @@ with PETSTORE_STORE=postgres; this command is for doing it beforehand, e.g. in a
 /** `0004_pet_counts`: a migration as its file is named. */
 const migrationFileName = ({ version, name }: { readonly version: number; readonly name: string }): string => `${String(version).padStart(4, '0')}_${name}`;
 
-interface MigrateInvocation {
+export interface MigrateInvocation {
   readonly dryRun: boolean;
   readonly help: boolean;
   readonly environ: Environ;
 }
 
-function parseMigrateArgs(argv: readonly string[], environ: Environ): Result<MigrateInvocation, string> {
+export function parseMigrateArgs(argv: readonly string[], environ: Environ): Result<MigrateInvocation, string> {
   try {
     const { values } = parseArgs({
       args: [...argv],
-      options: { 'dry-run': { type: 'boolean' }, 'database-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { ...flagOptions(DATABASE_FLAGS), 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       strict: true,
     });
-    const databaseUrl = values['database-url'];
-    return ok({
-      dryRun: values['dry-run'] === true,
-      help: values.help === true,
-      environ: databaseUrl === undefined ? environ : { ...environ, DATABASE_URL: databaseUrl },
-    });
+    return ok({ dryRun: values['dry-run'] === true, help: values.help === true, environ: withFlags(environ, values, DATABASE_FLAGS) });
   } catch (error) {
     if (isArgumentError(error)) return err(error.message);
     throw error;
@@ -57,17 +56,14 @@ export async function runMigrateCommand(
     output.out(MIGRATE_USAGE);
     return 0;
   }
-  // Only the database settings matter here: the store is PostgreSQL whatever PETSTORE_STORE says.
-  const config = loadConfig({
-    PETSTORE_STORE: 'postgres',
-    DATABASE_URL: parsed.value.environ['DATABASE_URL'],
-    PETSTORE_LOG_LEVEL: parsed.value.environ['PETSTORE_LOG_LEVEL'],
-  });
-  if (!config.ok) {
-    for (const problem of config.error) output.err(`petstore migrate: ${problem}`);
+  const settings = loadDatabaseSettings(parsed.value.environ);
+  if (!settings.ok) {
+    for (const problem of settings.error) output.err(`petstore migrate: ${problem}`);
     return 1;
   }
-  const app = composePetStore(config.value, { migrateOnOpen: false, logger: createLogger(config.value.logLevel, process.stderr) });
+  // The store is PostgreSQL whatever PETSTORE_STORE says.
+  const config = withDefaults({ ...settings.value, store: 'postgres' });
+  const app = composePetStore(config, { migrateOnOpen: false, logger: createLogger(config.logLevel, process.stderr) });
   try {
     const { from, pending, newer } = await app.migrateSchema({ dryRun: parsed.value.dryRun });
     if (newer.length > 0) {

@@ -9,60 +9,20 @@ import { startSupervisor } from '../cluster/supervisor.js';
 import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { failureLine } from './store-failure.js';
-import { STORE_FLAGS } from './store-flags.js';
+import { flagOptions, withFlags } from './setting-flags.js';
+import { SERVER_FLAGS, USAGE } from './server-usage.js';
 
-// Each flag mirrors an environment variable (docs/configuration.md); a flag wins over the variable.
-const FLAGS = {
-  port: 'PORT',
-  host: 'HOST',
-  ...STORE_FLAGS,
-  'pg-pool': 'PETSTORE_PG_POOL',
-  'pg-timeout-ms': 'PETSTORE_PG_TIMEOUT_MS',
-  'api-keys': 'PETSTORE_API_KEYS',
-  'quota-fallback': 'PETSTORE_QUOTA_FALLBACK',
-  'ready-on-degraded': 'PETSTORE_READY_ON_DEGRADED',
-  'trust-proxy': 'PETSTORE_TRUST_PROXY',
-  'cors-origins': 'PETSTORE_CORS_ORIGINS',
-  'log-level': 'PETSTORE_LOG_LEVEL',
-  'access-log': 'PETSTORE_ACCESS_LOG',
-  'admin-port': 'PETSTORE_ADMIN_PORT',
-  'admin-host': 'PETSTORE_ADMIN_HOST',
-  'shutdown-grace-ms': 'PETSTORE_SHUTDOWN_GRACE_MS',
-  'drain-seconds': 'PETSTORE_DRAIN_SECONDS',
-  workers: 'PETSTORE_WORKERS',
-} as const;
-
-const USAGE = `Usage: petstore [--port N] [--host H] [--env development|test|staging|production]
-                [--store memory|redis|postgres] [--database-url URL] [--pg-pool N] [--pg-timeout-ms MS]
-                [--redis-url URL | --redis-cluster-nodes HOST:PORT,...] [--redis-prefix P]
-                [--api-keys KEY:PLAN[:staff],...] [--quota-fallback local|allow|deny] [--ready-on-degraded ready|fail]
-                [--trust-proxy HOPS|CIDR,...] [--cors-origins '*'|ORIGIN,...]
-                [--log-level fatal|error|warn|info|debug|trace|silent] [--access-log on|off]
-                [--admin-port N] [--admin-host H] [--drain-seconds S] [--shutdown-grace-ms MS]
-                [--workers N|auto]
-       petstore keys create|update|show|list|revoke ...   (see petstore keys --help)
-       petstore migrate [--dry-run] [--database-url URL]   (see petstore migrate --help)
-Every flag can be given as its environment variable instead (see docs/configuration.md).`;
-
-function environFromArgs(argv: readonly string[]): NodeJS.ProcessEnv {
+function environFromArgs(argv: readonly string[]): Environ {
   const { values } = parseArgs({
     args: [...argv],
-    options: {
-      ...Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }])),
-      help: { type: 'boolean', short: 'h' },
-    },
+    options: { ...flagOptions(SERVER_FLAGS), help: { type: 'boolean', short: 'h' } },
     strict: true,
   });
   if (values.help === true) {
     console.log(USAGE);
     process.exit(0);
   }
-  const environ = { ...process.env };
-  for (const [flag, variable] of Object.entries(FLAGS)) {
-    const value = (values as Record<string, string | boolean | undefined>)[flag];
-    if (typeof value === 'string') environ[variable] = value;
-  }
-  return environ;
+  return withFlags(process.env, values, SERVER_FLAGS);
 }
 
 /** What the command runs: one server process, or a supervisor of PETSTORE_WORKERS of them. */

@@ -6,7 +6,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { PetStoreConfig } from '../config/config.js';
 import { configuredKeys } from './configured-keys.js';
 import { TOKENS } from './tokens.js';
-import { CHANGES_REACH_INSTANCES_MS } from './change-propagation.js';
+import { CHANGES_REACH_INSTANCES_MS } from '../../adapters/change-propagation.js';
 
 /** A key's grant is re-read from the shared store at most this often, so revocations spread within it. */
 const KEY_CACHE_ENTRIES = 100_000;

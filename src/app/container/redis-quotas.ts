@@ -9,7 +9,7 @@ import type { PetStoreConfig } from '../config/config.js';
 import type { StoreProbe } from '../admin/store-probes.js';
 import { openRedis, pingRedis } from './open-redis.js';
 import { TOKENS } from './tokens.js';
-import { CHANGES_REACH_INSTANCES_MS } from './change-propagation.js';
+import { CHANGES_REACH_INSTANCES_MS } from '../../adapters/change-propagation.js';
 
 /** The Redis (or Redis Cluster) client every Redis binding of a container shares. */
 export const REDIS: ServiceIdentifier<RedisClient> = Symbol('Redis');

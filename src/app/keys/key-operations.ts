@@ -7,7 +7,7 @@ import { err, ok, type Result } from '../../domain/result.js';
 import { stateOf, type KeyAdmin, type KeyChanges, type KeyState, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
-import type { KeyOptions, NewKeyRequest } from './key-fields.js';
+import type { KeyOptions, NewKeyRequest } from '../../domain/keys/key-fields.js';
 import { peekKeyUsage } from './key-usage.js';
 
 export interface KeyOperationsDependencies {

@@ -9,6 +9,8 @@ import type { Clock } from '../../../ports/clock.js';
 import { IssuedKeySchema, KeyAnswerSchema, KeyChangesSchema, KeyListSchema, KeyStandingSchema, NewKeySchema, RollSchema } from './admin-key-schemas.js';
 import type { KeyAdministration, KeyFieldText, KeyRefusal } from './key-administration.js';
 import { keyJson, standingJson } from './key-json.js';
+import { WITHIN_CHANGES_REACH_INSTANCES } from '../../change-propagation.js';
+import { DEFAULT_ROLL_GRACE } from '../../../domain/keys/key-fields.js';
 
 /** The groups of the admin document. */
 export const ADMIN_TAGS = { Keys: 'Create, change, read, unban, roll and revoke API keys.' } as const;
@@ -159,7 +161,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     auth: 'apiKey',
     tags: TAGS,
     summary: 'Change a key',
-    description: 'Plan, limits, role, label or expiry; what is not given stays. Every instance applies it within 5 s; what was counted stays counted.',
+    description: `Plan, limits, role, label or expiry; what is not given stays. Every instance applies it ${WITHIN_CHANGES_REACH_INSTANCES}; what was counted stays counted.`,
     params: KEY_ID,
     body: { description: 'What changes.', schema: KeyChangesSchema },
     responses: { 200: { description: 'The key as changed.', body: KeyAnswerSchema }, 404: REFUSALS.not_found, 409: REFUSALS.revoked },
@@ -176,7 +178,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     auth: 'apiKey',
     tags: TAGS,
     summary: "Lift a key's ban",
-    description: "Starts the key's quota over: counts, strikes and any ban. Every instance admits it within 5 s.",
+    description: `Starts the key's quota over: counts, strikes and any ban. Every instance admits it ${WITHIN_CHANGES_REACH_INSTANCES}.`,
     params: KEY_ID,
     responses: { 200: { description: 'The key.', body: KeyAnswerSchema }, 404: REFUSALS.not_found },
     answer: async ({ id, now }, keys) => answerOf(await keys.unban(id), 200, (key) => ({ key: keyJson(key, now) })),
@@ -191,7 +193,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     description:
       'A new secret for the same id, plan, usage and label. The previous secret keeps working until the grace ends; both count against one quota. A second roll ends the grace of the secret before.',
     params: KEY_ID,
-    body: { description: 'The grace; none (no body, or `{}`): 24 h.', schema: RollSchema, optional: true },
+    body: { description: `The grace; none (no body, or \`{}\`): ${DEFAULT_ROLL_GRACE}.`, schema: RollSchema, optional: true },
     responses: { 200: { description: 'The key and its new secret.', body: IssuedKeySchema }, 404: REFUSALS.not_found, 409: REFUSALS.revoked },
     async answer({ id, body, now }, keys) {
       const fields = fieldsOf(body, RollSchema);
@@ -206,7 +208,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     auth: 'apiKey',
     tags: TAGS,
     summary: 'Revoke a key',
-    description: 'Every instance refuses it within 5 s. Revoking a revoked key changes nothing and answers the same.',
+    description: `Every instance refuses it ${WITHIN_CHANGES_REACH_INSTANCES}. Revoking a revoked key changes nothing and answers the same.`,
     params: KEY_ID,
     responses: { 200: { description: 'The key as revoked.', body: KeyAnswerSchema }, 404: REFUSALS.not_found },
     answer: async ({ id, now }, keys) => answerOf(await keys.revoke(id), 200, ({ key }) => ({ key: keyJson(key, now) })),

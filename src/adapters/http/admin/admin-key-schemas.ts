@@ -4,6 +4,7 @@ import { ROLES, type Role } from '../../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
 import { PLAN_NAMES, type PlanName } from '../../../domain/quota/plan.js';
 import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
+import { DEFAULT_ROLL_GRACE, DURATION_RANGE, MAX_LABEL_LENGTH } from '../../../domain/keys/key-fields.js';
 
 /*
  * The admin API's wire shapes, from the same constants the key verbs check against. Times are
@@ -87,8 +88,8 @@ const keyFields = {
   perMinute: limit('minute (enterprise only)'),
   perDay: limit('day (enterprise only)'),
   role,
-  label: Type.String({ maxLength: 100, description: 'At most 100 characters, no control characters.' }),
-  expiresIn: Type.String({ pattern: DURATION_PATTERN, description: 'From now: a whole number and a unit s, m, h or d (90s, 30m, 12h, 7d), 1s to 3650d.' }),
+  label: Type.String({ maxLength: MAX_LABEL_LENGTH, description: `At most ${MAX_LABEL_LENGTH} characters, no control characters.` }),
+  expiresIn: Type.String({ pattern: DURATION_PATTERN, description: `From now: a whole number and a unit s, m, h or d (90s, 30m, 12h, 7d), ${DURATION_RANGE}.` }),
 };
 
 export const NewKeySchema = Type.Object(
@@ -113,7 +114,7 @@ export const KeyChangesSchema = Type.Object(
 export const RollSchema = Type.Object(
   {
     grace: Type.Optional(
-      Type.String({ pattern: `^0$|${DURATION_PATTERN}`, description: 'How long the previous secret keeps working: a duration as expiresIn, or 0 for at once. Default 24h.' }),
+      Type.String({ pattern: `^0$|${DURATION_PATTERN}`, description: `How long the previous secret keeps working: a duration as expiresIn, or 0 for at once. Default ${DEFAULT_ROLL_GRACE}.` }),
     ),
   },
   { additionalProperties: false },

@@ -3,7 +3,7 @@ import type { KeyAdministration } from '../../../adapters/http/admin/key-adminis
 import { err, ok } from '../../../domain/result.js';
 import type { Clock } from '../../../ports/clock.js';
 import { MIN_ADMIN_TOKEN_LENGTH } from '../../config/config.js';
-import { parseGrace, readKeyChanges, readNewKey, type FieldNames } from '../../keys/key-fields.js';
+import { parseGrace, readKeyChanges, readNewKey, type FieldNames } from '../../../domain/keys/key-fields.js';
 import { isKeyId, usedToday, type KeyOperations } from '../../keys/key-operations.js';
 
 export interface AdminKeyApiOptions {

@@ -1,8 +1,8 @@
-import { ROLES, type Role } from '../../domain/access/caller.js';
-import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
-import { parsePlan } from '../../domain/quota/plan-parser.js';
-import type { Plan } from '../../domain/quota/plan.js';
-import { err, ok, type Result } from '../../domain/result.js';
+import { ROLES, type Role } from '../access/caller.js';
+import { MAX_RULE_LIMIT } from '../quota/decidable-policy.js';
+import { parsePlan } from '../quota/plan-parser.js';
+import type { Plan } from '../quota/plan.js';
+import { err, ok, type Result } from '../result.js';
 
 /**
  * What an operator may set on a key, as text: the one reader of `petstore keys` flags and of the
@@ -28,20 +28,27 @@ export interface NewKeyRequest extends KeyOptions {
   readonly label: string;
 }
 
-const MAX_DURATION_MS = 3_650 * 86_400_000;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const MIN_DURATION_MS = UNIT_MS.s;
+const MAX_DURATION_MS = 3_650 * UNIT_MS.d;
+/** The longest duration as an operator writes it: `3650d`. */
+export const MAX_DURATION = `${MAX_DURATION_MS / UNIT_MS.d}d`;
+/** The shortest and longest durations, as messages state them: `1s to 3650d`. */
+export const DURATION_RANGE = `${MIN_DURATION_MS / UNIT_MS.s}s to ${MAX_DURATION}`;
 
 /** `30m`, `12h`, `7d`, `90d`, `90s`: a positive whole number and a unit, in milliseconds. `name` words the error. */
 export function parseDuration(raw: string, name: string): Result<number, string> {
   const match = /^([0-9]{1,7})([smhd])$/.exec(raw);
   const ms = match === null ? Number.NaN : Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
-  return ms >= 1_000 && ms <= MAX_DURATION_MS
+  return ms >= MIN_DURATION_MS && ms <= MAX_DURATION_MS
     ? ok(ms)
-    : err(`${name} ${JSON.stringify(raw)}: expected a whole number and a unit s, m, h or d (30m, 12h, 7d), from 1s to 3650d`);
+    : err(`${name} ${JSON.stringify(raw)}: expected a whole number and a unit s, m, h or d (30m, 12h, 7d), from ${DURATION_RANGE}`);
 }
 
 /** How long a rolled key's previous secret keeps working, unless the operator says otherwise. */
-export const DEFAULT_ROLL_GRACE_MS = 86_400_000;
+export const DEFAULT_ROLL_GRACE_MS = 24 * UNIT_MS.h;
+/** The default grace as an operator writes it: `24h`. */
+export const DEFAULT_ROLL_GRACE = `${DEFAULT_ROLL_GRACE_MS / UNIT_MS.h}h`;
 
 /** A roll's grace: a duration, or `0` for the previous secret to stop at once. */
 export function parseGrace(raw: string | undefined, names: FieldNames): Result<number, string> {
@@ -76,9 +83,14 @@ function roleOf(raw: string, names: FieldNames): Result<Role, string> {
   return role === undefined ? err(`${names('role')} ${JSON.stringify(raw)}: must be customer or staff`) : ok(role);
 }
 
+/** The longest label, in characters. */
+export const MAX_LABEL_LENGTH = 100;
+
 function labelOf(label: string, names: FieldNames): Result<string, string> {
   // A label is printed in a terminal table: no control characters, no line breaks.
-  return [...label].length <= 100 && !/\p{Cc}/u.test(label) ? ok(label) : err(`${names('label')} must be at most 100 characters, none of them control characters`);
+  return [...label].length <= MAX_LABEL_LENGTH && !/\p{Cc}/u.test(label)
+    ? ok(label)
+    : err(`${names('label')} must be at most ${MAX_LABEL_LENGTH} characters, none of them control characters`);
 }
 
 type OptionReader<Option extends keyof KeyOptions> = (values: KeyFieldValues, names: FieldNames) => Result<NonNullable<KeyOptions[Option]>, string>;
