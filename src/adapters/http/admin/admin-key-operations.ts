@@ -8,7 +8,7 @@ import { err, ok, type Result } from '../../../domain/result.js';
 import type { Clock } from '../../../ports/clock.js';
 import { IssuedKeySchema, KeyAnswerSchema, KeyChangesSchema, KeyListSchema, KeyStandingSchema, NewKeySchema, RollSchema } from './admin-key-schemas.js';
 import type { KeyAdministration, KeyFieldText, KeyRefusal } from './key-administration.js';
-import { keyJson, standingJson } from './key-json.js';
+import { keyView, standingView } from '../../key-view.js';
 import { WITHIN_CHANGES_REACH_INSTANCES } from '../../change-propagation.js';
 import { DEFAULT_ROLL_GRACE } from '../../../domain/keys/key-fields.js';
 
@@ -125,7 +125,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     async answer({ body, now }, keys) {
       const fields = fieldsOf(body, NewKeySchema);
       const created = fields.ok ? await keys.create(fields.value) : fields;
-      return answerOf(created, 201, ({ key, secret }) => ({ key: keyJson(key, now), secret }));
+      return answerOf(created, 201, ({ key, secret }) => ({ key: keyView(key, now), secret }));
     },
   }),
   keyOperation({
@@ -139,7 +139,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     responses: { 200: { description: 'The keys, oldest first.', body: KeyListSchema } },
     async answer({ now }, keys) {
       const listed = await keys.list();
-      return { status: 200, body: { keys: listed.map(({ key, usedToday }) => ({ key: keyJson(key, now), usedToday: usedToday ?? null })) } };
+      return { status: 200, body: { keys: listed.map(({ key, usedToday }) => ({ key: keyView(key, now), usedToday: usedToday ?? null })) } };
     },
   }),
   keyOperation({
@@ -152,7 +152,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     description: "Each rule's limit, used, remaining and reset, and any ban's end, read without counting.",
     params: KEY_ID,
     responses: { 200: { description: 'The key as it stands.', body: KeyStandingSchema }, 404: REFUSALS.not_found },
-    answer: async ({ id, now }, keys) => answerOf(await keys.show(id), 200, (standing) => standingJson(standing, now)),
+    answer: async ({ id, now }, keys) => answerOf(await keys.show(id), 200, (standing) => standingView(standing, now)),
   }),
   keyOperation({
     operationId: 'updateKey',
@@ -168,7 +168,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     async answer({ id, body, now }, keys) {
       const fields = fieldsOf(body, KeyChangesSchema);
       const updated = fields.ok ? await keys.update(id, fields.value) : fields;
-      return answerOf(updated, 200, (key) => ({ key: keyJson(key, now) }));
+      return answerOf(updated, 200, (key) => ({ key: keyView(key, now) }));
     },
   }),
   keyOperation({
@@ -181,7 +181,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     description: `Starts the key's quota over: counts, strikes and any ban. Every instance admits it ${WITHIN_CHANGES_REACH_INSTANCES}.`,
     params: KEY_ID,
     responses: { 200: { description: 'The key.', body: KeyAnswerSchema }, 404: REFUSALS.not_found },
-    answer: async ({ id, now }, keys) => answerOf(await keys.unban(id), 200, (key) => ({ key: keyJson(key, now) })),
+    answer: async ({ id, now }, keys) => answerOf(await keys.unban(id), 200, (key) => ({ key: keyView(key, now) })),
   }),
   keyOperation({
     operationId: 'rollKey',
@@ -198,7 +198,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     async answer({ id, body, now }, keys) {
       const fields = fieldsOf(body, RollSchema);
       const rolled = fields.ok ? await keys.roll(id, fields.value['grace']) : fields;
-      return answerOf(rolled, 200, ({ key, secret }) => ({ key: keyJson(key, now), secret }));
+      return answerOf(rolled, 200, ({ key, secret }) => ({ key: keyView(key, now), secret }));
     },
   }),
   keyOperation({
@@ -211,7 +211,7 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     description: `Every instance refuses it ${WITHIN_CHANGES_REACH_INSTANCES}. Revoking a revoked key changes nothing and answers the same.`,
     params: KEY_ID,
     responses: { 200: { description: 'The key as revoked.', body: KeyAnswerSchema }, 404: REFUSALS.not_found },
-    answer: async ({ id, now }, keys) => answerOf(await keys.revoke(id), 200, ({ key }) => ({ key: keyJson(key, now) })),
+    answer: async ({ id, now }, keys) => answerOf(await keys.revoke(id), 200, ({ key }) => ({ key: keyView(key, now) })),
   }),
   {
     operationId: 'getAdminOpenApiDocument',

@@ -1,29 +1,12 @@
 import type { Result } from '../../../domain/result.js';
 import type { ManagedApiKey } from '../../../ports/api-key-registry.js';
+import type { KeyStanding } from '../../key-view.js';
 
 /** The fields of a request body as text (limits written as whole numbers), by their JSON names. */
 export type KeyFieldText = Readonly<Record<string, string>>;
 
 /** Why a verb changed nothing: no key has the id, the key is revoked (and stays so), or what is wrong with the fields. */
 export type KeyRefusal = 'not_found' | 'revoked' | { readonly invalid: string };
-
-/** One rule of a key's plan as its requests would find it now; `used` unknown during a ban, `resetAt` absent when it counts nothing. */
-export interface RuleStanding {
-  readonly name: string;
-  readonly limit: number;
-  readonly used: number | undefined;
-  readonly remaining: number;
-  readonly resetAt: number | undefined;
-}
-
-export interface KeyStanding {
-  readonly key: ManagedApiKey;
-  readonly rules: readonly RuleStanding[];
-  /** The ban's end; absent: not banned. */
-  readonly bannedUntil: number | undefined;
-  /** The strikes that count towards a ban now; absent: not known. */
-  readonly strikes: number | undefined;
-}
 
 /** A key just made or rolled, with its secret, shown this once. */
 export interface IssuedKey {
