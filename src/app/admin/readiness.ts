@@ -1,4 +1,4 @@
-import type { PetStoreConfig } from '../config/config.js';
+import { STORE_KINDS, type PetStoreConfig } from '../config/config.js';
 import type { StoreStatus } from './store-probes.js';
 
 /** Readiness as the stores make it: 200 when `ready`, else 503; `body` says why. */
@@ -33,7 +33,8 @@ export interface ReadinessPolicy {
  * holds records (`redis` holds both), and `deny` refuses every request without Redis.
  */
 export const readinessPolicyOf = (config: Pick<PetStoreConfig, 'store' | 'quotaFallback' | 'readyOnDegraded'>): ReadinessPolicy => ({
-  fallbacks: config.store === 'postgres' && config.quotaFallback !== 'deny' ? new Map([['redis', `PETSTORE_QUOTA_FALLBACK=${config.quotaFallback}`]]) : new Map(),
+  fallbacks:
+    STORE_KINDS[config.store].countersInRedisApart && config.quotaFallback !== 'deny' ? new Map([['redis', `PETSTORE_QUOTA_FALLBACK=${config.quotaFallback}`]]) : new Map(),
   readyWhenDegraded: config.readyOnDegraded === 'ready',
 });
 

@@ -5,7 +5,7 @@ import { err, ok, type Result } from '../../domain/result.js';
 import type { KeyAdmin } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
-import { loadStoreSettings, STORE_SECTIONS, withDefaults, type Environ, type PetStoreConfig } from '../config/config.js';
+import { loadStoreSettings, STORE_KINDS, STORE_SECTIONS, withDefaults, type Environ, type PetStoreConfig } from '../config/config.js';
 import { assembleKeyOperations } from '../keys/assemble-key-operations.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { composePetStore, type PetStoreAppOptions } from '../pet-store-app.js';
@@ -163,9 +163,9 @@ export async function runKeysCommand(
     for (const problem of settings.error) output.err(`petstore keys: ${problem}`);
     return 1;
   }
-  if (settings.value.store === 'memory') {
+  if (!STORE_KINDS[settings.value.store].sharedByProcesses) {
     output.err(
-      'petstore keys: the memory store lives inside each server process, so a key created here would exist nowhere else. ' +
+      `petstore keys: the ${settings.value.store} store lives inside each server process, so a key created here would exist nowhere else. ` +
         'Keys at run time need the store the servers share: PETSTORE_STORE=postgres with their DATABASE_URL, ' +
         'or PETSTORE_STORE=redis with their REDIS_URL (or REDIS_CLUSTER_NODES) and PETSTORE_REDIS_PREFIX (or the --store, --database-url, --redis-url flags).',
     );

@@ -6,7 +6,7 @@ import { err, ok, type Result } from '../../domain/result.js';
 import type { ConfiguredKey } from './api-key-entries.js';
 import { ALL_SECTIONS, readSettings, type Environ, type SettingsOf } from './load-settings.js';
 import type { SectionName } from './setting.js';
-import { SETTINGS, type DegradedReadiness, type Environment, type LogLevel, type QuotaFallback, type StoreKind } from './settings.js';
+import { SETTINGS, SHARED_STORES, STORE_KINDS, type DegradedReadiness, type Environment, type LogLevel, type QuotaFallback, type StoreKind } from './settings.js';
 
 export { apiKeyEntry, type ConfiguredKey } from './api-key-entries.js';
 export { ALL_SECTIONS, loadSettings, type Environ, type SettingsOf } from './load-settings.js';
@@ -17,6 +17,8 @@ export {
   LOG_LEVELS,
   QUOTA_FALLBACKS,
   SETTINGS,
+  SHARED_STORES,
+  STORE_KINDS,
   STORES,
   type DegradedReadiness,
   type Environment,
@@ -107,9 +109,10 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
   const { values, problems } = readSettings(environ, ALL_SECTIONS);
   const config = configOf(values);
   const { workers, store, adminToken, adminPort, apiKeys } = SETTINGS;
-  if (config.workers > 1 && config.store === 'memory') {
+  if (config.workers > 1 && !STORE_KINDS[config.store].sharedByProcesses) {
     problems.push(
-      `${workers.variable}=${config.workers} needs a shared store: each worker's memory store would keep its own quotas and records. Set ${store.variable}=redis or postgres, or ${workers.variable}=1`,
+      `${workers.variable}=${config.workers} needs a shared store: each worker's ${config.store} store would keep its own quotas and records. ` +
+        `Set ${store.variable}=${SHARED_STORES.join(' or ')}, or ${workers.variable}=1`,
     );
   }
   if (config.adminToken !== undefined && config.adminPort === undefined) {

@@ -11,8 +11,22 @@ import { ADMIN_TOKEN_SHAPE, parseAdminToken, parseDatabaseUrl, parseDate, parseN
 
 export const ENVIRONMENTS = ['development', 'test', 'staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
-export const STORES = ['memory', 'redis', 'postgres'] as const;
-export type StoreKind = (typeof STORES)[number];
+/**
+ * Every store PETSTORE_STORE can name, with what the rest of the app must know of it (its
+ * wiring is its module in app/container, chosen by the same name). `sharedByProcesses`: every
+ * server process reaches the same records and counters, so workers and `petstore keys` can use
+ * it. `countersInRedisApart`: the quota counters live in a Redis beside the records, which the
+ * quota fallback can serve the API without.
+ */
+export const STORE_KINDS = {
+  memory: { sharedByProcesses: false, countersInRedisApart: false },
+  redis: { sharedByProcesses: true, countersInRedisApart: false },
+  postgres: { sharedByProcesses: true, countersInRedisApart: true },
+} as const satisfies Record<string, { readonly sharedByProcesses: boolean; readonly countersInRedisApart: boolean }>;
+export type StoreKind = keyof typeof STORE_KINDS;
+export const STORES = Object.keys(STORE_KINDS) as readonly StoreKind[];
+/** The stores every server process shares: those workers and `petstore keys` can use. */
+export const SHARED_STORES = STORES.filter((kind) => STORE_KINDS[kind].sharedByProcesses);
 /** What the quota check does while its store is unreachable. */
 export const QUOTA_FALLBACKS = ['local', 'allow', 'deny'] as const;
 export type QuotaFallback = (typeof QUOTA_FALLBACKS)[number];
