@@ -25,4 +25,6 @@ export interface QuotaDecision {
    * store is down.
    */
   readonly strikes?: number;
+  /** The shadow rules (their indices) that had no room for the request: it would have been refused by them. Absent: none. */
+  readonly shadowed?: readonly number[];
 }

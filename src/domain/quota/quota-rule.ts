@@ -1,10 +1,25 @@
-/** One sliding-window rule: at most `limit` admitted requests in any rolling `windowMs`. */
+/**
+ * `enforce`: a request the rule has no room for is refused. `shadow`: decided and counted like
+ * an enforced rule, never refuses; each would-be refusal is reported (QuotaDecision.shadowed).
+ */
+export const RULE_MODES = ['enforce', 'shadow'] as const;
+export type RuleMode = (typeof RULE_MODES)[number];
+
+/** One sliding-window rule: at most `limit` admitted units in any rolling `windowMs`. */
 export interface QuotaRule {
   /** The name used in the IETF RateLimit fields: `minute`, `day`. */
   readonly name: string;
   readonly limit: number;
   readonly windowMs: number;
+  /** Default `enforce`. */
+  readonly mode?: RuleMode;
 }
+
+/**
+ * What one request spends under each rule of a policy, indexed like its rules: 0 where the
+ * request does not match the rule (the rule neither decides nor counts it).
+ */
+export type RuleCosts = readonly number[];
 
 /** Strikes are requests refused while a 429's Retry-After is still running. */
 export interface BanPolicy {
