@@ -39,4 +39,10 @@ export interface PetRepository {
   updateStatus(id: number, status: PetStatus): Promise<Pet | undefined>;
   /** Costs O(1), whatever the number of pets. */
   countByStatus(): Promise<Inventory>;
+  /**
+   * A count that moves with every write, from a store that can tell without a round trip (the
+   * memory store): pages read while it stands still are the same, so a transport may keep its
+   * answers to them. Absent: other instances write too, and any page may change at any time.
+   */
+  writeCount?(): number;
 }

@@ -6,13 +6,6 @@ import type { PetPageQuery, PetRepository, StoredPetPage } from '../../ports/pet
 import { MemoryIdempotencyRecords } from './memory-idempotency-records.js';
 import { pageOf, SortedIds } from './sorted-ids.js';
 
-/** Pages kept between two writes; past it they are dropped and joined again as read. */
-const PAGES_KEPT = 1_024;
-/** Above every page limit (100): a page's key is `afterId * LIMIT_SPAN + limit`. */
-const LIMIT_SPAN = 128;
-/** A page's place in #pages for each filter: no filter, then PET_STATUSES' order. */
-const FILTERS: readonly (PetStatus | undefined)[] = [undefined, ...PET_STATUSES];
-
 /**
  * Pets by id, each beside its JSON, with a sorted index of every id and one per status, each
  * paged in O(log n + limit). Nothing assumes the ids held are gapless: a page walks an index, so
@@ -26,14 +19,8 @@ export class MemoryPetRepository implements PetRepository {
   readonly #json = new Map<number, string>();
   readonly #all = new SortedIds();
   readonly #byStatus = new Map<PetStatus, SortedIds>(PET_STATUSES.map((status) => [status, new SortedIds()]));
-  /**
-   * The one page cache of the list path, keyed by what a page is (filter, then `afterId *
-   * LIMIT_SPAN + limit`) and emptied by every write (#written): a page read again is the same
-   * string, already flat (V8 flattens a joined string once, in place), where joining it again
-   * made the transport flatten and measure it again.
-   */
-  readonly #pages: readonly Map<number, StoredPetPage>[] = FILTERS.map(() => new Map());
-  #pagesKept = 0;
+  /** Moves with every write (#put): what writeCount tells the list path's page cache. */
+  #writes = 0;
   readonly #records: MemoryIdempotencyRecords;
   /** The last id given: ids are never given twice, whatever the store holds now. */
   #lastGiven = 0;
@@ -65,22 +52,7 @@ export class MemoryPetRepository implements PetRepository {
     return this.find(id);
   }
 
-  async pageJson(query: PetPageQuery): Promise<StoredPetPage> {
-    // Past the last id every page is empty; below it the key is exact (ids stay far below 2^46).
-    if (query.afterId >= this.#lastGiven || query.limit >= LIMIT_SPAN) return this.#join(query);
-    const pages = this.#pages[FILTERS.indexOf(query.status)]!;
-    const key = query.afterId * LIMIT_SPAN + query.limit;
-    let page = pages.get(key);
-    if (page === undefined) {
-      if (this.#pagesKept === PAGES_KEPT) this.#forgetPages();
-      page = this.#join(query);
-      pages.set(key, page);
-      this.#pagesKept++;
-    }
-    return page;
-  }
-
-  #join({ afterId, limit, status }: PetPageQuery): StoredPetPage {
+  async pageJson({ afterId, limit, status }: PetPageQuery): Promise<StoredPetPage> {
     const { ids, moreAfter } = pageOf(status === undefined ? this.#all : this.#index(status), afterId, limit);
     let json = '[';
     for (let i = 0; i < ids.length; i++) json += (i === 0 ? '' : ',') + this.#json.get(ids[i]!)!;
@@ -111,17 +83,15 @@ export class MemoryPetRepository implements PetRepository {
     return changed;
   }
 
-  /** Every write goes through here, so no kept page outlives a change. */
+  /** Every write goes through here, so the write count moves with each. */
   #put(pet: Pet): void {
     this.#pets.set(pet.id, pet);
     this.#json.set(pet.id, petJson(pet));
-    this.#forgetPages();
+    this.#writes++;
   }
 
-  #forgetPages(): void {
-    if (this.#pagesKept === 0) return;
-    for (const pages of this.#pages) pages.clear();
-    this.#pagesKept = 0;
+  writeCount(): number {
+    return this.#writes;
   }
 
   #index(status: PetStatus): SortedIds {

@@ -78,6 +78,11 @@ export class PetCatalog {
     return pet === undefined ? err(notFound(`pet ${id.value} not found`)) : ok(pet);
   }
 
+  /** The store's write count (PetRepository.writeCount): pages stay the same while it does; undefined where no store can tell. */
+  pagesVersion(): number | undefined {
+    return this.pets.writeCount?.();
+  }
+
   inventory(): Promise<Inventory> {
     return this.pets.countByStatus();
   }
