@@ -1,6 +1,7 @@
 import eslint from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import docCommentPlacement from './eslint-rules/doc-comment-placement.js';
 
 export default defineConfig(
   { ignores: ['dist/', 'node_modules/', 'bench/results/'] },
@@ -14,6 +15,11 @@ export default defineConfig(
       '@typescript-eslint/consistent-type-imports': 'error',
       eqeqeq: ['error', 'always'],
     },
+  },
+  {
+    files: ['**/*.ts'],
+    plugins: { local: { rules: { 'doc-comment-placement': docCommentPlacement } } },
+    rules: { 'local/doc-comment-placement': 'error' },
   },
   {
     // CommonJS configuration files (.dependency-cruiser.cjs), run by Node. The package `globals` is not installed: name the two used.

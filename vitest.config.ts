@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/**
+/*
  * Three tiers, named by what they need:
  * - unit: no store, no child process, no build (`npm run test:unit`, under a minute; in-process
  *   HTTP servers on 127.0.0.1 only). A unit file that reaches for a store or the CLI fails at

@@ -1,4 +1,4 @@
-/** Redraws bench/results/latest.svg from bench/results/latest.json: `node dist/bench/draw-chart.js`. */
+/* Redraws bench/results/latest.svg from bench/results/latest.json: `node dist/bench/draw-chart.js`. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { renderChart } from './http/chart.js';

@@ -1,4 +1,4 @@
-/** npm run docs:settings: writes the settings table of docs/configuration.md from the settings table of the code. */
+/* npm run docs:settings: writes the settings table of docs/configuration.md from the settings table of the code. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withSettingsTable } from '../src/app/config/settings-markdown.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { LoadRequest, Measurement } from './load.js';
 
-/**
+/*
  * Debian's `wrk` as the HTTP bench's load generator for a load of one fixed request: a C event
  * loop on one thread, measured on this machine at 7 to 9 µs of CPU per request of the `list`
  * scenario where autocannon, in the bench's own Node process, takes 16 to 23 (same runs).

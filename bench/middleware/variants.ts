@@ -1,4 +1,4 @@
-/** The eight servers of the middleware bench: two frameworks, two limiters, two stores. */
+/* The eight servers of the middleware bench: two frameworks, two limiters, two stores. */
 import type { StoreName } from './common.js';
 
 export type Framework = 'express' | 'fastify';

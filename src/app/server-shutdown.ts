@@ -65,7 +65,7 @@ export function trackConnections(server: PetStoreHttpServer): (drainMs: number, 
     for (const handler of handlers) handler(req, res);
   });
 
-  /**
+  /*
    * Keeps serving for `drainMs`; then stops accepting at once, whatever keeps arriving: only the
    * connections the kernel has already completed are taken first (acceptQueued: closing the
    * listener would reset them). A wait for a quiet moment instead never ended under a client

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-/**
+/*
  * `npm start` runs the built server (dist/, built by the global setup) without compiling, and
  * SIGTERM sent to npm reaches the server: npm forwards SIGINT and SIGTERM to the script's
  * process, and `exec` in the script makes that process node itself, with no shell between.

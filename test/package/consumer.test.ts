@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-/**
+/*
  * The package as a consumer gets it: `npm pack` of the built dist (the global setup builds it),
  * installed into a fresh project without dev dependencies, then imported, type-checked and run
  * from there. Every command is bounded by a timeout.

@@ -6,7 +6,7 @@ import { QUOTA_CALLS_LUA } from '../../src/adapters/redis/quota-script.lua.js';
 const SOURCES = 'src/adapters/redis/lua/';
 const BUILT = 'dist/src/adapters/redis/lua/';
 
-/** What runs from the build is what the sources say: the .lua files shipped and the scripts composed of them. */
+/* What runs from the build is what the sources say: the .lua files shipped and the scripts composed of them. */
 describe('the Lua in the build', () => {
   it('is every .lua source byte for byte, and the built module composes the same quota script as the sources', async () => {
     const files = readdirSync(SOURCES).sort();

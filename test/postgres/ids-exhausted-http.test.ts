@@ -7,7 +7,7 @@ import { requestWithHeaders } from '../support/test-pet-store.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-postgres.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
-/** Ids run out, through the API: the last id is given, then every create is a 507 in the Error format, as OpenAPI declares. */
+/* Ids run out, through the API: the last id is given, then every create is a 507 in the Error format, as OpenAPI declares. */
 
 const KEY = 'ids-key-1';
 let database: TestDatabase;

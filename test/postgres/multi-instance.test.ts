@@ -23,7 +23,7 @@ const shippedMigrations = (): string[] =>
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
+/*
  * Three server processes on one PostgreSQL database (PETSTORE_STORE=postgres), started at the same
  * moment on an empty database: they migrate it once between them, and then share pets, orders,
  * Idempotency-Key records and the keys `petstore keys` manages.

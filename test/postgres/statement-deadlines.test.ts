@@ -4,7 +4,7 @@ import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-sto
 import { createTestDatabase, type TestDatabase } from '../support/test-postgres.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
-/**
+/*
  * A 503 from PostgreSQL's deadline means nothing was stored, and no statement of it is left
  * running: a table locked past the deadline, the 503, then the lock released and the rows counted.
  */

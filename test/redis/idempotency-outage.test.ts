@@ -9,14 +9,14 @@ const CUSTOMER = 'idem-outage-cust-1';
 const STAFF = 'idem-outage-staff-1';
 const API_KEYS = `${CUSTOMER}:enterprise:100000:10000000,${STAFF}:enterprise:100000:10000000:staff`;
 
+/** An order's placedAt time: only the command that places the order carries one. */
+const PLACED_AT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
+
 /**
  * Freezes Redis (SIGSTOP) when a chosen command reaches the proxy, before forwarding it: the
  * command then waits, unprocessed, in Redis's socket buffer, so the service times out on a
  * command Redis runs only after SIGCONT, as when a reply is lost.
  */
-/** An order's placedAt time: only the command that places the order carries one. */
-const PLACED_AT = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
-
 const freezeOn = (proxy: RedisProxy, redis: RedisServerProcess, matches: (chunk: string) => boolean): { fired(): boolean } => {
   let fired = false;
   proxy.holdNext(matches, (release) => {

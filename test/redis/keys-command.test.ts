@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli, type CliProcess } from '../support/cli-process.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
-/**
+/*
  * `petstore keys` against two server processes on one Redis: a key created by the CLI works
  * on both at once, a revoked or expired one is refused by both within 5 s, and an updated one
  * is answered under its new plan by both within 5 s.

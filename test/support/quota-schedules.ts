@@ -3,7 +3,7 @@ import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { STANDARD_PLANS, enterprisePlan } from '../../src/domain/quota/plan.js';
 import type { BanPolicy, QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
 
-/** Generators of rules and request times that stress a sliding window: bursts, edges, idle gaps. */
+/* Generators of rules and request times that stress a sliding window: bursts, edges, idle gaps. */
 
 /** Aligned on every granule of the real plans, and zero. */
 const BASES = [0, 1_767_225_600_000] as const;

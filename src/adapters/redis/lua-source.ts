@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/**
+/*
  * The Lua the Redis adapters run lives in `.lua` files under ./lua/ (copied next to the
  * compiled modules by `npm run build`), composed into a script's text once, when its module
  * loads, by two rules:
