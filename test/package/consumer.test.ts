@@ -330,7 +330,8 @@ console.log(JSON.stringify({ pets: typeof client.pets, code: new PetStoreError(4
 
   it('installs the petstore bin: --help prints the usage and exits 0', async () => {
     const output = await run(join(project, 'node_modules/.bin/petstore'), ['--help'], { cwd: project, timeoutMs: 15_000 });
-    expect(output).toMatch(/^Usage: petstore \[--port N\]/);
+    expect(output).toMatch(/^Usage: petstore \[--env development\|test\|staging\|production\]/);
+    expect(output).toContain('petstore keys create|update|show|unban|roll|list|revoke');
   });
 
   it('serves from the installed bin and exits 0 on SIGTERM', async () => {

@@ -13,17 +13,8 @@ import { failureLine } from './store-failure.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { flaggedSettings, flagOptions, flagUsage, withFlags } from './setting-flags.js';
-import { createVerb } from './keys/create.js';
 import type { KeyVerb, VerbContext } from './keys/key-verb.js';
-import { listVerb } from './keys/list.js';
-import { revokeVerb } from './keys/revoke.js';
-import { rollVerb } from './keys/roll.js';
-import { showVerb } from './keys/show.js';
-import { unbanVerb } from './keys/unban.js';
-import { updateVerb } from './keys/update.js';
-
-/** The verbs of `petstore keys`, in the order the usage lists them; each in its own module under keys/. */
-const VERBS = [createVerb, updateVerb, showVerb, unbanVerb, rollVerb, listVerb, revokeVerb] as const;
+import { KEY_VERBS as VERBS } from './keys/verbs.js';
 
 type ActionOf<Verb> = Verb extends KeyVerb<infer Action> ? Action : never;
 export type KeysAction = { readonly kind: 'help' } | ActionOf<(typeof VERBS)[number]>;

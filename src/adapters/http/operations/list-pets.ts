@@ -22,12 +22,17 @@ interface KeptAnswers {
 }
 const keptAnswers = new WeakMap<PetCatalog, KeptAnswers>();
 
-const isTextOrAbsent = (value: unknown): value is string | undefined => value === undefined || typeof value === 'string';
+/** A value as the key writes it: `=` before a given one, so `?limit=` and no limit differ; undefined for what is never kept. */
+const keyPart = (value: unknown): string | undefined => {
+  if (value === undefined) return '';
+  // A repeated parameter (an array), or a line break, which would let two queries write one key.
+  return typeof value === 'string' && !value.includes('\n') ? `=${value}` : undefined;
+};
 
-/** The query as sent, with the path it is answered under; undefined for a repeated parameter, which is never kept. */
+/** The query as sent, with the path it is answered under; undefined for a query that is never kept. */
 function answerKey({ limit, status, cursor }: Readonly<Record<string, unknown>>, basePath: string): string | undefined {
-  if (!isTextOrAbsent(limit) || !isTextOrAbsent(status) || !isTextOrAbsent(cursor)) return undefined;
-  return `${limit ?? ''}\n${status ?? ''}\n${cursor ?? ''}\n${basePath}`;
+  const parts = [keyPart(limit), keyPart(status), keyPart(cursor)];
+  return parts.includes(undefined) ? undefined : `${parts[0]}\n${parts[1]}\n${parts[2]}\n${basePath}`;
 }
 
 /** The catalog's kept answers at `version`: none once its store has written since they were kept. */
