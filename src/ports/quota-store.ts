@@ -1,5 +1,5 @@
 import type { QuotaDecision } from '../domain/quota/quota-decision.js';
-import type { QuotaPolicy } from '../domain/quota/quota-rule.js';
+import type { QuotaPolicy, RuleCosts } from '../domain/quota/quota-rule.js';
 
 /**
  * Decides and records one request of `subject` in a single atomic step: every rule, the
@@ -8,13 +8,20 @@ import type { QuotaPolicy } from '../domain/quota/quota-rule.js';
  * promise, rejecting with StoreUnavailableError when the store cannot answer.
  */
 export interface QuotaStore {
-  /** A request of `cost` units (default 1; an integer from 1 to the policy's smallest limit). */
-  decide(subject: string, policy: QuotaPolicy, cost?: number): QuotaDecision | Promise<QuotaDecision>;
   /**
-   * What a request of `cost` would be answered now, counting and striking nothing: `remaining`
-   * is each rule's room before it, and `strikes` is set. A subject never seen has its whole quota.
+   * A request of `cost`: its units under each rule (RuleCosts, indexed like `policy.rules`, 0
+   * where the request does not match the rule), or one number for every rule (default 1).
+   * Each is an integer from 0 to its rule's limit, else a RangeError. Admitted only if every
+   * enforced rule it matches has room for its cost; then every rule it matches counts it,
+   * shadow rules included. A shadow rule never refuses: without room it is in `shadowed`.
    */
-  peek(subject: string, policy: QuotaPolicy, cost?: number): QuotaDecision | Promise<QuotaDecision>;
+  decide(subject: string, policy: QuotaPolicy, cost?: number | RuleCosts): QuotaDecision | Promise<QuotaDecision>;
+  /**
+   * What a request of `cost` (as `decide`'s) would be answered now, counting and striking
+   * nothing: `remaining` is each rule's room before it, and `strikes` is set. A subject never
+   * seen has its whole quota.
+   */
+  peek(subject: string, policy: QuotaPolicy, cost?: number | RuleCosts): QuotaDecision | Promise<QuotaDecision>;
   /** Forgets the subject: its counters, its strikes and any ban. */
   reset(subject: string): void | Promise<void>;
 }

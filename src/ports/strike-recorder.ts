@@ -1,5 +1,5 @@
 import type { QuotaDecision } from '../domain/quota/quota-decision.js';
-import type { QuotaPolicy } from '../domain/quota/quota-rule.js';
+import type { QuotaPolicy, RuleCosts } from '../domain/quota/quota-rule.js';
 
 /**
  * Takes the strikes of refusals answered by a cache in front of a QuotaStore, so bans stay
@@ -14,11 +14,11 @@ export interface StrikeRecorder {
    */
   recordStrikes(subject: string, policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined>;
   /**
-   * Decides one request as the store's `decide` does, and with a refusal under a ban rule also
-   * the subject's strikes after it: the times of the last ones (at most the ban's count), oldest
-   * first, on the store's clock.
+   * Decides one request of `cost` as the store's `decide` does, and with a refusal under a ban
+   * rule also the subject's strikes after it: the times of the last ones (at most the ban's
+   * count), oldest first, on the store's clock.
    */
-  decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported>;
+  decideReportingStrikes(subject: string, policy: QuotaPolicy, cost?: number | RuleCosts): Promise<StrikesReported>;
 }
 
 export interface StrikesReported {

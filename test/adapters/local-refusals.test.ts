@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { LocalRefusals } from '../../src/adapters/wrappers/local-refusals.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
-import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaPolicy, RuleCosts } from '../../src/domain/quota/quota-rule.js';
 import { createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
-import type { StrikeRecorder } from '../../src/ports/strike-recorder.js';
+import type { StrikeRecorder, StrikesReported } from '../../src/ports/strike-recorder.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 const BAN = { strikes: 20, strikeWindowMs: 600_000, banMs: 900_000 };
@@ -27,13 +27,16 @@ const refusal = (verdict: 'rate_limited' | 'banned', decidedAt: number, retryAt:
 class ScriptedStore implements QuotaStore, StrikeRecorder {
   readonly answers: QuotaDecision[] = [];
   decisions = 0;
+  /** The cost of each decision asked, in order. */
+  readonly costs: (number | RuleCosts)[] = [];
   readonly recorded: { subject: string; strikes: readonly number[] }[] = [];
   strikesAnswer: QuotaDecision | undefined | Error = undefined;
 
   constructor(private readonly clock: ManualClock) {}
 
-  decide(): Promise<QuotaDecision> {
+  decide(_subject?: string, _policy?: QuotaPolicy, cost: number | RuleCosts = 1): Promise<QuotaDecision> {
     this.decisions++;
+    this.costs.push(cost);
     const next = this.answers.shift() ?? { verdict: 'admitted', decidedAt: this.clock.now() + SKEW, remaining: [1], resetAt: [0], retryAt: this.clock.now() + SKEW };
     return Promise.resolve(next);
   }
@@ -41,8 +44,8 @@ class ScriptedStore implements QuotaStore, StrikeRecorder {
   /** The strikes a refusal reports, as the Redis script returns them. */
   reportedStrikes: number[] = [];
 
-  async decideReportingStrikes(): Promise<{ decision: QuotaDecision; strikes: readonly number[] }> {
-    const decision = await this.decide();
+  async decideReportingStrikes(subject: string, policy: QuotaPolicy, cost?: number | RuleCosts): Promise<StrikesReported> {
+    const decision = await this.decide(subject, policy, cost);
     return { decision, strikes: decision.verdict === 'rate_limited' ? this.reportedStrikes : [] };
   }
 
@@ -245,6 +248,33 @@ describe('LocalRefusals', () => {
     expect((await cache.decide('addr:a', policy)).verdict).toBe('rate_limited');
     expect(store.decisions).toBe(1);
     expect(scheduled).toEqual([]);
+  });
+
+  it("answers a 429 again only to a request of the same costs under every rule (one number alike), asks the store for other costs, which another rule may admit, and passes them on", async () => {
+    const { clock, store, cache } = setUp();
+    const policy: QuotaPolicy = { rules: [{ name: 'all', limit: 9, windowMs: 60_000 }, { name: 'search', limit: 2, windowMs: 60_000 }] };
+    const retryAt = START + SKEW + 10_000;
+    store.answers.push({ ...refusal('rate_limited', START + SKEW, retryAt), remaining: [5, 0], resetAt: [retryAt, retryAt] });
+    expect((await cache.decide('addr:a', policy, [1, 1])).verdict).toBe('rate_limited');
+    clock.advance(1_000);
+    expect((await cache.decide('addr:a', policy, [1, 1])).verdict).toBe('rate_limited');
+    expect((await cache.decide('addr:a', policy, 1)).verdict).toBe('rate_limited');
+    expect(store.decisions).toBe(1);
+    // Not a search, or a cheaper one: the store decides (here it admits), and the refusal is forgotten.
+    expect((await cache.decide('addr:a', policy, [1, 0])).verdict).toBe('admitted');
+    store.answers.push({ ...refusal('rate_limited', START + SKEW, retryAt), remaining: [5, 0], resetAt: [retryAt, retryAt] });
+    expect((await cache.decide('addr:a', policy, [2, 2])).verdict).toBe('rate_limited');
+    expect((await cache.decide('addr:a', policy, [1, 1])).verdict).toBe('admitted');
+    expect(store.costs).toEqual([[1, 1], [1, 0], [2, 2], [1, 1]]);
+  });
+
+  it('answers a ban to a request of any costs, and asks for a decision under a ban rule with the request\'s costs', async () => {
+    const { store, cache } = setUp();
+    store.answers.push(refusal('banned', START + SKEW, START + SKEW + 900_000));
+    await cache.decide('key:a', POLICY, [2]);
+    expect((await cache.decide('key:a', POLICY, [1])).verdict).toBe('banned');
+    expect((await cache.decide('key:a', POLICY)).verdict).toBe('banned');
+    expect(store.costs).toEqual([[2]]);
   });
 
   it('asks the store again for another policy object, or once the clock stepped back', async () => {

@@ -25,6 +25,14 @@ describe('the quota check while its store is down', () => {
     expect(verdicts).toEqual(['admitted', 'admitted', 'rate_limited']);
   });
 
+  it('local: decides per-rule costs and shadow rules as the store would', async () => {
+    const store = fallbackFor('local', failing(new StoreUnavailableError('Redis')));
+    const policy: QuotaPolicy = { rules: [POLICY.rules[0]!, { name: 'search', limit: 1, windowMs: 60_000, mode: 'shadow' }] };
+    expect(await store.decide('key:a', policy, [0, 1])).toMatchObject({ verdict: 'admitted', remaining: [2, 0] });
+    expect(await store.decide('key:a', policy, [2, 1])).toMatchObject({ verdict: 'admitted', remaining: [0, 0], shadowed: [1] });
+    expect(await store.peek('key:a', policy, [1, 0])).toMatchObject({ verdict: 'rate_limited', remaining: [0, 0] });
+  });
+
   it('allow: admits without counting and reports nothing spent', async () => {
     const store = fallbackFor('allow', failing(new StoreUnavailableError('Redis')));
     for (let i = 0; i < 5; i++) {

@@ -5,10 +5,10 @@ import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
 import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
-import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaPolicy, QuotaRule, RuleCosts } from '../../src/domain/quota/quota-rule.js';
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { banScenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { banScenarioArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
 import { toldRetryAt } from '../support/retry-after.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
@@ -38,92 +38,131 @@ interface Schedule {
     readonly subject: number;
     readonly policy: QuotaPolicy;
     readonly operation: Operation;
-    /** Units of the request: 1 to the smallest limit of the schedule's policies. */
-    readonly cost: number;
+    /** The request's cost under the schedule's rules, within the smallest limits of its policies. */
+    readonly cost: number | RuleCosts;
   }[];
 }
 
 const MAX_REQUESTS = 60;
 
-const scheduleOfArb: fc.Arbitrary<Schedule> = fc
-  .tuple(smallRulesArb, fc.option(smallBanArb, { nil: undefined }))
-  .chain(([rules, ban]) => {
-    const main: QuotaPolicy = ban === undefined ? { rules } : { rules, ban };
-    const otherLimits: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, limit: rule.limit + 1 })) };
-    const otherWindows: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, windowMs: rule.windowMs * 2 })) };
-    const otherStrikes: QuotaPolicy = ban === undefined ? main : { rules, ban: { ...ban, strikes: ban.strikes + 1 } };
-    const shortest = Math.min(...rules.map((rule) => rule.windowMs));
-    const smallest = Math.min(...rules.map((rule) => rule.limit));
-    return fc.record({
-      operations: fc.array(
+interface ScheduleShape {
+  readonly rules: fc.Arbitrary<readonly QuotaRule[]>;
+  /** What a schedule's requests cost under its rules: the arbitrary each request's cost is drawn from. */
+  readonly costs: (rules: readonly QuotaRule[]) => fc.Arbitrary<fc.Arbitrary<number | RuleCosts>>;
+  /** Whether the plan also changes to the same rules with every mode flipped. */
+  readonly modeChanges: boolean;
+}
+
+const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): fc.Arbitrary<Schedule> =>
+  fc
+    .tuple(rulesArb, fc.option(smallBanArb, { nil: undefined }))
+    .chain(([rules, ban]) => {
+      const main: QuotaPolicy = ban === undefined ? { rules } : { rules, ban };
+      const otherLimits: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, limit: rule.limit + 1 })) };
+      const otherWindows: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, windowMs: rule.windowMs * 2 })) };
+      const otherStrikes: QuotaPolicy = ban === undefined ? main : { rules, ban: { ...ban, strikes: ban.strikes + 1 } };
+      const otherModes: QuotaPolicy = { ...main, rules: rules.map((rule): QuotaRule => ({ ...rule, mode: rule.mode === 'shadow' ? 'enforce' : 'shadow' })) };
+      const shortest = Math.min(...rules.map((rule) => rule.windowMs));
+      return costs(rules).chain((costArb) =>
         fc.record({
-          operation: fc.oneof(
-            { arbitrary: fc.constant<Operation>('decide'), weight: 10 },
-            { arbitrary: fc.constant<Operation>('peek'), weight: 3 },
-            fc.constant<Operation>('reset'),
+          operations: fc.array(
+            fc.record({
+              operation: fc.oneof(
+                { arbitrary: fc.constant<Operation>('decide'), weight: 10 },
+                { arbitrary: fc.constant<Operation>('peek'), weight: 3 },
+                fc.constant<Operation>('reset'),
+              ),
+              cost: costArb,
+            }),
+            { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
           ),
-          cost: fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, fc.integer({ min: 1, max: smallest })),
+          times: scheduleArb(rules, { maxSteps: 25, maxBurst: 4 }),
+          subjects: fc.array(fc.nat({ max: 2 }), { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS }),
+          stepsBack: fc.array(fc.oneof({ arbitrary: fc.constant(0), weight: 8 }, fc.nat({ max: 2 * shortest })), {
+            minLength: MAX_REQUESTS,
+            maxLength: MAX_REQUESTS,
+          }),
+          policies: fc.array(
+            fc.oneof(
+              { arbitrary: fc.constant(main), weight: 12 },
+              fc.constant(otherLimits),
+              fc.constant(otherWindows),
+              fc.constant(otherStrikes),
+              fc.constant(modeChanges ? otherModes : main),
+            ),
+            { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
+          ),
         }),
-        { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
-      ),
-      times: scheduleArb(rules, { maxSteps: 25, maxBurst: 4 }),
-      subjects: fc.array(fc.nat({ max: 2 }), { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS }),
-      stepsBack: fc.array(fc.oneof({ arbitrary: fc.constant(0), weight: 8 }, fc.nat({ max: 2 * shortest })), {
-        minLength: MAX_REQUESTS,
-        maxLength: MAX_REQUESTS,
-      }),
-      policies: fc.array(
-        fc.oneof(
-          { arbitrary: fc.constant(main), weight: 12 },
-          fc.constant(otherLimits),
-          fc.constant(otherWindows),
-          fc.constant(otherStrikes),
-        ),
-        { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
-      ),
-    });
-  })
-  .map(({ times, subjects, stepsBack, policies, operations }) => ({
-    requests: times.slice(0, MAX_REQUESTS).map((at, i) => ({
-      at: Math.max(0, at - stepsBack[i]!),
-      subject: subjects[i]!,
-      policy: policies[i]!,
-      ...operations[i]!,
-    })),
-  }));
+      );
+    })
+    .map(({ times, subjects, stepsBack, policies, operations }) => ({
+      requests: times.slice(0, MAX_REQUESTS).map((at, i) => ({
+        at: Math.max(0, at - stepsBack[i]!),
+        subject: subjects[i]!,
+        policy: policies[i]!,
+        ...operations[i]!,
+      })),
+    }));
+
+/** Requests of 1 unit, or of 1 to the smallest limit under every rule. */
+const weighedRequests: ScheduleShape = {
+  rules: smallRulesArb,
+  costs: (rules) => {
+    const smallest = Math.min(...rules.map((rule) => rule.limit));
+    return fc.constant(fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, fc.integer({ min: 1, max: smallest })));
+  },
+  modeChanges: false,
+};
+
+/**
+ * Two to four rules of random modes, and requests of a few costs per rule (0 included) drawn
+ * again and again, so runs of alike decisions form and split where costs or modes differ.
+ */
+const ruleCostRequests: ScheduleShape = {
+  rules: modedRulesArb,
+  costs: (rules) => fc.array(ruleCostsArb(rules), { minLength: 1, maxLength: 3 }).map((pool) => fc.constantFrom(...pool)),
+  modeChanges: true,
+};
+
+/** Each schedule on subjects of its own run, decided by a fresh memory store and by Redis: the answers must be equal. */
+const decidesLikeMemory = async (shape: ScheduleShape, numRuns: number): Promise<void> => {
+  const prefix = shared.freshPrefix();
+  const clock = new ManualClock(0);
+  const redisStore = new RedisQuotaStore(shared.redis, { prefix, time: clock });
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(scheduleOfArb(shape), async ({ requests }) => {
+      // The memory store never forgets a subject here: with clocks stepping back, forgetting
+      // an idle subject may change a later decision, and no TTL fires within this test.
+      const memoryStore = new MemoryQuotaStore(clock, { sweepEvery: Number.POSITIVE_INFINITY });
+      run++;
+      const expected: (QuotaDecision | undefined)[] = [];
+      const actual: Promise<QuotaDecision | undefined>[] = [];
+      for (const { at, subject, policy, operation, cost } of requests) {
+        clock.set(at);
+        const key = `${run}:${subject}`;
+        // Sent in order on one connection, without waiting: one pipeline per schedule.
+        if (operation === 'reset') {
+          memoryStore.reset(key);
+          expected.push(undefined);
+          actual.push(redisStore.reset(key).then(() => undefined));
+        } else {
+          expected.push(memoryStore[operation](key, policy, cost));
+          actual.push(redisStore[operation](key, policy, cost));
+        }
+      }
+      expect(await Promise.all(actual)).toEqual(expected);
+    }),
+    { numRuns },
+  );
+};
 
 describe('RedisQuotaStore', () => {
-  it('decides, peeks and resets every generated schedule of requests weighing 1 to the smallest limit exactly like the in-memory store: verdicts, remaining, resets, retry times, strikes and bans', async () => {
-    const prefix = shared.freshPrefix();
-    const clock = new ManualClock(0);
-    const redisStore = new RedisQuotaStore(shared.redis, { prefix, time: clock });
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(scheduleOfArb, async ({ requests }) => {
-        // The memory store never forgets a subject here: with clocks stepping back, forgetting
-        // an idle subject may change a later decision, and no TTL fires within this test.
-        const memoryStore = new MemoryQuotaStore(clock, { sweepEvery: Number.POSITIVE_INFINITY });
-        run++;
-        const expected: (QuotaDecision | undefined)[] = [];
-        const actual: Promise<QuotaDecision | undefined>[] = [];
-        for (const { at, subject, policy, operation, cost } of requests) {
-          clock.set(at);
-          const key = `${run}:${subject}`;
-          // Sent in order on one connection, without waiting: one pipeline per schedule.
-          if (operation === 'reset') {
-            memoryStore.reset(key);
-            expected.push(undefined);
-            actual.push(redisStore.reset(key).then(() => undefined));
-          } else {
-            expected.push(memoryStore[operation](key, policy, cost));
-            actual.push(redisStore[operation](key, policy, cost));
-          }
-        }
-        expect(await Promise.all(actual)).toEqual(expected);
-      }),
-      { numRuns: runs(1_500) },
-    );
-  });
+  it('decides, peeks and resets every generated schedule of requests weighing 1 to the smallest limit exactly like the in-memory store: verdicts, remaining, resets, retry times, strikes and bans', () =>
+    decidesLikeMemory(weighedRequests, runs(1_500)));
+
+  it('decides, peeks and resets every generated schedule of several enforced and shadow rules (their modes changing with the plan) and requests of per-rule costs, 0 included, exactly like the in-memory store: verdicts, remaining, resets, retry times, shadowed rules, strikes and bans, in runs of alike decisions batched or split', () =>
+    decidesLikeMemory(ruleCostRequests, runs(1_000)));
 
   it("decides bans of keys whose rules are still spent when the ban ends exactly like the in-memory store, and admits a request at the ban's Retry-After", async () => {
     const prefix = shared.freshPrefix();

@@ -228,6 +228,93 @@ export const describeQuotaStoreContract = (
       expect(await store.decide(a, twoRules, 2)).toMatchObject({ verdict: 'admitted', remaining: [0, 0] });
     });
 
+    it('a request with per-rule costs is decided and counted only by the rules it matches, each by its own cost: a rule of cost 0 neither refuses nor is spent, and reports its standing', async () => {
+      const a = subject('per-rule');
+      const searchRule: QuotaPolicy = {
+        rules: [
+          { name: 'all', limit: 5, windowMs: MINUTE },
+          { name: 'search', limit: 2, windowMs: MINUTE },
+        ],
+      };
+      expect(await store.decide(a, searchRule, [2, 0])).toEqual({
+        verdict: 'admitted',
+        decidedAt: START,
+        remaining: [3, 2],
+        resetAt: [START + 61_000, START],
+        retryAt: START,
+      });
+      clock.advance(1_000);
+      expect(await store.decide(a, searchRule, [1, 2])).toMatchObject({ verdict: 'admitted', remaining: [2, 0], resetAt: [START + 61_000, START + 62_000] });
+      clock.advance(1_000);
+      // The search rule is spent: a search is refused until its units drop, and spends nothing.
+      expect(await store.decide(a, searchRule, [1, 1])).toEqual({
+        verdict: 'rate_limited',
+        decidedAt: START + 2_000,
+        remaining: [2, 0],
+        resetAt: [START + 61_000, START + 62_000],
+        retryAt: START + 62_000,
+      });
+      // A request that does not match it is admitted, and leaves it as it stands.
+      expect(await store.decide(a, searchRule, [2, 0])).toMatchObject({ verdict: 'admitted', remaining: [0, 0], resetAt: [START + 61_000, START + 62_000] });
+      // Matching no rule: admitted, nothing counted, even with every rule spent.
+      expect(await store.decide(a, searchRule, [0, 0])).toMatchObject({ verdict: 'admitted', remaining: [0, 0] });
+      expect(await store.peek(a, searchRule, 1)).toMatchObject({ verdict: 'rate_limited', remaining: [0, 0], retryAt: START + 62_000 });
+      // One number is that cost under every rule, as [1, 1] is.
+      clock.set(START + 62_000);
+      expect(await store.decide(a, searchRule, 1)).toEqual({
+        verdict: 'admitted',
+        decidedAt: START + 62_000,
+        remaining: [2, 1],
+        resetAt: [START + 63_000, START + 123_000],
+        retryAt: START + 62_000,
+      });
+    });
+
+    it('a shadow rule never refuses: it counts every admitted request it matches, by its cost, and lists itself in shadowed when it had no room, nor does it strike or ban', async () => {
+      const a = subject('shadowed');
+      const shadowSearch: QuotaPolicy = {
+        rules: [
+          { name: 'all', limit: 3, windowMs: MINUTE },
+          { name: 'search', limit: 1, windowMs: MINUTE, mode: 'shadow' },
+        ],
+        ban: { strikes: 1, strikeWindowMs: 600_000, banMs: 900_000 },
+      };
+      expect(await store.decide(a, shadowSearch, [1, 1])).toEqual({ verdict: 'admitted', decidedAt: START, remaining: [2, 0], resetAt: [START + 61_000, START + 61_000], retryAt: START });
+      expect(await store.decide(a, shadowSearch, [1, 1])).toEqual({
+        verdict: 'admitted',
+        decidedAt: START,
+        remaining: [1, 0],
+        resetAt: [START + 61_000, START + 61_000],
+        retryAt: START,
+        shadowed: [1],
+      });
+      expect(await store.peek(a, shadowSearch, [0, 1])).toMatchObject({ verdict: 'admitted', remaining: [1, 0], shadowed: [1] });
+      expect(await store.peek(a, shadowSearch, [1, 0])).not.toHaveProperty('shadowed');
+      expect(await store.decide(a, shadowSearch, [1, 1])).toMatchObject({ verdict: 'admitted', remaining: [0, 0], shadowed: [1] });
+      // The enforced rule refuses; its retry is its own, whatever the shadow rule counted.
+      clock.advance(30_000);
+      expect(await store.decide(a, shadowSearch, [1, 1])).toEqual({
+        verdict: 'rate_limited',
+        decidedAt: START + 30_000,
+        remaining: [0, 0],
+        resetAt: [START + 61_000, START + 61_000],
+        retryAt: START + 61_000,
+        shadowed: [1],
+      });
+      // Requests the enforced rule does not weigh are admitted whatever the shadow rule says: no strike, no ban.
+      for (let i = 0; i < 3; i++) expect(await store.decide(a, shadowSearch, [0, 1])).toMatchObject({ verdict: 'admitted', shadowed: [1] });
+      clock.set(START + 61_000);
+      expect(await store.decide(a, shadowSearch, [1, 1])).toMatchObject({ verdict: 'admitted', remaining: [2, 0], shadowed: [1] });
+    });
+
+    it('refuses a cost that is not an integer from 0 to each rule\'s limit, or not one per rule, with a RangeError', async () => {
+      for (const cost of [[1, 6], [-1, 0], [0.5, 1], [1], [1, 1, 1], 4, -1]) {
+        await expect(async () => store.decide(subject('bad-cost'), twoRules, cost), JSON.stringify(cost)).rejects.toThrow(RangeError);
+        await expect(async () => store.peek(subject('bad-cost'), twoRules, cost), JSON.stringify(cost)).rejects.toThrow(RangeError);
+      }
+      expect((await store.peek(subject('bad-cost'), twoRules)).remaining).toEqual([3, 5]);
+    });
+
     it('a peek answers what a request of its cost would get, with the room before it, and spends nothing', async () => {
       const a = subject('peeked');
       expect(await store.peek(a, twoRules)).toEqual({ verdict: 'admitted', decidedAt: START, remaining: [3, 5], resetAt: [START, START], retryAt: START, strikes: 0 });

@@ -12,7 +12,9 @@ export const expectSameDecision = (actual: QuotaDecision, expected: QuotaDecisio
     actual.retryAt === expected.retryAt &&
     actual.strikes === expected.strikes &&
     sameNumbers(actual.remaining, expected.remaining) &&
-    sameNumbers(actual.resetAt, expected.resetAt);
+    sameNumbers(actual.resetAt, expected.resetAt) &&
+    (actual.shadowed === undefined) === (expected.shadowed === undefined) &&
+    sameNumbers(actual.shadowed ?? [], expected.shadowed ?? []);
   if (!same) expect(actual).toEqual(expected);
 };
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { STANDARD_PLANS, enterprisePlan } from '../../src/domain/quota/plan.js';
-import type { BanPolicy, QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
+import type { BanPolicy, QuotaPolicy, QuotaRule, RuleCosts, RuleMode } from '../../src/domain/quota/quota-rule.js';
 
 /* Generators of rules and request times that stress a sliding window: bursts, edges, idle gaps. */
 
@@ -216,3 +216,23 @@ export const realPlanChangeScenarioArb = (options: PlanChangeOptions = {}): fc.A
   fc
     .shuffledSubarray([STANDARD_PLANS.free, STANDARD_PLANS.pro, enterprisePlan(1, 3), enterprisePlan(5, 8), enterprisePlan(2, 40)], { minLength: 2 })
     .chain((plans) => planChangesOf(plans.map((plan) => plan.rules), DEFAULT_BAN_POLICY, options, 25));
+
+/** Two to four small rules, each enforced or (one in three) in shadow. */
+export const modedRulesArb: fc.Arbitrary<readonly QuotaRule[]> = fc
+  .array(fc.tuple(smallRuleArb('r'), fc.oneof({ arbitrary: fc.constant<RuleMode>('enforce'), weight: 2 }, fc.constant<RuleMode>('shadow'))), {
+    minLength: 2,
+    maxLength: 4,
+  })
+  .map((rules) => rules.map(([rule, mode], i): QuotaRule => ({ ...rule, name: `r${i}`, mode })));
+
+/**
+ * A request's cost under `rules`: mostly one per rule, each from 0 (the request does not match
+ * the rule; often) to the rule's limit; now and then one number for every rule.
+ */
+export const ruleCostsArb = (rules: readonly QuotaRule[]): fc.Arbitrary<number | RuleCosts> => {
+  const smallest = Math.min(...rules.map((rule) => rule.limit));
+  return fc.oneof(
+    { arbitrary: fc.tuple(...rules.map((rule) => fc.oneof(fc.constant(0), fc.integer({ min: 0, max: rule.limit })))), weight: 4 },
+    fc.integer({ min: 0, max: smallest }),
+  );
+};

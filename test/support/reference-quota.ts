@@ -1,33 +1,39 @@
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
-import type { QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaPolicy, QuotaRule, RuleCosts } from '../../src/domain/quota/quota-rule.js';
 
 /**
- * The quota algorithm written the plain way, for comparison: every admitted unit's timestamp is
- * kept, a rule counts those whose bucket floor(a / g) is one of the 61 buckets ending at
- * floor(t / g), and strikes are a list. Times must not go back.
+ * The quota algorithm written the plain way, for comparison: every unit a rule counted keeps its
+ * timestamp, a rule counts those whose bucket floor(a / g) is one of the 61 buckets ending at
+ * floor(t / g), and strikes are a list. A request's cost is its units under each rule (one
+ * number: under every rule; 0: the rule neither decides nor counts it); it is admitted when
+ * every enforced rule it matches has room, and then every rule it matches counts it. A shadow
+ * rule never refuses: one without room is reported in `shadowed`. Times must not go back.
  */
 export class ReferenceQuota {
-  /** One timestamp per admitted unit: a request of cost c is c of them. */
-  private admitted: number[] = [];
+  /** Per rule, one timestamp per unit it counted: a request of cost c under the rule is c of them. */
+  private units: number[][] = [];
   private strikes: number[] = [];
   private refusedUntil = Number.NEGATIVE_INFINITY;
   private bannedUntil = Number.NEGATIVE_INFINITY;
 
-  decide(policy: QuotaPolicy, now: number, cost = 1): QuotaDecision {
+  decide(policy: QuotaPolicy, now: number, cost: number | RuleCosts = 1): QuotaDecision {
     const { rules } = policy;
-    if (this.bannedUntil > now) return banned(rules, this.admitted, now, this.bannedUntil);
-    const counted = rules.map((rule) => countedBy(rule, this.admitted, now));
-    if (fitsAll(rules, counted, cost)) {
-      for (let unit = 0; unit < cost; unit++) this.admitted.push(now);
+    if (this.bannedUntil > now) return banned(rules, this.unitsOf(rules), now, this.bannedUntil);
+    const counted = rules.map((rule, i) => countedBy(rule, this.unitsOf(rules)[i]!, now));
+    const costs = rules.map((_, i) => (typeof cost === 'number' ? cost : cost[i]!));
+    if (fitsEnforced(rules, counted, costs)) {
+      const decision = standing(rules, counted, now, costs, 'admitted');
+      rules.forEach((rule, i) => {
+        for (let unit = 0; unit < costs[i]!; unit++) this.unitsOf(rules)[i]!.push(now);
+        counted[i] = countedBy(rule, this.unitsOf(rules)[i]!, now);
+      });
       return {
-        verdict: 'admitted',
-        decidedAt: now,
-        remaining: rules.map((rule, i) => rule.limit - counted[i]!.length - cost),
-        resetAt: rules.map((rule, i) => dropTime(rule, counted[i]![0] ?? now)),
-        retryAt: now,
+        ...decision,
+        remaining: rules.map((rule, i) => Math.max(0, rule.limit - counted[i]!.length)),
+        resetAt: rules.map((rule, i) => (counted[i]!.length === 0 ? now : dropTime(rule, counted[i]![0]!))),
       };
     }
-    const decision = standing(rules, counted, now, cost, 'rate_limited');
+    const decision = standing(rules, counted, now, costs, 'rate_limited');
     const ban = policy.ban;
     if (ban === undefined) return decision;
     const isStrike = now < this.refusedUntil;
@@ -37,7 +43,7 @@ export class ReferenceQuota {
     if (this.strikes.length === ban.strikes && this.strikes[0]! > now - ban.strikeWindowMs) {
       this.bannedUntil = now + ban.banMs;
       this.strikes = [];
-      return banned(rules, this.admitted, now, this.bannedUntil);
+      return banned(rules, this.unitsOf(rules), now, this.bannedUntil);
     }
     return decision;
   }
@@ -46,32 +52,60 @@ export class ReferenceQuota {
    * What `decide` would answer a request of `cost`, changing nothing: `remaining` is the room
    * before it, `strikes` those within the strike window (none during a ban, which empties them).
    */
-  peek(policy: QuotaPolicy, now: number, cost = 1): QuotaDecision {
+  peek(policy: QuotaPolicy, now: number, cost: number | RuleCosts = 1): QuotaDecision {
     const { rules, ban } = policy;
-    if (this.bannedUntil > now) return { ...banned(rules, this.admitted, now, this.bannedUntil), strikes: 0 };
-    const counted = rules.map((rule) => countedBy(rule, this.admitted, now));
+    if (this.bannedUntil > now) return { ...banned(rules, this.unitsOf(rules), now, this.bannedUntil), strikes: 0 };
+    const counted = rules.map((rule, i) => countedBy(rule, this.unitsOf(rules)[i]!, now));
+    const costs = rules.map((_, i) => (typeof cost === 'number' ? cost : cost[i]!));
     const strikes = ban === undefined ? 0 : this.strikes.filter((at) => at > now - ban.strikeWindowMs).length;
-    return { ...standing(rules, counted, now, cost, fitsAll(rules, counted, cost) ? 'admitted' : 'rate_limited'), strikes };
+    return { ...standing(rules, counted, now, costs, fitsEnforced(rules, counted, costs) ? 'admitted' : 'rate_limited'), strikes };
+  }
+
+  /** Each rule's units, a list per rule of the policy. */
+  private unitsOf(rules: readonly QuotaRule[]): number[][] {
+    while (this.units.length < rules.length) this.units.push([]);
+    return this.units;
   }
 }
 
-const fitsAll = (rules: readonly QuotaRule[], counted: readonly number[][], cost: number): boolean =>
-  counted.every((list, i) => list.length + cost <= rules[i]!.limit);
+const isShadow = (rule: QuotaRule): boolean => rule.mode === 'shadow';
 
-/** Each rule's room and reset, and when `cost` units fit every rule: when enough of the oldest units have dropped. */
-const standing = (rules: readonly QuotaRule[], counted: readonly number[][], now: number, cost: number, verdict: QuotaDecision['verdict']): QuotaDecision => {
+/** Whether rule i has no room for the request: it matches it and its count would pass the limit. */
+const full = (rules: readonly QuotaRule[], counted: readonly number[][], costs: readonly number[], i: number): boolean =>
+  costs[i]! > 0 && counted[i]!.length + costs[i]! > rules[i]!.limit;
+
+const fitsEnforced = (rules: readonly QuotaRule[], counted: readonly number[][], costs: readonly number[]): boolean =>
+  rules.every((rule, i) => isShadow(rule) || !full(rules, counted, costs, i));
+
+/**
+ * Each rule's room and reset before the request, when its costs fit every enforced rule it
+ * matches (when enough of the oldest units have dropped), and the shadow rules without room.
+ */
+const standing = (
+  rules: readonly QuotaRule[],
+  counted: readonly number[][],
+  now: number,
+  costs: readonly number[],
+  verdict: QuotaDecision['verdict'],
+): QuotaDecision => {
   let retryAt = now;
+  const shadowed: number[] = [];
   rules.forEach((rule, i) => {
-    const list = counted[i]!;
-    if (list.length + cost > rule.limit) retryAt = Math.max(retryAt, dropTime(rule, list[list.length - rule.limit + cost - 1]!));
+    if (!full(rules, counted, costs, i)) return;
+    if (isShadow(rule)) shadowed.push(i);
+    else {
+      const list = counted[i]!;
+      retryAt = Math.max(retryAt, dropTime(rule, list[list.length - rule.limit + costs[i]! - 1]!));
+    }
   });
-  return {
+  const decision: QuotaDecision = {
     verdict,
     decidedAt: now,
     remaining: rules.map((rule, i) => Math.max(0, rule.limit - counted[i]!.length)),
     resetAt: rules.map((rule, i) => (counted[i]!.length === 0 ? now : dropTime(rule, counted[i]![0]!))),
     retryAt,
   };
+  return shadowed.length === 0 ? decision : { ...decision, shadowed };
 };
 
 const granule = (rule: QuotaRule): number => rule.windowMs / 60;
@@ -79,22 +113,23 @@ const bucket = (rule: QuotaRule, at: number): number => Math.floor(at / granule(
 /** When the bucket holding `at` stops being counted. */
 const dropTime = (rule: QuotaRule, at: number): number => (bucket(rule, at) + 61) * granule(rule);
 /** Oldest first. */
-const countedBy = (rule: QuotaRule, admitted: readonly number[], now: number): number[] =>
-  admitted.filter((a) => bucket(rule, a) >= bucket(rule, now) - 60);
+const countedBy = (rule: QuotaRule, units: readonly number[], now: number): number[] =>
+  units.filter((a) => bucket(rule, a) >= bucket(rule, now) - 60);
 
 /**
- * Nothing before `bannedUntil`; after it, a rule admits once the request `limit` places
- * back from the newest admitted one has stopped being counted.
+ * Nothing before `bannedUntil`; after it, a rule admits one unit once the unit `limit` places
+ * back from its newest has stopped being counted. Retry-After waits for the enforced rules.
  */
-const banned = (rules: readonly QuotaRule[], admitted: readonly number[], now: number, bannedUntil: number): QuotaDecision => {
-  const resetAt = rules.map((rule) =>
-    admitted.length < rule.limit ? bannedUntil : Math.max(bannedUntil, dropTime(rule, admitted[admitted.length - rule.limit]!)),
-  );
+const banned = (rules: readonly QuotaRule[], units: readonly (readonly number[])[], now: number, bannedUntil: number): QuotaDecision => {
+  const resetAt = rules.map((rule, i) => {
+    const list = units[i]!;
+    return list.length < rule.limit ? bannedUntil : Math.max(bannedUntil, dropTime(rule, list[list.length - rule.limit]!));
+  });
   return {
     verdict: 'banned',
     decidedAt: now,
     remaining: rules.map(() => 0),
     resetAt,
-    retryAt: Math.max(bannedUntil, ...resetAt),
+    retryAt: Math.max(bannedUntil, ...resetAt.filter((_, i) => !isShadow(rules[i]!))),
   };
 };

@@ -7,7 +7,7 @@ import {
   peekQuota,
   stateFitsPolicy,
 } from '../../domain/quota/quota-engine.js';
-import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
+import type { QuotaPolicy, RuleCosts } from '../../domain/quota/quota-rule.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 
@@ -49,7 +49,7 @@ export class MemoryQuotaStore implements QuotaStore {
     return this.#states.size;
   }
 
-  decide(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision {
+  decide(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): QuotaDecision {
     const now = this.#clock.now();
     let state = this.#states.get(subject);
     if (state === undefined || !stateFitsPolicy(state, policy)) {
@@ -64,7 +64,7 @@ export class MemoryQuotaStore implements QuotaStore {
     return decision;
   }
 
-  peek(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision {
+  peek(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): QuotaDecision {
     const state = this.#states.get(subject);
     return peekQuota(state === undefined || !stateFitsPolicy(state, policy) ? createQuotaState(policy) : state, policy, this.#clock.now(), cost);
   }

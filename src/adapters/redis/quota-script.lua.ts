@@ -15,6 +15,12 @@ export const DECIDE_MODES = { decide: '', peek: 'p', reportStrikes: 's' } as con
 /** What stands for a call's number of values in the reply when it has none: no ban after strikes, or it failed (its error follows the packed replies). */
 export const REPLY_MARKS = { none: -1, failed: -2 } as const;
 
+/** A rule's mode as a policy's arguments give it. */
+export const RULE_MODE_ARGS = { enforce: 'e', shadow: 's' } as const;
+
+/** Between the costs of a decision's rules, when they differ (one number: that cost under every rule). */
+export const COST_SEPARATOR = ',';
+
 /** What a call of the batch is: its first argument. */
 export const CALL_KINDS = { decide: 'd', strikes: 's', reset: 'r' } as const;
 
@@ -43,6 +49,8 @@ export const QUOTA_CALLS_LUA = composeLua('quota.lua', {
   REPLY_FAILED: REPLY_MARKS.failed,
   CALL_DECIDE: CALL_KINDS.decide,
   CALL_STRIKES: CALL_KINDS.strikes,
+  SHADOW: RULE_MODE_ARGS.shadow,
+  COST_SEPARATOR,
   GRANULES: GRANULES_PER_WINDOW,
   RING,
   QUOTA_LAYOUT,

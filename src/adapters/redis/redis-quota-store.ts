@@ -1,12 +1,12 @@
 import { sendCorkedNow, type RedisClient } from './redis-client.js';
 import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
-import { assertDecidablePolicy } from '../../domain/quota/decidable-policy.js';
-import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
+import { assertDecidablePolicy, assertRuleCosts } from '../../domain/quota/decidable-policy.js';
+import type { QuotaPolicy, RuleCosts } from '../../domain/quota/quota-rule.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { StrikeRecorder, StrikesReported } from '../../ports/strike-recorder.js';
 import { TurnBatch } from '../turn-batch.js';
-import { CALL_KINDS, DECIDE_MODES, QUOTA_CALLS_LUA, REPLY_MARKS, VERDICT_CODES } from './quota-script.lua.js';
+import { CALL_KINDS, COST_SEPARATOR, DECIDE_MODES, QUOTA_CALLS_LUA, REPLY_MARKS, RULE_MODE_ARGS, VERDICT_CODES } from './quota-script.lua.js';
 import { failureOfCall, fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
 
@@ -71,11 +71,11 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
     this.redis = redis as RedisClient & QuotaScripts;
   }
 
-  async decide(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
+  async decide(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): Promise<QuotaDecision> {
     return decisionOf(await this.#decideCall(subject, policy, cost, DECIDE_MODES.decide), policy.rules.length);
   }
 
-  async peek(subject: string, policy: QuotaPolicy, cost = 1): Promise<QuotaDecision> {
+  async peek(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): Promise<QuotaDecision> {
     const reply = await this.#decideCall(subject, policy, cost, DECIDE_MODES.peek);
     // A peek's reply ends with the strikes, after the decision's fields.
     const strikes = reply.pop();
@@ -87,15 +87,19 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
     if (reply instanceof Error) throw failureOfCall(reply);
   }
 
-  async decideReportingStrikes(subject: string, policy: QuotaPolicy): Promise<StrikesReported> {
-    const reply = await this.#decideCall(subject, policy, 1, DECIDE_MODES.reportStrikes);
-    const fields = 3 + 2 * policy.rules.length;
+  async decideReportingStrikes(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): Promise<StrikesReported> {
+    const reply = await this.#decideCall(subject, policy, cost, DECIDE_MODES.reportStrikes);
+    const fields = decisionLength(reply, policy.rules.length);
     return { decision: decisionOf(reply, policy.rules.length, fields), strikes: reply.slice(fields) };
   }
 
-  async #decideCall(subject: string, policy: QuotaPolicy, cost: number, mode: DecideMode): Promise<number[]> {
-    // Built (and checked) before the batch: a policy the engine cannot count fails its own call only.
-    const call: QuotaCall = { kind: 'decide', key: this.keyOf(subject), now: this.#now(), policy: this.policyArgs(policy), cost: String(cost), mode };
+  async #decideCall(subject: string, policy: QuotaPolicy, cost: number | RuleCosts, mode: DecideMode): Promise<number[]> {
+    // Built (and checked) before the batch: a policy or cost the engine cannot count fails its own call only.
+    const args = this.policyArgs(policy);
+    // 1 is within every decidable rule's limit (the engine's shortcut).
+    if (cost !== 1) assertRuleCosts(policy.rules, cost);
+    const costArg = typeof cost === 'number' ? String(cost) : cost.join(COST_SEPARATOR);
+    const call: QuotaCall = { kind: 'decide', key: this.keyOf(subject), now: this.#now(), policy: args, cost: costArg, mode };
     return fieldsOf(await this.#calls.add(call));
   }
 
@@ -170,8 +174,8 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
     let args = this.policyArgsOf.get(policy);
     if (args === undefined) {
       assertDecidablePolicy(policy);
-      const built = [policy.rules.length];
-      for (const rule of policy.rules) built.push(rule.limit, rule.windowMs);
+      const built: (number | string)[] = [policy.rules.length];
+      for (const rule of policy.rules) built.push(rule.limit, rule.windowMs, RULE_MODE_ARGS[rule.mode ?? 'enforce']);
       const { ban } = policy;
       built.push(...(ban === undefined ? [0, 0, 0] : [ban.strikes, ban.strikeWindowMs, ban.banMs]));
       args = built.map((arg) => `${arg} `).join('');
@@ -212,18 +216,26 @@ const fieldsOf = (reply: QuotaReply): number[] => {
   return reply;
 };
 
+/** How many of a reply's fields are its decision's: verdict, decidedAt, retryAt, the shadowed count, each rule's remaining and reset, the shadowed indices. */
+const decisionLength = (reply: readonly number[], ruleCount: number): number => 4 + 2 * ruleCount + (reply[3] ?? 0);
+
 /** The decision in the reply's first `length` fields (a reply reporting strikes has them after). */
 const decisionOf = (reply: readonly number[], ruleCount: number, length = reply.length): QuotaDecision => {
   const code = reply[0];
   const verdict = code === undefined ? undefined : VERDICT_CODES[code];
-  if (verdict === undefined || length !== 3 + 2 * ruleCount || reply.length < length) {
+  if (verdict === undefined || length !== decisionLength(reply, ruleCount) || reply.length < length) {
     throw new Error(`Unexpected quota script reply: ${JSON.stringify(reply)}`);
   }
   const remaining: number[] = [];
   const resetAt: number[] = [];
-  for (let i = 3; i < length; i += 2) {
+  const rulesEnd = 4 + 2 * ruleCount;
+  for (let i = 4; i < rulesEnd; i += 2) {
     remaining.push(reply[i] as number);
     resetAt.push(reply[i + 1] as number);
   }
-  return { verdict, decidedAt: reply[1] as number, retryAt: reply[2] as number, remaining, resetAt };
+  const decidedAt = reply[1] as number;
+  const retryAt = reply[2] as number;
+  return rulesEnd === length
+    ? { verdict, decidedAt, retryAt, remaining, resetAt }
+    : { verdict, decidedAt, retryAt, remaining, resetAt, shadowed: reply.slice(rulesEnd, length) };
 };

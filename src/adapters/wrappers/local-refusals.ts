@@ -2,8 +2,9 @@ import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { StrikeRecorder } from '../../ports/strike-recorder.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
+import { costUnder } from '../../domain/quota/decidable-policy.js';
 import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
-import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
+import type { QuotaPolicy, RuleCosts } from '../../domain/quota/quota-rule.js';
 
 export interface LocalRefusalsOptions {
   /**
@@ -32,6 +33,8 @@ export interface LocalRefusalsOptions {
 /** A refusal the store gave, answered here again until `until`. Times of this instance's clock unless said. */
 interface Refusal {
   readonly policy: QuotaPolicy;
+  /** The refused request's cost: a rate_limited refusal is answered again only to a request of the same cost. */
+  readonly cost: number | RuleCosts;
   readonly decision: QuotaDecision;
   /** The store's clock minus this one's, measured when the question was sent, so it errs late, never early. */
   readonly offset: number;
@@ -68,6 +71,9 @@ interface PendingStrikes {
  *   instance completed may lag here, never an admission, and by `strikeLagMs` at most: a
  *   strike that comes longer than that after the store was last asked goes to it at once,
  *   and is answered with the ban it reports.
+ * A rate_limited refusal is answered only to a request of the same cost under every rule: its
+ * refusing rules have no room for that cost until its retryAt, while another request (one
+ * that does not match them, or costs less there) may fit. A ban refuses every request.
  * A different policy object for the subject asks the store again.
  */
 export class LocalRefusals implements QuotaStore {
@@ -98,23 +104,23 @@ export class LocalRefusals implements QuotaStore {
     return this.#refusals.size;
   }
 
-  decide(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision | Promise<QuotaDecision> {
-    // Refusals are remembered for requests of one unit, the service's: a weighed request asks the store.
-    if (cost !== 1) return this.#store.decide(subject, policy, cost);
+  decide(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): QuotaDecision | Promise<QuotaDecision> {
     const refusal = this.#refusals.get(subject);
     if (refusal !== undefined) {
       const now = this.#clock.now();
-      if (refusal.policy === policy && now < refusal.until && now >= refusal.from) return this.#answer(subject, refusal, now);
+      if (refusal.policy === policy && now < refusal.until && now >= refusal.from) {
+        if (refusal.decision.verdict === 'banned' || sameCost(refusal.cost, cost)) return this.#answer(subject, refusal, now);
+      }
       this.#refusals.delete(subject);
     }
     const pending = this.#pending.get(subject);
-    if (pending === undefined) return this.#ask(subject, policy);
+    if (pending === undefined) return this.#ask(subject, policy, cost);
     // The store counts this subject's strikes before it decides for it again.
     this.#pending.delete(subject);
-    return this.#record(subject, pending).then(() => this.decide(subject, policy));
+    return this.#record(subject, pending).then(() => this.decide(subject, policy, cost));
   }
 
-  peek(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision | Promise<QuotaDecision> {
+  peek(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): QuotaDecision | Promise<QuotaDecision> {
     const pending = this.#pending.get(subject);
     if (pending === undefined) return this.#store.peek(subject, policy, cost);
     // The store counts the strikes answered here before it reports them (and any ban they start).
@@ -146,9 +152,9 @@ export class LocalRefusals implements QuotaStore {
    * the store, which counts the pending strikes and answers the ban.
    */
   #answer(subject: string, refusal: Refusal, now: number): QuotaDecision | Promise<QuotaDecision> {
-    const { verdict, remaining, resetAt, retryAt } = refusal.decision;
     const decidedAt = now + refusal.offset;
-    const answer: QuotaDecision = { verdict, decidedAt, remaining, resetAt, retryAt };
+    const answer: QuotaDecision = { ...refusal.decision, decidedAt };
+    const { verdict, retryAt } = answer;
     const ban = refusal.policy.ban;
     if (verdict !== 'rate_limited' || ban === undefined) return answer;
     this.#countStrike(subject, refusal.policy, decidedAt, retryAt);
@@ -189,17 +195,17 @@ export class LocalRefusals implements QuotaStore {
     }
   }
 
-  #ask(subject: string, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
+  #ask(subject: string, policy: QuotaPolicy, cost: number | RuleCosts): QuotaDecision | Promise<QuotaDecision> {
     const sentAt = this.#clock.now();
     if (policy.ban !== undefined) {
       // The strikes come with a refusal, so the strikes answered here count on from them.
       return this.#recorder
-        .decideReportingStrikes(subject, policy)
-        .then(({ decision, strikes }) => this.#remember(subject, policy, decision, sentAt, [...strikes]));
+        .decideReportingStrikes(subject, policy, cost)
+        .then(({ decision, strikes }) => this.#remember(subject, policy, cost, decision, sentAt, [...strikes]));
     }
-    const decided = this.#store.decide(subject, policy);
-    if (decided instanceof Promise) return decided.then((decision) => this.#remember(subject, policy, decision, sentAt));
-    return this.#remember(subject, policy, decided, sentAt);
+    const decided = this.#store.decide(subject, policy, cost);
+    if (decided instanceof Promise) return decided.then((decision) => this.#remember(subject, policy, cost, decision, sentAt));
+    return this.#remember(subject, policy, cost, decided, sentAt);
   }
 
   /** Sends a subject's strikes; resolves with the ban when the subject is banned once the store has them. */
@@ -210,7 +216,8 @@ export class LocalRefusals implements QuotaStore {
         // Banned now (by these strikes or another instance's): the ban replaces a cached refusal.
         if (ban !== undefined) {
           this.#refusals.delete(subject);
-          this.#remember(subject, policy, ban, sentAt);
+          // A ban answers every cost alike.
+          this.#remember(subject, policy, 1, ban, sentAt);
         } else this.#asked(subject, policy, sentAt);
         return ban;
       },
@@ -229,7 +236,7 @@ export class LocalRefusals implements QuotaStore {
     if (refusal !== undefined && refusal.policy === policy && sentAt > refusal.askedAt) refusal.askedAt = sentAt;
   }
 
-  #remember(subject: string, policy: QuotaPolicy, decision: QuotaDecision, sentAt: number, strikes: number[] = []): QuotaDecision {
+  #remember(subject: string, policy: QuotaPolicy, cost: number | RuleCosts, decision: QuotaDecision, sentAt: number, strikes: number[] = []): QuotaDecision {
     const storeUntil = this.#answerableUntil(policy, decision);
     if (storeUntil === undefined) return decision;
     const offset = decision.decidedAt - sentAt;
@@ -240,7 +247,7 @@ export class LocalRefusals implements QuotaStore {
       const oldest = refusals.keys().next();
       if (oldest.done !== true) refusals.delete(oldest.value);
     }
-    refusals.set(subject, { policy, decision, offset, from: sentAt, until, strikes, askedAt: sentAt, asking: undefined });
+    refusals.set(subject, { policy, cost, decision, offset, from: sentAt, until, strikes, askedAt: sentAt, asking: undefined });
     return decision;
   }
 
@@ -271,3 +278,13 @@ export class LocalRefusals implements QuotaStore {
     return known;
   }
 }
+
+/** Whether two requests cost the same under every rule (a number: that cost under each). */
+const sameCost = (a: number | RuleCosts, b: number | RuleCosts): boolean => {
+  if (a === b) return true;
+  if (typeof a === 'number' && typeof b === 'number') return false;
+  const length = typeof a === 'number' ? (b as RuleCosts).length : a.length;
+  if (typeof b !== 'number' && b.length !== length) return false;
+  for (let i = 0; i < length; i++) if (costUnder(a, i) !== costUnder(b, i)) return false;
+  return true;
+};

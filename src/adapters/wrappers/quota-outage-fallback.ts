@@ -2,7 +2,7 @@ import type { QuotaStore } from '../../ports/quota-store.js';
 import type { Clock } from '../../ports/clock.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
-import type { QuotaPolicy } from '../../domain/quota/quota-rule.js';
+import type { QuotaPolicy, RuleCosts } from '../../domain/quota/quota-rule.js';
 
 /**
  * What the quota check does while its store is unreachable:
@@ -21,11 +21,11 @@ export class QuotaOutageFallback implements QuotaStore {
     private readonly clock: Clock,
   ) {}
 
-  decide(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision | Promise<QuotaDecision> {
+  decide(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): QuotaDecision | Promise<QuotaDecision> {
     return this.withFallback((store) => store.decide(subject, policy, cost), policy);
   }
 
-  peek(subject: string, policy: QuotaPolicy, cost = 1): QuotaDecision | Promise<QuotaDecision> {
+  peek(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): QuotaDecision | Promise<QuotaDecision> {
     return this.withFallback((store) => store.peek(subject, policy, cost), policy);
   }
 

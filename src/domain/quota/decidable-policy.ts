@@ -1,5 +1,5 @@
 import { MAX_BAN_STRIKES } from './ban-policy.js';
-import type { QuotaPolicy } from './quota-rule.js';
+import type { QuotaPolicy, QuotaRule, RuleCosts } from './quota-rule.js';
 import { GRANULES_PER_WINDOW } from './sliding-window-counter.js';
 
 /** Counts are 32-bit integers in every store: no rule may admit more within its window. */
@@ -21,5 +21,26 @@ export const assertDecidablePolicy = ({ rules, ban }: QuotaPolicy): void => {
   }
   if (ban !== undefined && !(Number.isSafeInteger(ban.strikes) && ban.strikes >= 1 && ban.strikes <= MAX_BAN_STRIKES)) {
     throw new RangeError(`ban policy: strikes must be an integer from 1 to ${MAX_BAN_STRIKES}`);
+  }
+};
+
+/** A request's cost under rule `i`: a single number is that cost under every rule. */
+export const costUnder = (cost: number | RuleCosts, i: number): number => (typeof cost === 'number' ? cost : cost[i]!);
+
+/**
+ * Throws on a cost no rule can weigh, a mistake of the caller: each rule's cost an integer
+ * from 0 (the request does not match the rule) to its limit (more could never be admitted,
+ * and would have no retry time), one per rule.
+ */
+export const assertRuleCosts = (rules: readonly QuotaRule[], cost: number | RuleCosts): void => {
+  if (typeof cost !== 'number' && cost.length !== rules.length) {
+    throw new RangeError(`quota costs: one per rule (${rules.length}), not ${cost.length}`);
+  }
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
+    const units = costUnder(cost, i);
+    if (!(Number.isInteger(units) && units >= 0 && units <= rule.limit)) {
+      throw new RangeError(`quota rule ${rule.name}: cost must be an integer from 0 to its limit ${rule.limit}, not ${String(units)}`);
+    }
   }
 };

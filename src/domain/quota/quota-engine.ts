@@ -1,7 +1,7 @@
-import { assertDecidablePolicy } from './decidable-policy.js';
+import { assertDecidablePolicy, assertRuleCosts, costUnder } from './decidable-policy.js';
 import { type BanState, isBanned, registerRefusal, strikesCounting, strikesExpired } from './ban-policy.js';
 import type { QuotaDecision } from './quota-decision.js';
-import type { QuotaPolicy, QuotaRule } from './quota-rule.js';
+import type { QuotaPolicy, QuotaRule, RuleCosts } from './quota-rule.js';
 import {
   GRANULES_PER_WINDOW,
   advanceWindow,
@@ -76,7 +76,8 @@ export const isQuotaStateIdle = (state: QuotaState, now: number): boolean => {
  * plan change brings other limits: nothing before the ban ends, and from then on what the
  * counters allow. Nothing is counted during a ban, so the counters as they stand then tell
  * when each rule admits again: a rule still exhausted at the ban's end resets when it admits,
- * and Retry-After points to the latest of these, so a client that obeys it is admitted.
+ * and Retry-After points to the latest of these among enforced rules, so a client that obeys
+ * it is admitted.
  */
 const banDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number): QuotaDecision => {
   const ruleCount = rules.length;
@@ -93,7 +94,8 @@ const banDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number
       if (ruleRetry > reset) reset = ruleRetry;
     }
     resetAt[i] = reset;
-    if (reset > retryAt) retryAt = reset;
+    // A shadow rule never refuses, so it never holds the client back past the ban.
+    if (reset > retryAt && !isShadow(rule)) retryAt = reset;
   }
   return { verdict: 'banned', decidedAt: now, remaining: new Array<number>(ruleCount).fill(0), resetAt, retryAt };
 };
@@ -106,18 +108,25 @@ const keepBanDecision = (state: QuotaState, rules: readonly QuotaRule[], now: nu
   return decision;
 };
 
-/** Whether `rules` have the limits of `held`, rules of the same windows. */
+/** Whether `rules` have the limits and modes of `held`, rules of the same windows: the ban's answer depends on nothing else. */
 const sameLimits = (held: readonly QuotaRule[], rules: readonly QuotaRule[]): boolean => {
   if (held === rules) return true;
-  for (let i = 0; i < rules.length; i++) if (held[i]!.limit !== rules[i]!.limit) return false;
+  for (let i = 0; i < rules.length; i++) {
+    if (held[i]!.limit !== rules[i]!.limit || isShadow(held[i]!) !== isShadow(rules[i]!)) return false;
+  }
   return true;
 };
+
+const isShadow = (rule: QuotaRule): boolean => rule.mode === 'shadow';
 
 /** The ban's decision as of `now`; its arrays are shared by every answer of the ban, read only. */
 const duringBan = (ban: QuotaDecision, now: number): QuotaDecision => ({ ...ban, decidedAt: now });
 
-/** Advances every rule of `state` to `now` (never back: `state.lastAt` is where it counts) and tells whether a request of `cost` fits them all. */
-const advanceAll = (state: QuotaState, rules: readonly QuotaRule[], now: number, cost: number): boolean => {
+/**
+ * Advances every rule of `state` to `now` (never back: `state.lastAt` is where it counts) and
+ * tells whether a request of `cost` fits every enforced rule it matches.
+ */
+const advanceAll = (state: QuotaState, rules: readonly QuotaRule[], now: number, cost: number | RuleCosts): boolean => {
   const cells = state.cells;
   const last = state.lastAt;
   // A clock that steps back keeps counting in the newest bucket rather than rewriting the past.
@@ -128,48 +137,60 @@ const advanceAll = (state: QuotaState, rules: readonly QuotaRule[], now: number,
     const rule = rules[i]!;
     const granule = granuleMs(rule.windowMs);
     advanceWindow(cells, i, rules.length, Math.floor(last / granule), Math.floor(at / granule));
-    if (countedRequests(cells, i) + cost > rule.limit) fits = false;
+    const units = costUnder(cost, i);
+    if (units !== 0 && countedRequests(cells, i) + units > rule.limit && !isShadow(rule)) fits = false;
   }
   return fits;
 };
 
 /**
- * Each rule's room and reset at `at`, counting nothing, and when a request of `cost` fits
- * every rule if nothing else is counted (`now` when it fits already).
+ * Each rule's room and reset at `at`, counting nothing; when a request of `cost` fits every
+ * enforced rule it matches if nothing else is counted (`now` when it fits already); and the
+ * shadow rules it matches that have no room for it.
  */
-const standing = (state: QuotaState, rules: readonly QuotaRule[], now: number, at: number, cost: number): Omit<QuotaDecision, 'verdict' | 'decidedAt'> => {
+const standing = (state: QuotaState, rules: readonly QuotaRule[], now: number, at: number, cost: number | RuleCosts): Omit<QuotaDecision, 'verdict' | 'decidedAt'> => {
   const ruleCount = rules.length;
   const cells = state.cells;
   const remaining = new Array<number>(ruleCount);
   const resetAt = new Array<number>(ruleCount);
   let retryAt = now;
+  let shadowed: number[] | undefined;
   for (let i = 0; i < ruleCount; i++) {
     const rule = rules[i]!;
     const granule = granuleMs(rule.windowMs);
     const current = Math.floor(at / granule);
     const counted = countedRequests(cells, i);
+    const units = costUnder(cost, i);
     remaining[i] = counted < rule.limit ? rule.limit - counted : 0;
     resetAt[i] = counted === 0 ? now : oldestDropTime(cells, i, current, granule);
-    if (counted + cost > rule.limit) {
-      const ruleRetry = retryTime(cells, i, ruleCount, current, granule, rule.limit, cost);
-      if (ruleRetry > retryAt) retryAt = ruleRetry;
+    if (units !== 0 && counted + units > rule.limit) {
+      if (isShadow(rule)) (shadowed ??= []).push(i);
+      else {
+        const ruleRetry = retryTime(cells, i, ruleCount, current, granule, rule.limit, units);
+        if (ruleRetry > retryAt) retryAt = ruleRetry;
+      }
     }
   }
-  return { remaining, resetAt, retryAt };
+  return shadowed === undefined ? { remaining, resetAt, retryAt } : { remaining, resetAt, retryAt, shadowed };
 };
 
 /**
- * Decides one request of the subject at `now`, of `cost` units (1 unless the caller weighs
- * requests: an integer from 1 to the smallest limit), and records it in `state`: admitted only
- * if every rule has room for all of it, and then counted in every rule; a refusal counts in
- * none. A banned subject gets nothing and can get nothing before the ban ends: remaining 0,
- * retry no earlier than its end. A policy of other limits (a plan change) keeps what was
- * counted, the strikes and any ban, and decides by its own limits from now on, the ban's
- * answer included.
+ * Decides one request of the subject at `now` and records it in `state`. `cost`: its units
+ * under each rule (RuleCosts, 0 where it does not match the rule), or one number for every
+ * rule (1 unless the caller weighs requests); each from 0 to the rule's limit, else a
+ * RangeError. Admitted only if every enforced rule it matches has room for its cost there,
+ * and then counted by every rule it matches, shadow rules included; a shadow rule without
+ * room never refuses, it is reported in `shadowed`. A refusal counts in none, and its retry
+ * is when every refusing rule has room. A banned subject gets nothing and can get nothing
+ * before the ban ends: remaining 0, retry no earlier than its end. A policy of other limits
+ * or modes (a plan change) keeps what was counted, the strikes and any ban, and decides by
+ * its own from now on, the ban's answer included.
  */
-export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost = 1): QuotaDecision => {
+export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost: number | RuleCosts = 1): QuotaDecision => {
   const rules = policy.rules;
   const ruleCount = rules.length;
+  // 1 is within every decidable rule's limit: the usual request checks nothing.
+  if (cost !== 1) assertRuleCosts(rules, cost);
   state.policy = policy;
   if (isBanned(state, now) && state.ban !== null) {
     return sameLimits(state.banRules, rules) ? duringBan(state.ban, now) : keepBanDecision(state, rules, now);
@@ -180,15 +201,25 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
     const cells = state.cells;
     const remaining = new Array<number>(ruleCount);
     const resetAt = new Array<number>(ruleCount);
+    let shadowed: number[] | undefined;
     for (let i = 0; i < ruleCount; i++) {
       const rule = rules[i]!;
       const granule = granuleMs(rule.windowMs);
       const current = Math.floor(at / granule);
-      countRequest(cells, i, ruleCount, current, cost);
-      remaining[i] = rule.limit - countedRequests(cells, i);
-      resetAt[i] = oldestDropTime(cells, i, current, granule);
+      const units = costUnder(cost, i);
+      let counted = countedRequests(cells, i);
+      if (units !== 0) {
+        // Only a shadow rule can lack room here: the enforced ones all had it.
+        if (counted + units > rule.limit) (shadowed ??= []).push(i);
+        countRequest(cells, i, ruleCount, current, units);
+        counted += units;
+      }
+      remaining[i] = counted < rule.limit ? rule.limit - counted : 0;
+      resetAt[i] = counted === 0 ? now : oldestDropTime(cells, i, current, granule);
     }
-    return { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now };
+    return shadowed === undefined
+      ? { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now }
+      : { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now, shadowed };
   }
 
   const refused = standing(state, rules, now, state.lastAt, cost);
@@ -199,12 +230,13 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
 };
 
 /**
- * What a request of `cost` would be answered at `now`, counting nothing and striking nothing:
- * the verdict, each rule's room before it (`remaining`), its reset, when it would be admitted,
- * and the strikes that would count towards a ban. `state` is left as it was, so a peek never
- * changes a later decision.
+ * What a request of `cost` (as `decideQuota`'s) would be answered at `now`, counting nothing
+ * and striking nothing: the verdict, each rule's room before it (`remaining`), its reset, when
+ * it would be admitted, the shadow rules without room for it, and the strikes that would count
+ * towards a ban. `state` is left as it was, so a peek never changes a later decision.
  */
-export const peekQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost = 1): QuotaDecision => {
+export const peekQuota = (state: QuotaState, policy: QuotaPolicy, now: number, cost: number | RuleCosts = 1): QuotaDecision => {
+  assertRuleCosts(policy.rules, cost);
   if (isBanned(state, now) && state.ban !== null) {
     const ban = sameLimits(state.banRules, policy.rules) ? state.ban : banDecision(state, policy.rules, now);
     // The ban emptied the strikes, and nothing strikes during it.

@@ -20,7 +20,7 @@
 -- replies 20 µs to decode, where one string each way costs 2 µs and packed doubles 1.3 µs).
 --
 -- Hash     w    the windows the state was kept for; other windows start the subject over.
---               Other limits (a plan change) keep everything: they decide from then on.
+--               Other limits or modes (a plan change) keep everything: they decide from then on.
 --          la   lastAt: the latest time counted to. A clock stepping back keeps counting in
 --               the newest bucket rather than rewriting the past.
 --          r<i> rule i's __RING__-bucket ring, stored sparse and packed: the running total (uint32),
@@ -111,38 +111,53 @@ local function checkLayout(key, layout)
   end
 end
 
--- The policy whose arguments start at A[at]: rule count n, limit and windowMs of each
--- rule, then the ban policy: strikes, strikeWindowMs, banMs (strikes 0: none). Returns it and
--- where the next argument starts.
+-- The policy whose arguments start at A[at]: rule count n, limit, windowMs and mode of each
+-- rule (__SHADOW__ for a shadow rule, which never refuses), then the ban policy: strikes,
+-- strikeWindowMs, banMs (strikes 0: none). Returns it and where the next argument starts.
 local function policyAt(at)
   local n = tonumber(A[at])
-  local policy = { n = n, limits = {}, g = {}, fields = {} }
+  local policy = { n = n, limits = {}, g = {}, shadow = {}, fields = {} }
   local limitArgs, windowArgs = {}, {}
   for i, field in ipairs(STATE_FIELDS) do policy.fields[i] = field end
   for i = 1, n do
-    limitArgs[i] = A[at + 2 * i - 1]
-    windowArgs[i] = A[at + 2 * i]
+    limitArgs[i] = A[at + 3 * i - 2]
+    windowArgs[i] = A[at + 3 * i - 1]
     policy.limits[i] = tonumber(limitArgs[i])
     policy.g[i] = tonumber(windowArgs[i]) / __GRANULES__
+    policy.shadow[i] = A[at + 3 * i] == __SHADOW__
     policy.fields[RINGS + i] = 'r' .. i
   end
   policy.signature = table.concat(windowArgs, ',')
   policy.limitsSignature = table.concat(limitArgs, ',')
-  policy.banStrikes = tonumber(A[at + 2 * n + 1])
-  policy.strikeWindowMs = tonumber(A[at + 2 * n + 2])
-  policy.banMs = tonumber(A[at + 2 * n + 3])
-  return policy, at + 2 * n + 4
+  policy.banStrikes = tonumber(A[at + 3 * n + 1])
+  policy.strikeWindowMs = tonumber(A[at + 3 * n + 2])
+  policy.banMs = tonumber(A[at + 3 * n + 3])
+  return policy, at + 3 * n + 4
 end
 
--- What a ban answers at t: remaining 0, each rule's reset no earlier than the ban's end.
+-- A decision's costs, one per rule, from its argument: one number for every rule, or the
+-- costs of each joined by __COST_SEPARATOR__ (0: the request does not match the rule).
+local function costsOf(policy, arg)
+  local costs = {}
+  if string.find(arg, __COST_SEPARATOR__, 1, true) then
+    for v in string.gmatch(arg, '[^' .. __COST_SEPARATOR__ .. ']+') do costs[#costs + 1] = tonumber(v) end
+  else
+    local cost = tonumber(arg)
+    for i = 1, policy.n do costs[i] = cost end
+  end
+  return costs
+end
+
+-- What a ban answers at t: remaining 0, each rule's reset no earlier than the ban's end, and
+-- the retry the latest of the enforced rules' (a shadow rule never holds a client back).
 local function bannedReply(policy, t, bannedUntil, resets)
-  local reply = { BANNED, t, 0 }
+  local reply = { BANNED, t, 0, 0 }
   local retryAt = bannedUntil
   for i = 1, policy.n do
     local reset = math.max(bannedUntil, tonumber(resets[i]) or bannedUntil)
-    retryAt = math.max(retryAt, reset)
-    reply[2 + 2 * i] = 0
-    reply[3 + 2 * i] = reset
+    if not policy.shadow[i] then retryAt = math.max(retryAt, reset) end
+    reply[3 + 2 * i] = 0
+    reply[4 + 2 * i] = reset
   end
   reply[3] = retryAt
   return reply
@@ -242,42 +257,47 @@ local function writeStrikes(policy, writes, strikes)
 end
 
 -- Each rule's room and reset, counting nothing, into remaining and resetAt; returns when a
--- request of cost fits them all.
-local function standing(policy, rules, t, cost, remaining, resetAt)
+-- request of costs fits every enforced rule it matches.
+local function standing(policy, rules, t, costs, remaining, resetAt)
   local retryAt = t
   for i = 1, policy.n do
     local rule = rules[i]
     remaining[i] = math.max(0, rule.limit - rule.count)
     resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
-    local retry = ruleRetry(rule, cost)
+    local retry = costs[i] > 0 and not policy.shadow[i] and ruleRetry(rule, costs[i])
     if retry then retryAt = math.max(retryAt, retry) end
   end
   return retryAt
 end
-local function decisionReply(policy, verdict, t, retryAt, remaining, resetAt)
-  local answer = { verdict, t, retryAt }
+-- verdict, decidedAt, retryAt, the number of shadow rules without room, each rule's remaining
+-- and reset, then those shadow rules' indices (from 0, as the policy's in TypeScript).
+local function decisionReply(policy, verdict, t, retryAt, remaining, resetAt, shadowed)
+  local answer = { verdict, t, retryAt, #shadowed }
   for i = 1, policy.n do
-    answer[2 + 2 * i] = remaining[i]
-    answer[3 + 2 * i] = resetAt[i]
+    answer[3 + 2 * i] = remaining[i]
+    answer[4 + 2 * i] = resetAt[i]
   end
+  for _, i in ipairs(shadowed) do answer[#answer + 1] = i - 1 end
   return answer
 end
 
 -- One decision of a subject (its hash at key) under a policy, at nowArg ('' for the server's
--- TIME), for a request of cost (units, 1 to the smallest limit). mode: '' decide; __PEEK__
+-- TIME), for a request of costs (each rule's units, 0 to its limit; 0: the rule neither
+-- decides nor counts it). Admitted when every enforced rule it matches has room; then every
+-- rule it matches counts it, and the shadow rules without room are reported. mode: '' decide; __PEEK__
 -- peek: answer what the request would get, counting, striking and writing nothing, the strikes
 -- that would count towards a ban (the engine's strikesCounting) after the reply's fields;
 -- __REPORT_STRIKES__ report strikes: a refusal's reply then ends with the subject's strikes, oldest
 -- first, so a cache answering its next refusals counts them on and tells the strike that starts
 -- the ban without asking.
 -- alike: how many decisions of this subject, the same in all else, come here in a row (1 for
--- one). When every one of them fits every rule, all are counted in this one read and write
--- (they run at one moment: one after another they would be admitted each, nothing else
--- changing but the count), and the second value returned says how many were; the first
--- answer's remaining less cost for each one after it is theirs. Otherwise only this one is.
--- Returns  verdict, decidedAt, retryAt, then remaining and resetAt of each rule; the number of
---          decisions it made.
-local function decide(key, policy, nowArg, cost, mode, alike)
+-- one). When every one of them fits every rule it matches, shadow rules included, all are
+-- counted in this one read and write (they run at one moment: one after another they would be
+-- admitted each, none shadowed, nothing else changing but the count), and the second value
+-- returned says how many were; the first answer's remaining less each rule's cost for each one
+-- after it is theirs. Otherwise only this one is.
+-- Returns  decisionReply's fields; the number of decisions it made.
+local function decide(key, policy, nowArg, costs, mode, alike)
   local t = timeOf(nowArg)
   local peek = mode == __PEEK__
   local n = policy.n
@@ -317,43 +337,56 @@ local function decide(key, policy, nowArg, cost, mode, alike)
 
   local rules = {}
   local admitted = true
+  local shadowed = {}
   if peek then alike = 1 end
   for i = 1, n do
     local rule = loadRule(policy, i, stored[RINGS + i] or '', at)
-    if rule.count + cost > rule.limit then admitted = false end
-    if rule.count + alike * cost > rule.limit then alike = 1 end
+    local cost = costs[i]
+    if cost > 0 then
+      if rule.count + cost > rule.limit then
+        if policy.shadow[i] then shadowed[#shadowed + 1] = i else admitted = false end
+      end
+      if rule.count + alike * cost > rule.limit then alike = 1 end
+    end
     rules[i] = rule
   end
 
   local remaining, resetAt = {}, {}
   if peek then
-    local retryAt = standing(policy, rules, t, cost, remaining, resetAt)
-    local answer = decisionReply(policy, admitted and ADMITTED or RATE_LIMITED, t, retryAt, remaining, resetAt)
+    local retryAt = standing(policy, rules, t, costs, remaining, resetAt)
+    local answer = decisionReply(policy, admitted and ADMITTED or RATE_LIMITED, t, retryAt, remaining, resetAt, shadowed)
     answer[#answer + 1] = strikesCounting(policy, stored[5], t)
     return answer, 1
   end
 
   local verdict, retryAt = ADMITTED, t
   if admitted then
-    local counted = alike * cost
     for i = 1, n do
       local rule = rules[i]
-      remaining[i] = rule.limit - rule.count - cost
-      local newest, k = nil, 0
-      if rule.first <= rule.pairs then newest, k = pairAt(rule.raw, rule.pairs) end
-      rule.count = rule.count + counted
-      -- The newest pair counted on when it is the current bucket, else a new pair after it.
-      local kept = newest == rule.c and rule.pairs - 1 or rule.pairs
-      local value = packed(rule, kept, struct.pack('<dI4', rule.c, newest == rule.c and k + counted or counted))
-      rule.raw = value
-      rule.first = 1
-      resetAt[i] = oldestDropTime(rule)
-      writes[#writes + 1] = policy.fields[RINGS + i]
-      writes[#writes + 1] = value
+      local cost = costs[i]
+      if cost == 0 then
+        -- Not matched: counts nothing, reported as it stands.
+        remaining[i] = math.max(0, rule.limit - rule.count)
+        resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
+      else
+        local counted = alike * cost
+        remaining[i] = math.max(0, rule.limit - rule.count - cost)
+        local newest, k = nil, 0
+        if rule.first <= rule.pairs then newest, k = pairAt(rule.raw, rule.pairs) end
+        rule.count = rule.count + counted
+        -- The newest pair counted on when it is the current bucket, else a new pair after it.
+        local kept = newest == rule.c and rule.pairs - 1 or rule.pairs
+        local value = packed(rule, kept, struct.pack('<dI4', rule.c, newest == rule.c and k + counted or counted))
+        rule.raw = value
+        rule.first = 1
+        resetAt[i] = oldestDropTime(rule)
+        writes[#writes + 1] = policy.fields[RINGS + i]
+        writes[#writes + 1] = value
+      end
     end
   else
     verdict = RATE_LIMITED
-    retryAt = standing(policy, rules, t, cost, remaining, resetAt)
+    retryAt = standing(policy, rules, t, costs, remaining, resetAt)
     for i = 1, n do
       local rule = rules[i]
       -- Keep the forgetting, so later refusals do not redo it.
@@ -399,7 +432,7 @@ local function decide(key, policy, nowArg, cost, mode, alike)
   if expires then redis.call('PEXPIRE', key, string.format('%d', ttl)) end
 
   if banResets then return bannedReply(policy, t, bannedUntil, banResets), 1 end
-  local answer = decisionReply(policy, verdict, t, retryAt, remaining, resetAt)
+  local answer = decisionReply(policy, verdict, t, retryAt, remaining, resetAt, shadowed)
   if mode == __REPORT_STRIKES__ and verdict == RATE_LIMITED then
     for _, at in ipairs(strikes) do answer[#answer + 1] = tonumber(at) end
   end
@@ -467,7 +500,7 @@ end
 --          policy's arguments (policyAt); then the calls, each its kind and arguments:
 --          consecutive decisions alike (most of a turn's: one plan, the server's time, cost 1)
 --          as one run, __CALL_DECIDE__, its number of calls, their policy's number, now ('' to use the
---          Redis server's TIME), cost and mode; strikes __CALL_STRIKES__, their policy's number, now, the
+--          Redis server's TIME), cost (costsOf) and mode; strikes __CALL_STRIKES__, their policy's number, now, the
 --          number of values that follow, then the time and told retryAt of each strike; a reset
 --          (any other kind) nothing after it. Splitting the arguments is Lua's work, about 0.2 µs
 --          an argument: runs keep eight decisions at six, not forty. The decisions of a run on
@@ -508,19 +541,20 @@ local c = 1
 while c <= #KEYS do
   local kind = A[at]
   if kind == __CALL_DECIDE__ then
-    local count, policy, nowArg, cost, mode = tonumber(A[at + 1]), policies[tonumber(A[at + 2])], A[at + 3], tonumber(A[at + 4]), A[at + 5]
+    local count, policy, nowArg, mode = tonumber(A[at + 1]), policies[tonumber(A[at + 2])], A[at + 3], A[at + 5]
+    local costs = costsOf(policy, A[at + 4])
     at = at + 6
     local last = c + count - 1
     while c <= last do
       -- The calls of this run on the same subject as c, c included.
       local alike = 1
       while c + alike <= last and KEYS[c + alike] == KEYS[c] do alike = alike + 1 end
-      local ok, answer, decided = pcall(decide, KEYS[c], policy, nowArg, cost, mode, alike)
+      local ok, answer, decided = pcall(decide, KEYS[c], policy, nowArg, costs, mode, alike)
       settle(c, ok, answer)
       if not ok then decided = 1 end
       for j = 1, decided - 1 do
         local following = { unpack(answer) }
-        for i = 1, policy.n do following[2 + 2 * i] = answer[2 + 2 * i] - j * cost end
+        for i = 1, policy.n do following[3 + 2 * i] = answer[3 + 2 * i] - j * costs[i] end
         settle(c + j, true, following)
       end
       c = c + decided
