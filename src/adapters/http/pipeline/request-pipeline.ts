@@ -191,7 +191,7 @@ export function createAdmissionPipeline(
         answerStatus(ctx, match, headerProblem, rateLimitStatus, keyDigest, clientAddress).catch((error: unknown) => answerFailure(ctx, error, logError));
         return;
       }
-      const admitted = admission.admit(keyDigest, clientAddress);
+      const admitted = admission.admit(keyDigest, clientAddress, match?.kind === 'route' ? match.route.operation.operationId : undefined);
       if (admitted instanceof Promise) {
         // Only for a caller presenting a key: without one, an operation that needs a key answers 401 whatever was read.
         const readAhead = token !== undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;
