@@ -78,7 +78,7 @@ export function createAdmissionPipeline(
       trace.plan = admitted.plan?.name ?? ANONYMOUS;
       trace.verdict = admitted.decision.verdict;
     }
-    writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
+    writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision, admitted.costs);
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
 
     const verdict = admitted.decision.verdict;
