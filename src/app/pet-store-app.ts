@@ -99,7 +99,7 @@ export function composePetStore(config: PetStoreConfig, options: PetStoreAppOpti
     quotas: () => container.getAsync(TOKENS.quotaStore),
     keyOperations,
     adminKeyApi: async () =>
-      config.adminToken === undefined ? undefined : createAdminKeyApi({ token: config.adminToken, keys: await keyOperations('admin_api'), clock }),
+      config.adminToken === undefined ? undefined : createAdminKeyApi({ token: config.adminToken, keys: await keyOperations('admin_api'), clock, plans: config.plans }),
     migrateSchema: async (migration) => {
       if (!container.isBound(TOKENS.migrateSchema)) throw new Error(`migrations are PostgreSQL's: this app's store is ${config.store}`);
       return (await container.getAsync(TOKENS.migrateSchema))(migration);

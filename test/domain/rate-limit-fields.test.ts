@@ -129,3 +129,44 @@ describe('the reset fields at clocks and windows that are not whole seconds', ()
     expect(offSecond).toBeGreaterThan(share(1_000));
   });
 });
+
+describe('the fields of a plan with rules per operation', () => {
+  const policy: QuotaPolicy = {
+    rules: [
+      { name: 'minute', limit: 100, windowMs: 60_000 },
+      // Matches listPets at cost 2 in its plan: the costs below are what admission hands over.
+      { name: 'search', limit: 10, windowMs: 60_000 },
+      { name: 'writes', limit: 5, windowMs: 3_600_000, mode: 'shadow' },
+      { name: 'day', limit: 1_000, windowMs: 86_400_000 },
+    ],
+  };
+  const decision: QuotaDecision = { verdict: 'admitted', decidedAt: T0, remaining: [90, 4, 0, 990], resetAt: [T0 + 60_000, T0 + 30_000, T0 + 3_600_000, T0 + 86_400_000], retryAt: T0 };
+
+  it('advertises the enforced rules a matching request spent under, the binding one among them in X-RateLimit-*', () => {
+    expect(rateLimitFields(policy, decision, Object.freeze([1, 2, 1, 1]))).toEqual({
+      limit: 10,
+      remaining: 4,
+      reset: S0 + 30,
+      policy: '"minute";q=100;w=60, "search";q=10;w=60, "day";q=1000;w=86400',
+      rateLimit: '"minute";r=90;t=60, "search";r=4;t=30, "day";r=990;t=86400',
+      retryAfter: undefined,
+    });
+  });
+
+  it('leaves out a rule the request did not match, and a shadow rule even when it has no room', () => {
+    expect(rateLimitFields(policy, decision, Object.freeze([1, 0, 1, 1]))).toMatchObject({
+      limit: 100,
+      remaining: 90,
+      policy: '"minute";q=100;w=60, "day";q=1000;w=86400',
+      rateLimit: '"minute";r=90;t=60, "day";r=990;t=86400',
+    });
+    expect(bindingRuleIndex(decision, policy.rules, [1, 0, 1, 1])).toBe(0);
+  });
+
+  it("advertises every rule of today's plans, decided with the plain cost 1, as before", () => {
+    const today: QuotaPolicy = { rules: [policy.rules[0]!, policy.rules[3]!] };
+    const fields = rateLimitFields(today, { ...decision, remaining: [90, 990], resetAt: [T0 + 60_000, T0 + 86_400_000] });
+    expect(fields).toEqual(rateLimitFields(today, { ...decision, remaining: [90, 990], resetAt: [T0 + 60_000, T0 + 86_400_000] }, 1));
+    expect(fields.policy).toBe('"minute";q=100;w=60, "day";q=1000;w=86400');
+  });
+});

@@ -8,15 +8,19 @@ import type { Caller } from '../../src/domain/access/caller.js';
 import { OrderService } from '../../src/domain/orders/order-service.js';
 import { PetCatalog } from '../../src/domain/pets/pet-catalog.js';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
-import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+import { STANDARD_PLANS, type Plan } from '../../src/domain/quota/plan.js';
+import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
+import type { RuleCosts } from '../../src/domain/quota/quota-rule.js';
 import { keySubject, RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import type { ApiKeyGrant, ApiKeyRegistry } from '../../src/ports/api-key-registry.js';
+import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { decidingStore } from '../support/quota-store-doubles.js';
 
 const CUSTOMER = 'c1'.repeat(32);
 const STAFF = '5f'.repeat(32);
 
-const admissionOver = (keys: ApiKeyRegistry, quotas = new MemoryQuotaStore(new ManualClock(0))): RequestAdmission =>
+const admissionOver = (keys: ApiKeyRegistry, quotas: QuotaStore = new MemoryQuotaStore(new ManualClock(0))): RequestAdmission =>
   new RequestAdmission(keys, quotas, {
     anonymousPolicy: { rules: [{ name: 'minute', limit: 60, windowMs: 60_000 }] },
     ban: DEFAULT_BAN_POLICY,
@@ -134,5 +138,56 @@ describe('RequestAdmission: policies no store can decide', () => {
     ['an anonymous rule of limit 0', { anonymousPolicy: { rules: [{ name: 'minute', limit: 0, windowMs: 60_000 }] }, ban: DEFAULT_BAN_POLICY }],
   ])('refuses %s when built, not on every request after', (_what, options) => {
     expect(() => new RequestAdmission(new MemoryApiKeyRegistry(), new MemoryQuotaStore(new ManualClock(0)), options)).toThrow(RangeError);
+  });
+});
+
+describe('RequestAdmission: by operation', () => {
+  const SEARCH: Plan = {
+    name: 'search',
+    rules: [
+      { name: 'minute', limit: 100, windowMs: 60_000 },
+      { name: 'search', limit: 10, windowMs: 60_000, match: ['listPets'], cost: 2 },
+      { name: 'writes', limit: 50, windowMs: 3_600_000, match: ['placeOrder'], cost: { placeOrder: 5 }, mode: 'shadow' },
+    ],
+  };
+  const ADMITTED: QuotaDecision = { verdict: 'admitted', decidedAt: 0, remaining: [1, 1, 1], resetAt: [0, 0, 0], retryAt: 0 };
+
+  /** An admission over a store that records the costs it was handed, so the engine's treatment of them is not this test's. */
+  const recording = async (plan: Plan) => {
+    const costs: (number | RuleCosts | undefined)[] = [];
+    const store = decidingStore((_subject, _policy, cost) => {
+      costs.push(cost);
+      return ADMITTED;
+    });
+    return { costs, admission: admissionOver(await registryOf({ [CUSTOMER]: { plan, role: 'customer' } }), store) };
+  };
+
+  it("decides a plan of rules with each rule's cost of the routed operation, 0 where the rule does not match", async () => {
+    const { costs, admission } = await recording(SEARCH);
+    for (const operation of ['listPets', 'placeOrder', 'getPet', undefined]) await admission.admit(CUSTOMER, '192.0.2.1', operation);
+    expect(costs).toEqual([
+      [1, 2, 0],
+      [1, 0, 5],
+      [1, 0, 0],
+      [1, 0, 0],
+    ]);
+  });
+
+  it('hands the store one frozen RuleCosts per plan and operation, and reports it with the decision', async () => {
+    const { costs, admission } = await recording(SEARCH);
+    const first = await admission.admit(CUSTOMER, '192.0.2.1', 'listPets');
+    await admission.admit(CUSTOMER, '192.0.2.1', 'listPets');
+    expect(costs[1]).toBe(costs[0]);
+    expect(Object.isFrozen(costs[0])).toBe(true);
+    expect(first.costs).toBe(costs[0]);
+  });
+
+  it("decides today's plans and anonymous callers with the plain cost 1, whatever the operation", async () => {
+    const { costs, admission } = await recording(STANDARD_PLANS.pro);
+    await admission.admit(CUSTOMER, '192.0.2.1', 'listPets');
+    await admission.admit(undefined, '192.0.2.1', 'placeOrder');
+    await admission.admit('00'.repeat(32), '192.0.2.1', 'placeOrder');
+    expect(costs).toEqual([1, 1, 1]);
+    expect((await admission.admit(CUSTOMER, '192.0.2.1', 'getPet')).costs).toBe(1);
   });
 });

@@ -70,6 +70,9 @@ export interface RequestHandlerOptions {
  */
 export type PetStoreRequestHandler = (req: IncomingMessage, res: ServerResponse, next?: NextHandler) => void;
 
+/** The operationIds a plan's rules may match (PETSTORE_PLANS): every operation of the API, in the document's order. */
+export const PET_STORE_OPERATION_IDS: readonly string[] = PET_STORE_OPERATIONS.map((operation) => operation.operationId);
+
 /** The documented default of `Deprecation` (docs/configuration.md, PETSTORE_DEPRECATION_DATE). */
 export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 

@@ -5,7 +5,7 @@ import { err, ok, type Result } from '../../domain/result.js';
 import type { KeyAdmin } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
-import { loadStoreSettings, STORE_KINDS, STORE_SECTIONS, withDefaults, type Environ, type PetStoreConfig } from '../config/config.js';
+import { loadStoreSettings, SETTINGS, STORE_KINDS, STORE_SECTIONS, withDefaults, type Environ, type PetStoreConfig } from '../config/config.js';
 import { assembleKeyOperations } from '../keys/assemble-key-operations.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { composePetStore, type PetStoreAppOptions } from '../pet-store-app.js';
@@ -13,7 +13,7 @@ import { failureLine } from './store-failure.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { flaggedSettings, flagOptions, flagUsage, withFlags } from './setting-flags.js';
-import type { KeyVerb, VerbContext } from './keys/key-verb.js';
+import { FLAG_OF, type KeyVerb, type VerbContext } from './keys/key-verb.js';
 import { KEY_VERBS as VERBS } from './keys/verbs.js';
 
 type ActionOf<Verb> = Verb extends KeyVerb<infer Action> ? Action : never;
@@ -78,7 +78,12 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
     const owners = VERBS.filter((candidate) => candidate.flags.includes(foreign)).map((candidate) => candidate.name);
     return err(`--${foreign} is an option of ${owners.join(' and ')}, not of ${command}`);
   }
-  const action = verb.parse(operands, strings);
+  // The plans file is read as the servers read it, when --plan may name one of its plans: no other flag names a plan.
+  const { plans: plansSetting } = SETTINGS;
+  const plansFile = strings[FLAG_OF.plan] === undefined ? undefined : withStore[plansSetting.variable];
+  const plans = plansFile === undefined || plansFile === '' ? ok(plansSetting.defaultFor(false)) : plansSetting.parse(plansFile);
+  if (!plans.ok) return err(plans.error.split('\n').map((problem) => `${plansSetting.variable}=${JSON.stringify(plansFile)}: ${problem}`).join('\n'));
+  const action = verb.parse(operands, strings, plans.value);
   return action.ok ? ok({ action: action.value, environ: withStore }) : action;
 }
 

@@ -3,7 +3,8 @@ import type { CorsOrigins } from '../../adapters/http/pipeline/cors.js';
 import type { RedisNodeAddress } from '../../adapters/redis/redis-cluster-client.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { err, ok, type Result } from '../../domain/result.js';
-import type { ConfiguredKey } from './api-key-entries.js';
+import type { PlanCatalog } from '../../domain/quota/plan-parser.js';
+import { resolveApiKeys, type ConfiguredKey } from './api-key-entries.js';
 import { ALL_SECTIONS, readSettings, type Environ, type SettingsOf } from './load-settings.js';
 import type { SectionName } from './setting.js';
 import { SETTINGS, SHARED_STORES, STORE_KINDS, type DegradedReadiness, type Environment, type LogLevel, type QuotaFallback, type StoreKind } from './settings.js';
@@ -43,6 +44,8 @@ export interface PetStoreConfig {
   readonly pgPoolSize: number;
   /** How long a PostgreSQL call may take before its request is answered 503; undefined: the store's own (POSTGRES_TIMEOUT_MS). */
   readonly pgTimeoutMs: number | undefined;
+  /** PETSTORE_PLANS: the plans of the file, by name, beside the built-in ones. */
+  readonly plans: PlanCatalog;
   readonly apiKeys: readonly ConfiguredKey[];
   readonly ban: BanPolicy;
   readonly anonymousPerMinute: number;
@@ -75,13 +78,16 @@ export interface RedisClusterConfig {
   readonly password?: string;
 }
 
-/** The sections a command that opens the shared stores reads (`petstore keys`): a key's strikes are kept and read under the servers' ban policy. */
-export const STORE_SECTIONS = ['store', 'redis', 'postgres', 'ban', 'logging'] as const satisfies readonly SectionName[];
+/**
+ * The sections a command that opens the shared stores reads (`petstore keys`): a key's strikes
+ * are kept and read under the servers' ban policy, and its plan may be one of the plans file's.
+ */
+export const STORE_SECTIONS = ['store', 'redis', 'postgres', 'ban', 'logging', 'plans'] as const satisfies readonly SectionName[];
 /** The sections `petstore migrate` reads: the store is PostgreSQL whatever PETSTORE_STORE says. */
 export const DATABASE_SECTIONS = ['postgres', 'logging'] as const satisfies readonly SectionName[];
 
 /** What a command that opens the shared stores needs, as the server reads it. */
-export type StoreSettings = Pick<PetStoreConfig, 'environment' | 'store' | 'redisUrl' | 'redisCluster' | 'redisPrefix' | 'databaseUrl' | 'pgPoolSize' | 'pgTimeoutMs' | 'ban' | 'logLevel'>;
+export type StoreSettings = Pick<PetStoreConfig, 'environment' | 'store' | 'redisUrl' | 'redisCluster' | 'redisPrefix' | 'databaseUrl' | 'pgPoolSize' | 'pgTimeoutMs' | 'ban' | 'logLevel' | 'plans'>;
 /** What `petstore migrate` needs. */
 export type DatabaseSettings = Pick<PetStoreConfig, 'environment' | 'databaseUrl' | 'pgPoolSize' | 'pgTimeoutMs' | 'logLevel'>;
 
@@ -94,10 +100,13 @@ const banPolicyOf = ({ banStrikes, banWindowSeconds, banSeconds }: SettingsOf<'b
   banMs: banSeconds * 1_000,
 });
 
-/** The settings of every section in the shape of PetStoreConfig: a Cluster's two variables as one value, the ban's three as a policy. */
-function configOf(values: SettingsOf<SectionName>): PetStoreConfig {
+/**
+ * The settings of every section in the shape of PetStoreConfig: a Cluster's two variables as one
+ * value, the ban's three as a policy, the keys with the plans they name (`apiKeys`, resolved).
+ */
+function configOf(values: SettingsOf<SectionName>, apiKeys: readonly ConfiguredKey[]): PetStoreConfig {
   const { redisClusterNodes: _nodes, redisPassword: _password, banStrikes: _strikes, banWindowSeconds: _window, banSeconds: _ban, ...rest } = values;
-  return { ...rest, redisCluster: redisClusterOf(values), ban: banPolicyOf(values) };
+  return { ...rest, apiKeys, redisCluster: redisClusterOf(values), ban: banPolicyOf(values) };
 }
 
 /**
@@ -107,8 +116,11 @@ function configOf(values: SettingsOf<SectionName>): PetStoreConfig {
  */
 export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly string[]> {
   const { values, problems } = readSettings(environ, ALL_SECTIONS);
-  const config = configOf(values);
   const { workers, store, adminToken, adminPort, apiKeys } = SETTINGS;
+  // Entries name their plans; the plans file's are known only once it is read.
+  const keys = resolveApiKeys(values.apiKeys, values.plans);
+  if (!keys.ok) problems.push(...keys.error.map((problem) => `${apiKeys.variable}: ${problem}`));
+  const config = configOf(values, keys.ok ? keys.value : []);
   if (config.workers > 1 && !STORE_KINDS[config.store].sharedByProcesses) {
     problems.push(
       `${workers.variable}=${config.workers} needs a shared store: each worker's ${config.store} store would keep its own quotas and records. ` +
@@ -127,10 +139,10 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
 /** The store sections (STORE_SECTIONS), as the server reads them, without the server's own rules: what `petstore keys` opens. */
 export function loadStoreSettings(environ: Environ): Result<StoreSettings, readonly string[]> {
   const { values, problems } = readSettings(environ, STORE_SECTIONS);
-  const { environment, store, redisUrl, redisPrefix, databaseUrl, pgPoolSize, pgTimeoutMs, logLevel } = values;
+  const { environment, store, redisUrl, redisPrefix, databaseUrl, pgPoolSize, pgTimeoutMs, logLevel, plans } = values;
   const redisCluster = redisClusterOf(values);
   const ban = banPolicyOf(values);
-  const settings = { environment, store, redisUrl, redisCluster, redisPrefix, databaseUrl, pgPoolSize, pgTimeoutMs, ban, logLevel };
+  const settings = { environment, store, redisUrl, redisCluster, redisPrefix, databaseUrl, pgPoolSize, pgTimeoutMs, ban, logLevel, plans };
   return problems.length === 0 ? ok(settings) : err(problems);
 }
 
@@ -147,5 +159,5 @@ export function loadDatabaseSettings(environ: Environ): Result<DatabaseSettings,
  */
 export function withDefaults(settings: Partial<PetStoreConfig> & Pick<PetStoreConfig, 'environment'>): PetStoreConfig {
   const defaults = readSettings({ [SETTINGS.environment.variable]: settings.environment }, ALL_SECTIONS).values;
-  return { ...configOf(defaults), ...settings };
+  return { ...configOf(defaults, []), ...settings };
 }

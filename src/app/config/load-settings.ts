@@ -36,7 +36,9 @@ export function readSettings<Section extends SectionName>(environ: Environ, sect
     const parsed = setting.parse(raw);
     if (parsed.ok) return parsed.value;
     // Keys, tokens and passwords are described, never echoed; a URL is echoed without its password.
-    problems.push(setting.secret ? `${setting.variable}: ${parsed.error}` : `${setting.variable}=${JSON.stringify(withoutPassword(raw))}: ${parsed.error}`);
+    const named = setting.secret ? setting.variable : `${setting.variable}=${JSON.stringify(withoutPassword(raw))}`;
+    // A refusal of several mistakes (a plans file's) has one per line: each is a problem of its own.
+    for (const problem of parsed.error.split('\n')) problems.push(`${named}: ${problem}`);
     return setting.defaultFor(deployed);
   };
   const environment = read(SETTINGS.environment, false);

@@ -11,6 +11,7 @@ export const SECTIONS = {
   store: 'Store',
   redis: 'Redis',
   postgres: 'PostgreSQL',
+  plans: 'Plans',
   keys: 'API keys',
   quota: 'Quotas',
   ban: 'Bans',

@@ -1,11 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { parseTrustProxy, type TrustProxy } from '../../adapters/http/pipeline/client-address.js';
 import { parseCorsOrigins, type CorsOrigins } from '../../adapters/http/pipeline/cors.js';
-import { DEFAULT_DEPRECATED_AT } from '../../adapters/http/request-handler.js';
+import { RATE_LIMIT_STATUS_RULE } from '../../adapters/http/contract/rate-limit-status-rule.js';
+import { DEFAULT_DEPRECATED_AT, PET_STORE_OPERATION_IDS } from '../../adapters/http/request-handler.js';
 import { DEFAULT_BAN_POLICY, MAX_BAN_STRIKES } from '../../domain/quota/ban-policy.js';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
+import { NO_FILE_PLANS, type PlanCatalog } from '../../domain/quota/plan-parser.js';
 import { ok } from '../../domain/result.js';
-import { parseApiKeys, type ConfiguredKey } from './api-key-entries.js';
+import { parseApiKeys, type ApiKeyEntry } from './api-key-entries.js';
+import { readPlansFile } from './plans-file.js';
 import { oneOf, onOff, text, wholeNumber } from './setting.js';
 import { ADMIN_TOKEN_SHAPE, parseAdminToken, parseDatabaseUrl, parseDate, parseNodeAddresses, parseRedisPrefix, parseRedisUrl } from './value-parsers.js';
 
@@ -185,12 +188,23 @@ export const SETTINGS = {
     description:
       "with `postgres`: how long a request's PostgreSQL calls (connections, statements, transactions; all of one request together) may take before it is answered 503, its statements cancelled in PostgreSQL at three quarters of it",
   }),
-  apiKeys: text<readonly ConfiguredKey[], 'keys'>({
+  plans: text<PlanCatalog, 'plans'>({
+    variable: 'PETSTORE_PLANS',
+    flag: 'plans',
+    section: 'plans',
+    accepts: 'the path of a JSON plans file (see [plans.md](plans.md))',
+    metavar: 'FILE',
+    parse: (path) => readPlansFile(path, { operations: PET_STORE_OPERATION_IDS, reservedRuleNames: [RATE_LIMIT_STATUS_RULE.name] }),
+    default: NO_FILE_PLANS,
+    defaultText: 'none: the built-in plans only',
+    description: 'plans of named rules (operations matched, costs, shadow rules) that keys name beside the built-in `free`, `pro`, `business` and `enterprise`; read once at start, every mistake reported with its JSON path',
+  }),
+  apiKeys: text<readonly ApiKeyEntry[], 'keys'>({
     variable: 'PETSTORE_API_KEYS',
     flag: 'api-keys',
     section: 'keys',
     secret: true,
-    accepts: `comma-separated \`KEY:PLAN\` (\`free\`, \`pro\`, \`business\`) or \`KEY:enterprise:PER_MINUTE:PER_DAY\` (each limit at most ${MAX_RULE_LIMIT}), each optionally ending in \`:staff\` (or \`:customer\`, the default)`,
+    accepts: `comma-separated \`KEY:PLAN\` (\`free\`, \`pro\`, \`business\` or a plan of \`PETSTORE_PLANS\`) or \`KEY:enterprise:PER_MINUTE:PER_DAY\` (each limit at most ${MAX_RULE_LIMIT}), each optionally ending in \`:staff\` (or \`:customer\`, the default)`,
     metavar: 'KEY:PLAN[:staff],...',
     parse: parseApiKeys,
     default: [],

@@ -1,6 +1,6 @@
 import { ROLES, type Role } from '../access/caller.js';
 import { MAX_RULE_LIMIT } from '../quota/decidable-policy.js';
-import { parsePlan } from '../quota/plan-parser.js';
+import { NO_FILE_PLANS, parsePlan, planNamesOf, type PlanCatalog } from '../quota/plan-parser.js';
 import type { Plan } from '../quota/plan.js';
 import { err, ok, type Result } from '../result.js';
 
@@ -58,9 +58,9 @@ export function parseGrace(raw: string | undefined, names: FieldNames): Result<n
   return grace.ok ? grace : err(`${grace.error}, or 0 for at once`);
 }
 
-function planOf(values: KeyFieldValues, names: FieldNames): Result<Plan, string> {
+function planOf(values: KeyFieldValues, names: FieldNames, plans: PlanCatalog): Result<Plan, string> {
   const name = values.plan;
-  const plan = parsePlan({ name, perMinute: values.perMinute, perDay: values.perDay });
+  const plan = parsePlan({ name, perMinute: values.perMinute, perDay: values.perDay }, plans);
   if (plan.ok) return plan;
   const problem = plan.error;
   switch (problem.kind) {
@@ -73,7 +73,7 @@ function planOf(values: KeyFieldValues, names: FieldNames): Result<Plan, string>
       return err(
         name === undefined
           ? `${names('perMinute')} and ${names('perDay')} go with ${names('plan')} enterprise`
-          : `${names('plan')} ${JSON.stringify(name)}: must be one of free, pro, business, enterprise`,
+          : `${names('plan')} ${JSON.stringify(name)}: must be one of ${planNamesOf(plans)}`,
       );
   }
 }
@@ -93,7 +93,11 @@ function labelOf(label: string, names: FieldNames): Result<string, string> {
     : err(`${names('label')} must be at most ${MAX_LABEL_LENGTH} characters, none of them control characters`);
 }
 
-type OptionReader<Option extends keyof KeyOptions> = (values: KeyFieldValues, names: FieldNames) => Result<NonNullable<KeyOptions[Option]>, string>;
+type OptionReader<Option extends keyof KeyOptions> = (
+  values: KeyFieldValues,
+  names: FieldNames,
+  plans: PlanCatalog,
+) => Result<NonNullable<KeyOptions[Option]>, string>;
 
 /** Each option: the fields it is read from (any one given), and its reader. */
 const KEY_OPTIONS: { readonly [Option in keyof KeyOptions]-?: { readonly fields: readonly KeyField[]; readonly read: OptionReader<Option> } } = {
@@ -103,28 +107,28 @@ const KEY_OPTIONS: { readonly [Option in keyof KeyOptions]-?: { readonly fields:
   expiresInMs: { fields: ['expiresIn'], read: (values, names) => parseDuration(values.expiresIn ?? '', names('expiresIn')) },
 };
 
-/** The options given, each read by its entry of KEY_OPTIONS; the first unreadable one is the error. */
-function readKeyOptions(values: KeyFieldValues, names: FieldNames): Result<KeyOptions, string> {
+/** The options given, each read by its entry of KEY_OPTIONS; the first unreadable one is the error. `plans`: the plans file's, a key may name them too. */
+function readKeyOptions(values: KeyFieldValues, names: FieldNames, plans: PlanCatalog): Result<KeyOptions, string> {
   const options: Record<string, unknown> = {};
   for (const [option, { fields, read }] of Object.entries(KEY_OPTIONS)) {
     if (!fields.some((field) => values[field] !== undefined)) continue;
-    const value = read(values, names);
+    const value = read(values, names, plans);
     if (!value.ok) return value;
     options[option] = value.value;
   }
   return ok(options as KeyOptions);
 }
 
-export function readNewKey(values: KeyFieldValues, names: FieldNames): Result<NewKeyRequest, string> {
-  const options = readKeyOptions(values, names);
+export function readNewKey(values: KeyFieldValues, names: FieldNames, plans: PlanCatalog = NO_FILE_PLANS): Result<NewKeyRequest, string> {
+  const options = readKeyOptions(values, names, plans);
   if (!options.ok) return options;
   const { plan, role = 'customer', label = '' } = options.value;
-  if (plan === undefined) return err(`create needs ${names('plan')} free|pro|business|enterprise`);
+  if (plan === undefined) return err(`create needs ${names('plan')} ${planNamesOf(plans).replaceAll(', ', '|')}`);
   return ok({ ...options.value, plan, role, label });
 }
 
-export function readKeyChanges(values: KeyFieldValues, names: FieldNames): Result<KeyOptions, string> {
-  const options = readKeyOptions(values, names);
+export function readKeyChanges(values: KeyFieldValues, names: FieldNames, plans: PlanCatalog = NO_FILE_PLANS): Result<KeyOptions, string> {
+  const options = readKeyOptions(values, names, plans);
   if (!options.ok) return options;
   return Object.keys(options.value).length > 0
     ? options

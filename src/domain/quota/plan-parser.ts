@@ -1,13 +1,21 @@
 import { err, ok, type Result } from '../result.js';
 import { MAX_RULE_LIMIT } from './decidable-policy.js';
-import { enterprisePlan, STANDARD_PLANS, type Plan } from './plan.js';
+import { enterprisePlan, PLAN_NAMES, STANDARD_PLANS, type Plan } from './plan.js';
+
+/** The plans of a plans file (PETSTORE_PLANS) by name, beside the built-in ones, none of which it redefines. */
+export type PlanCatalog = ReadonlyMap<string, Plan>;
+
+export const NO_FILE_PLANS: PlanCatalog = new Map();
+
+/** Every plan a key may name, the built-in ones first: `free, pro, business, enterprise, search`. */
+export const planNamesOf = (plans: PlanCatalog): string => [...PLAN_NAMES, ...plans.keys()].join(', ');
 
 export type StandardPlanName = keyof typeof STANDARD_PLANS;
 
 /** Why a plan could not be read; each front end (configuration, CLI) words it in its own syntax. */
 export type PlanProblem =
   | { readonly kind: 'unknown_plan' }
-  | { readonly kind: 'limits_not_allowed'; readonly plan: StandardPlanName }
+  | { readonly kind: 'limits_not_allowed'; readonly plan: string }
   /** `limit` is absent or not plain decimal digits from 1. */
   | { readonly kind: 'limit_not_whole'; readonly limit: 'perMinute' | 'perDay' }
   | { readonly kind: 'limit_too_large'; readonly limit: 'perMinute' | 'perDay' };
@@ -28,10 +36,11 @@ const limitOf = (limit: 'perMinute' | 'perDay', text: string | undefined): Resul
 };
 
 /**
- * A plan named as an operator writes it: `free`, `pro`, `business`, or `enterprise` with its
- * two limits. The one reader of PETSTORE_API_KEYS entries and of `petstore keys --plan`.
+ * A plan named as an operator writes it: `free`, `pro`, `business`, one of the plans file's, or
+ * `enterprise` with its two limits. The one reader of PETSTORE_API_KEYS entries, of `petstore
+ * keys --plan` and of the admin API's `plan`.
  */
-export function parsePlan({ name, perMinute, perDay }: PlanText): Result<Plan, PlanProblem> {
+export function parsePlan({ name, perMinute, perDay }: PlanText, plans: PlanCatalog = NO_FILE_PLANS): Result<Plan, PlanProblem> {
   if (name === 'enterprise') {
     const minute = limitOf('perMinute', perMinute);
     if (!minute.ok) return minute;
@@ -39,6 +48,7 @@ export function parsePlan({ name, perMinute, perDay }: PlanText): Result<Plan, P
     if (!day.ok) return day;
     return ok(enterprisePlan(minute.value, day.value));
   }
-  if (!isStandard(name)) return err({ kind: 'unknown_plan' });
-  return perMinute === undefined && perDay === undefined ? ok(STANDARD_PLANS[name]) : err({ kind: 'limits_not_allowed', plan: name });
+  const plan = isStandard(name) ? STANDARD_PLANS[name] : name === undefined ? undefined : plans.get(name);
+  if (plan === undefined) return err({ kind: 'unknown_plan' });
+  return perMinute === undefined && perDay === undefined ? ok(plan) : err({ kind: 'limits_not_allowed', plan: plan.name });
 }

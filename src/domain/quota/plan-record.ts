@@ -1,33 +1,58 @@
-import { PLAN_NAMES, type Plan, type PlanName } from './plan.js';
-import type { QuotaRule } from './quota-rule.js';
+import type { Plan } from './plan.js';
+import type { PlanRule, RuleCost } from './plan-rules.js';
+import { RULE_MODES, type RuleMode } from './quota-rule.js';
 
-/** A plan as stores keep it (a JSON object): its name and rules, nothing else. */
+/**
+ * A plan as stores keep it (a JSON object): its name and rules, nothing else. A rule's mode,
+ * match and cost are written only when set, so a record of today's plans is what it always was.
+ */
 export interface PlanRecord {
-  readonly name: PlanName;
-  readonly rules: QuotaRule[];
+  readonly name: string;
+  readonly rules: PlanRule[];
 }
 
-export const planRecord = ({ name, rules }: Plan): PlanRecord => ({
+const ruleRecord = ({ name, limit, windowMs, mode, match, cost }: PlanRule): PlanRule => ({
   name,
-  rules: rules.map(({ name: rule, limit, windowMs }) => ({ name: rule, limit, windowMs })),
+  limit,
+  windowMs,
+  ...(mode === undefined ? {} : { mode }),
+  ...(match === undefined ? {} : { match: [...match] }),
+  ...(cost === undefined ? {} : { cost: typeof cost === 'number' ? cost : { ...cost } }),
 });
 
-const isPlanName = (value: unknown): value is PlanName => PLAN_NAMES.some((name) => name === value);
+export const planRecord = ({ name, rules }: Plan): PlanRecord => ({ name, rules: rules.map(ruleRecord) });
 
-const isRule = (value: unknown): value is QuotaRule =>
-  typeof value === 'object' &&
-  value !== null &&
-  'name' in value &&
-  typeof value.name === 'string' &&
-  'limit' in value &&
-  typeof value.limit === 'number' &&
-  'windowMs' in value &&
-  typeof value.windowMs === 'number';
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isMode = (value: unknown): value is RuleMode => RULE_MODES.some((mode) => mode === value);
+
+const isCost = (value: unknown): value is RuleCost =>
+  typeof value === 'number' || (isObject(value) && Object.values(value).every((cost) => typeof cost === 'number'));
+
+// Absent optional fields are absent in the rule read, so a record read back equals the plan written.
+const ruleOf = (value: unknown): PlanRule | undefined => {
+  if (!isObject(value)) return undefined;
+  const { name, limit, windowMs, mode, match, cost } = value;
+  if (typeof name !== 'string' || typeof limit !== 'number' || typeof windowMs !== 'number') return undefined;
+  if (mode !== undefined && !isMode(mode)) return undefined;
+  if (match !== undefined && !(Array.isArray(match) && match.every((id) => typeof id === 'string'))) return undefined;
+  if (cost !== undefined && !isCost(cost)) return undefined;
+  return Object.freeze({
+    name,
+    limit,
+    windowMs,
+    ...(mode === undefined ? {} : { mode }),
+    ...(match === undefined ? {} : { match: Object.freeze([...(match as string[])]) }),
+    ...(cost === undefined ? {} : { cost: typeof cost === 'number' ? cost : Object.freeze({ ...cost }) }),
+  });
+};
 
 /** The frozen plan a record holds; undefined when it is not one (a store tampered with). */
 export const planOfRecord = (value: unknown): Plan | undefined => {
-  if (typeof value !== 'object' || value === null || !('name' in value) || !('rules' in value)) return undefined;
+  if (!isObject(value)) return undefined;
   const { name, rules } = value;
-  if (!isPlanName(name) || !Array.isArray(rules) || !rules.every(isRule)) return undefined;
-  return Object.freeze({ name, rules: Object.freeze(rules.map(({ name: rule, limit, windowMs }) => Object.freeze({ name: rule, limit, windowMs }))) });
+  if (typeof name !== 'string' || name === '' || !Array.isArray(rules)) return undefined;
+  const read = rules.map(ruleOf);
+  if (!read.every((rule) => rule !== undefined)) return undefined;
+  return Object.freeze({ name, rules: Object.freeze(read) });
 };

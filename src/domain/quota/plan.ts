@@ -1,11 +1,14 @@
+import type { PlanRule } from './plan-rules.js';
 import type { QuotaRule } from './quota-rule.js';
 
+/** The built-in plans' names: always known, never redefined by a plans file. */
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 
+/** A plan: a name (built in, or one of the plans file's) and its rules, every one applying to each request it matches. */
 export interface Plan {
-  readonly name: PlanName;
-  readonly rules: readonly QuotaRule[];
+  readonly name: string;
+  readonly rules: readonly PlanRule[];
 }
 
 export const MINUTE_MS = 60_000;

@@ -1,6 +1,6 @@
-import { bindingRuleIndex } from './binding-rule.js';
+import { bindingRuleIndex, isAdvertised } from './binding-rule.js';
 import type { QuotaDecision } from './quota-decision.js';
-import type { QuotaPolicy } from './quota-rule.js';
+import type { QuotaPolicy, RuleCosts } from './quota-rule.js';
 
 /**
  * The values of the rate-limit header fields of one decision, formatted once for every
@@ -22,14 +22,23 @@ export interface RateLimitFields {
   readonly retryAfter: number | undefined;
 }
 
-const policyFields = new WeakMap<QuotaPolicy, string>();
+// Keyed by the policy (a request of 1 under every rule) or by the RuleCosts an admission keeps
+// per plan and operation, so each field is built once.
+const policyFields = new WeakMap<QuotaPolicy | RuleCosts, string>();
 
-/** The `RateLimit-Policy` field of `policy`, built once per policy object. */
-export const rateLimitPolicyField = (policy: QuotaPolicy): string => {
-  let field = policyFields.get(policy);
+/**
+ * The `RateLimit-Policy` field of `policy` for a request that spent `costs` (default: 1 under
+ * every rule): the enforced rules that request matched.
+ */
+export const rateLimitPolicyField = (policy: QuotaPolicy, costs: number | RuleCosts = 1): string => {
+  const key = typeof costs === 'number' ? policy : costs;
+  let field = policyFields.get(key);
   if (field === undefined) {
-    field = policy.rules.map((rule) => `"${rule.name}";q=${rule.limit};w=${rule.windowMs / 1000}`).join(', ');
-    policyFields.set(policy, field);
+    field = policy.rules
+      .filter((_rule, i) => isAdvertised(policy.rules, costs, i))
+      .map((rule) => `"${rule.name}";q=${rule.limit};w=${rule.windowMs / 1000}`)
+      .join(', ');
+    policyFields.set(key, field);
   }
   return field;
 };
@@ -40,21 +49,26 @@ const secondsUntil = (at: number, now: number): number => Math.max(0, Math.ceil(
 const retryAfterSeconds = (decision: QuotaDecision): number =>
   Math.max(1, Math.ceil((decision.retryAt - decision.decidedAt) / 1000));
 
-/** The rate-limit fields of `decision`, taken under `policy`; deltas are measured from `decision.decidedAt`. */
-export const rateLimitFields = (policy: QuotaPolicy, decision: QuotaDecision): RateLimitFields => {
+/**
+ * The rate-limit fields of `decision`, taken under `policy` for a request that spent `costs`
+ * (default: 1 under every rule); deltas are measured from `decision.decidedAt`. Only the
+ * enforced rules the request matched are advertised, the binding one of them in X-RateLimit-*.
+ */
+export const rateLimitFields = (policy: QuotaPolicy, decision: QuotaDecision, costs: number | RuleCosts = 1): RateLimitFields => {
   const rules = policy.rules;
-  const binding = bindingRuleIndex(decision, rules);
+  const binding = bindingRuleIndex(decision, rules, costs);
   const now = decision.decidedAt;
   let rateLimit = '';
   for (let i = 0; i < rules.length; i++) {
-    if (i > 0) rateLimit += ', ';
+    if (!isAdvertised(rules, costs, i)) continue;
+    if (rateLimit !== '') rateLimit += ', ';
     rateLimit += `"${rules[i]?.name}";r=${decision.remaining[i] ?? 0};t=${secondsUntil(decision.resetAt[i] ?? now, now)}`;
   }
   return {
     limit: rules[binding]?.limit ?? 0,
     remaining: decision.remaining[binding] ?? 0,
     reset: Math.ceil((decision.resetAt[binding] ?? now) / 1000),
-    policy: rateLimitPolicyField(policy),
+    policy: rateLimitPolicyField(policy, costs),
     rateLimit,
     retryAfter: decision.verdict === 'admitted' ? undefined : retryAfterSeconds(decision),
   };

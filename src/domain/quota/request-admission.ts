@@ -2,8 +2,9 @@ import { holderOf, type ApiKeyGrant, type ApiKeyRegistry } from '../../ports/api
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { Caller } from '../access/caller.js';
 import type { Plan } from './plan.js';
+import { costsOf, isUniformPlan } from './plan-rules.js';
 import type { QuotaDecision } from './quota-decision.js';
-import type { BanPolicy, QuotaPolicy } from './quota-rule.js';
+import type { BanPolicy, QuotaPolicy, RuleCosts } from './quota-rule.js';
 import { assertDecidablePolicy } from './decidable-policy.js';
 
 /**
@@ -18,6 +19,11 @@ export interface Admission {
   /** Who the key identifies (its holder's digest) and its role; undefined exactly when `plan` is. */
   readonly caller: Caller | undefined;
   readonly policy: QuotaPolicy;
+  /**
+   * What the request spent under the policy's rules: 1 under every rule (today's plans, the
+   * anonymous rule), or each rule's own (RuleCosts, 0 where the request does not match the rule).
+   */
+  readonly costs: number | RuleCosts;
   readonly decision: QuotaDecision;
 }
 
@@ -32,6 +38,31 @@ interface KeyHolder {
   readonly caller: Caller;
   readonly subject: string;
   readonly policy: QuotaPolicy;
+  readonly costs: PlanCosts;
+}
+
+/**
+ * What a plan's requests spend, by operation: a uniform plan (every rule matching every request
+ * at 1) spends the plain 1, so today's plans take the hot path they always took; any other keeps
+ * one frozen RuleCosts per operation, made at its first request.
+ */
+class PlanCosts {
+  private readonly uniform: boolean;
+  private readonly byOperation = new Map<string | undefined, RuleCosts>();
+
+  constructor(private readonly plan: Plan) {
+    this.uniform = isUniformPlan(plan);
+  }
+
+  of(operationId: string | undefined): number | RuleCosts {
+    if (this.uniform) return 1;
+    let costs = this.byOperation.get(operationId);
+    if (costs === undefined) {
+      costs = costsOf(this.plan, operationId);
+      this.byOperation.set(operationId, costs);
+    }
+    return costs;
+  }
 }
 
 /**
@@ -41,6 +72,7 @@ interface KeyHolder {
  */
 export class RequestAdmission {
   private readonly policies = new WeakMap<Plan, QuotaPolicy>();
+  private readonly planCosts = new WeakMap<Plan, PlanCosts>();
   private readonly holders = new WeakMap<ApiKeyGrant, KeyHolder>();
 
   constructor(
@@ -52,22 +84,25 @@ export class RequestAdmission {
     assertDecidablePolicy({ ...options.anonymousPolicy, ban: options.ban });
   }
 
-  admit(keyDigest: string | undefined, clientAddress: string): Admission | Promise<Admission> {
+  /** `operationId`: the routed operation's, which the plan's rules match; undefined when no operation was routed (404, 405). */
+  admit(keyDigest: string | undefined, clientAddress: string, operationId?: string): Admission | Promise<Admission> {
     if (keyDigest === undefined) return this.decideAnonymous(clientAddress);
     const grant = this.keys.grantOf(keyDigest);
-    if (grant instanceof Promise) return grant.then((found) => this.decideFor(found, keyDigest, clientAddress));
-    return this.decideFor(grant, keyDigest, clientAddress);
+    if (grant instanceof Promise) return grant.then((found) => this.decideFor(found, keyDigest, clientAddress, operationId));
+    return this.decideFor(grant, keyDigest, clientAddress, operationId);
   }
 
-  private decideFor(grant: ApiKeyGrant | undefined, keyDigest: string, clientAddress: string): Admission | Promise<Admission> {
+  private decideFor(grant: ApiKeyGrant | undefined, keyDigest: string, clientAddress: string, operationId: string | undefined): Admission | Promise<Admission> {
     if (grant === undefined) return this.decideAnonymous(clientAddress);
-    const { caller, subject, policy } = this.keyHolder(grant, keyDigest);
-    return settle(grant.plan, caller, policy, this.quotas.decide(subject, policy));
+    const { caller, subject, policy, costs } = this.keyHolder(grant, keyDigest);
+    const spent = costs.of(operationId);
+    return settle(grant.plan, caller, policy, spent, this.quotas.decide(subject, policy, spent));
   }
 
+  // Anonymous callers keep their one rule over every request, whatever the operation.
   private decideAnonymous(clientAddress: string): Admission | Promise<Admission> {
     const policy = this.options.anonymousPolicy;
-    return settle(undefined, undefined, policy, this.quotas.decide(`addr:${clientAddress}`, policy));
+    return settle(undefined, undefined, policy, 1, this.quotas.decide(`addr:${clientAddress}`, policy, 1));
   }
 
   // A registry hands out one grant object per key (and per cache refill), so this misses once
@@ -77,10 +112,19 @@ export class RequestAdmission {
     const id = holderOf(grant, keyDigest);
     let holder = this.holders.get(grant);
     if (holder === undefined || holder.caller.id !== id) {
-      holder = { caller: Object.freeze({ id, role: grant.role }), subject: keySubject(id), policy: this.policyOf(grant.plan) };
+      holder = { caller: Object.freeze({ id, role: grant.role }), subject: keySubject(id), policy: this.policyOf(grant.plan), costs: this.costsOf(grant.plan) };
       this.holders.set(grant, holder);
     }
     return holder;
+  }
+
+  private costsOf(plan: Plan): PlanCosts {
+    let costs = this.planCosts.get(plan);
+    if (costs === undefined) {
+      costs = new PlanCosts(plan);
+      this.planCosts.set(plan, costs);
+    }
+    return costs;
   }
 
   private policyOf(plan: Plan): QuotaPolicy {
@@ -97,8 +141,9 @@ function settle(
   plan: Plan | undefined,
   caller: Caller | undefined,
   policy: QuotaPolicy,
+  costs: number | RuleCosts,
   decision: QuotaDecision | Promise<QuotaDecision>,
 ): Admission | Promise<Admission> {
-  if (decision instanceof Promise) return decision.then((decided) => ({ plan, caller, policy, decision: decided }));
-  return { plan, caller, policy, decision };
+  if (decision instanceof Promise) return decision.then((decided) => ({ plan, caller, policy, costs, decision: decided }));
+  return { plan, caller, policy, costs, decision };
 }

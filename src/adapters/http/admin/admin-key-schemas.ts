@@ -2,7 +2,6 @@ import Type, { type TSchema } from 'typebox';
 import { ErrorSchema } from '../contract/schemas.js';
 import { ROLES, type Role } from '../../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
-import { PLAN_NAMES, type PlanName } from '../../../domain/quota/plan.js';
 import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
 import { DEFAULT_ROLL_GRACE, DURATION_RANGE, MAX_LABEL_LENGTH } from '../../../domain/keys/key-fields.js';
 
@@ -13,7 +12,10 @@ import { DEFAULT_ROLL_GRACE, DURATION_RANGE, MAX_LABEL_LENGTH } from '../../../d
 
 const time = (description: string) => Type.String({ format: 'date-time', description });
 const timeOrNull = (description: string) => Type.Union([time(description), Type.Null()]);
-const plan = Type.Unsafe<PlanName>({ type: 'string', enum: [...PLAN_NAMES], description: 'free, pro and business have fixed limits; enterprise takes perMinute and perDay.' });
+const plan = Type.String({
+  minLength: 1,
+  description: 'free, pro and business have fixed limits; enterprise takes perMinute and perDay; any other is a plan of the PETSTORE_PLANS file.',
+});
 const role = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], description: 'customer: its own orders; staff: every order, and pets of any status.' });
 const limit = (window: string) => Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: `Requests admitted in any rolling ${window}.` });
 const DURATION_PATTERN = '^[0-9]{1,7}[smhd]$';

@@ -4,7 +4,6 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../domain/paging/page-
 import { ORDER_STATUSES, type OrderStatus } from '../../../domain/orders/order.js';
 import { STAFF_STATUSES, type StaffStatus } from '../../../domain/orders/order-status-machine.js';
 import { MAX_ID, PET_STATUSES, type PetStatus } from '../../../domain/pets/pet.js';
-import { PLAN_NAMES, type PlanName } from '../../../domain/quota/plan.js';
 import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
 
 /*
@@ -128,7 +127,7 @@ export const RateLimitRuleSchema = Type.Object(
 
 export const RateLimitStatusSchema = Type.Object(
   {
-    plan: Type.Unsafe<PlanName>({ type: 'string', enum: [...PLAN_NAMES], description: "The key's plan." }),
+    plan: Type.String({ description: "The key's plan: free, pro, business, enterprise or one of the server's plans file." }),
     rules: Type.Array(RateLimitRuleSchema, { minItems: 1, description: "The plan's rules, in the order of RateLimit-Policy." }),
     bannedUntil: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description:

@@ -66,7 +66,7 @@ export class RateLimitStatus {
     if (plan === undefined || caller === undefined) return undefined;
     const own = await this.quotas.decide(STATUS_SUBJECT + caller.id, STATUS_POLICY);
     return {
-      admission: { plan, caller, policy: advertisedPolicy(policy), decision: advertisedDecision(own, decision) },
+      admission: { plan, caller, policy: advertisedPolicy(policy), costs: 1, decision: advertisedDecision(own, decision) },
       standing: { plan, policy, decision },
     };
   }

@@ -78,7 +78,7 @@ export function createAdmissionPipeline(
       trace.plan = admitted.plan?.name ?? ANONYMOUS;
       trace.verdict = admitted.decision.verdict;
     }
-    writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision);
+    writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision, admitted.costs);
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
 
     const verdict = admitted.decision.verdict;
@@ -191,7 +191,7 @@ export function createAdmissionPipeline(
         answerStatus(ctx, match, headerProblem, rateLimitStatus, keyDigest, clientAddress).catch((error: unknown) => answerFailure(ctx, error, logError));
         return;
       }
-      const admitted = admission.admit(keyDigest, clientAddress);
+      const admitted = admission.admit(keyDigest, clientAddress, match?.kind === 'route' ? match.route.operation.operationId : undefined);
       if (admitted instanceof Promise) {
         // Only for a caller presenting a key: without one, an operation that needs a key answers 401 whatever was read.
         const readAhead = token !== undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;

@@ -1,5 +1,5 @@
 import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
-import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
+import type { QuotaPolicy, RuleCosts } from '../../../domain/quota/quota-rule.js';
 import { RATE_LIMIT_FIELD_NAMES, rateLimitFields } from '../../../domain/quota/rate-limit-fields.js';
 import type { HeaderList } from './request-context.js';
 
@@ -12,11 +12,11 @@ const RATE_LIMIT = RATE_LIMIT_FIELD_NAMES.rateLimit.toLowerCase();
 const RETRY_AFTER = RATE_LIMIT_FIELD_NAMES.retryAfter.toLowerCase();
 
 /**
- * Appends the legacy X-RateLimit-* trio of the binding rule and the IETF fields of every rule
- * of `decision`, and Retry-After when it refused the request.
+ * Appends the legacy X-RateLimit-* trio of the binding rule and the IETF fields of every
+ * enforced rule the request matched (it spent `costs`), and Retry-After when it was refused.
  */
-export function writeRateLimitHeaders(headers: HeaderList, policy: QuotaPolicy, decision: QuotaDecision): void {
-  const fields = rateLimitFields(policy, decision);
+export function writeRateLimitHeaders(headers: HeaderList, policy: QuotaPolicy, decision: QuotaDecision, costs: number | RuleCosts = 1): void {
+  const fields = rateLimitFields(policy, decision, costs);
   headers.push(LIMIT, fields.limit, REMAINING, fields.remaining, RESET, fields.reset, POLICY, fields.policy, RATE_LIMIT, fields.rateLimit);
   if (fields.retryAfter !== undefined) headers.push(RETRY_AFTER, fields.retryAfter);
 }

@@ -1,5 +1,6 @@
 import { createAdminKeyHandler, type AdminKeyApi } from '../../../adapters/http/admin-key-handler.js';
 import type { KeyAdministration } from '../../../adapters/http/admin/key-administration.js';
+import type { PlanCatalog } from '../../../domain/quota/plan-parser.js';
 import { err, ok } from '../../../domain/result.js';
 import type { Clock } from '../../../ports/clock.js';
 import { MIN_ADMIN_TOKEN_LENGTH } from '../../config/config.js';
@@ -11,6 +12,8 @@ export interface AdminKeyApiOptions {
   readonly token: string;
   readonly keys: KeyOperations;
   readonly clock: Clock;
+  /** PETSTORE_PLANS: a key's `plan` may name one of them too. */
+  readonly plans: PlanCatalog;
 }
 
 /** What PETSTORE_ADMIN_TOKEN must be, as the admin document states it. */
@@ -22,16 +25,16 @@ const jsonName: FieldNames = (field) => field;
 const invalid = (message: string) => err({ invalid: message });
 
 /** The key verbs as the admin API calls them: its JSON fields read by the readers of `petstore keys` flags. */
-const administrationOf = (keys: KeyOperations): KeyAdministration => ({
+const administrationOf = (keys: KeyOperations, plans: PlanCatalog): KeyAdministration => ({
   isKeyId,
   async create(fields) {
-    const request = readNewKey(fields, jsonName);
+    const request = readNewKey(fields, jsonName, plans);
     return request.ok ? ok(await keys.create(request.value)) : invalid(request.error);
   },
   list: async () => (await keys.list()).map((standing) => ({ key: standing.key, usedToday: usedToday(standing) })),
   show: (id) => keys.show(id),
   async update(id, fields) {
-    const changes = readKeyChanges(fields, jsonName);
+    const changes = readKeyChanges(fields, jsonName, plans);
     return changes.ok ? keys.update(id, changes.value) : invalid(changes.error);
   },
   unban: (id) => keys.unban(id),
@@ -46,6 +49,6 @@ const administrationOf = (keys: KeyOperations): KeyAdministration => ({
  * The admin key API (the listener's /keys routes and /openapi.json) over the app's key verbs:
  * the one call the composition makes when PETSTORE_ADMIN_TOKEN is set.
  */
-export function createAdminKeyApi({ token, keys, clock }: AdminKeyApiOptions): AdminKeyApi {
-  return createAdminKeyHandler({ token, tokenRule: ADMIN_TOKEN_RULE, keys: administrationOf(keys), clock });
+export function createAdminKeyApi({ token, keys, clock, plans }: AdminKeyApiOptions): AdminKeyApi {
+  return createAdminKeyHandler({ token, tokenRule: ADMIN_TOKEN_RULE, keys: administrationOf(keys, plans), clock });
 }

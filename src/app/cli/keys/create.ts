@@ -6,14 +6,14 @@ import { fieldsOfFlags, flagName, KEY_FLAGS, type KeyVerb } from './key-verb.js'
 
 export const createVerb: KeyVerb<{ readonly kind: 'create'; readonly key: NewKeyRequest }> = {
   name: 'create',
-  synopsis: `create --plan free|pro|business [--role customer|staff]
+  synopsis: `create --plan free|pro|business|PLAN [--role customer|staff]
                             [--expires-in DURATION] [--label TEXT]
        petstore keys create --plan enterprise --per-minute N --per-day N [...]`,
   notes: 'The key is printed once, by create: the store keeps only its SHA-256 digest.',
   flags: KEY_FLAGS,
-  parse(operands, flags) {
+  parse(operands, flags, plans) {
     if (operands.length > 0) return err(`create takes no argument: ${JSON.stringify(operands[0])}`);
-    const key = readNewKey(fieldsOfFlags(flags), flagName);
+    const key = readNewKey(fieldsOfFlags(flags), flagName, plans);
     return key.ok ? ok({ kind: 'create', key: key.value }) : key;
   },
   async run({ key }, { operations, output, now }) {

@@ -1,4 +1,5 @@
 import { KEY_FIELDS, type FieldNames, type KeyField, type KeyFieldValues } from '../../../domain/keys/key-fields.js';
+import type { PlanCatalog } from '../../../domain/quota/plan-parser.js';
 import type { BanPolicy } from '../../../domain/quota/quota-rule.js';
 import { err, ok, type Result } from '../../../domain/result.js';
 import type { KeyOperations } from '../../keys/key-operations.js';
@@ -31,7 +32,8 @@ export interface KeyVerb<Action extends { readonly kind: string }> {
   readonly notes?: string;
   /** The key flags it takes, beyond the store flags every verb takes. */
   readonly flags: readonly string[];
-  parse(operands: readonly string[], flags: Flags): Result<Action, string>;
+  /** `plans`: the plans file's (PETSTORE_PLANS), which `--plan` may name beside the built-in ones. */
+  parse(operands: readonly string[], flags: Flags, plans: PlanCatalog): Result<Action, string>;
   /** Resolves with the exit code: 0 done, 1 refused. */
   run(action: Action, context: VerbContext): Promise<number>;
 }

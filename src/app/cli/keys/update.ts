@@ -11,10 +11,10 @@ export const updateVerb: KeyVerb<{ readonly kind: 'update'; readonly id: string;
                             [--expires-in DURATION] [--label TEXT]`,
   notes: `update changes only what it is given; every instance applies it ${WITHIN_CHANGES_REACH_INSTANCES}.`,
   flags: KEY_FLAGS,
-  parse(operands, flags) {
+  parse(operands, flags, plans) {
     const id = idOperand('update', operands);
     if (!id.ok) return id;
-    const changes = readKeyChanges(fieldsOfFlags(flags), flagName);
+    const changes = readKeyChanges(fieldsOfFlags(flags), flagName, plans);
     return changes.ok ? ok({ kind: 'update', id: id.value, changes: changes.value }) : changes;
   },
   async run({ id, changes }, { operations, output, now }) {

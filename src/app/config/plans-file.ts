@@ -1,0 +1,188 @@
+import { readFileSync } from 'node:fs';
+import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
+import type { PlanCatalog } from '../../domain/quota/plan-parser.js';
+import { DEFAULT_COST_KEY, type PlanRule, type RuleCost } from '../../domain/quota/plan-rules.js';
+import { PLAN_NAMES, type Plan } from '../../domain/quota/plan.js';
+import { RULE_MODES } from '../../domain/quota/quota-rule.js';
+import { GRANULES_PER_WINDOW } from '../../domain/quota/sliding-window-counter.js';
+import { err, ok, type Result } from '../../domain/result.js';
+
+/** What a plans file is checked against: the API's operationIds, and rule names taken by the service itself. */
+export interface PlansFileContext {
+  readonly operations: readonly string[];
+  readonly reservedRuleNames: readonly string[];
+}
+
+/** A plan's or a rule's name: it is written in key entries, header fields, metrics labels and log lines as it is. */
+const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const NAME_SHAPE = '1 to 32 lower-case letters, digits, _ or -, starting with a letter';
+/** More rules than this per plan would be a mistake, not a plan: each costs every matched request a counter. */
+export const MAX_PLAN_RULES = 16;
+const WINDOW_UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const MIN_WINDOW_MS = WINDOW_UNITS_MS.s;
+const MAX_WINDOW_MS = 366 * WINDOW_UNITS_MS.d;
+const WINDOW_SHAPE = `must be a duration such as "60s", "1m", "1h", "1d" or whole milliseconds, from 1s to 366d, a multiple of ${GRANULES_PER_WINDOW} ms`;
+const RULE_FIELDS = ['name', 'limit', 'window', 'match', 'cost', 'mode'] as const;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isWhole = (value: unknown, max: number): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= max;
+const member = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+
+/** The line and column (from 1) of `position` in `text`. */
+function lineAndColumn(text: string, position: number): { line: number; column: number } {
+  const before = text.slice(0, position).split('\n');
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+}
+
+/** JSON.parse's refusal with its line and column, which V8 words as a character position (or not at all, at the end). */
+function syntaxProblem(text: string, error: SyntaxError): string {
+  const position = /at position (\d+)/.exec(error.message);
+  const { line, column } = lineAndColumn(text, position === null ? text.length : Number(position[1]));
+  const reason = error.message.replace(/ in JSON at position \d+.*$/, '').replace(/ of JSON input$/, '');
+  return `line ${line}, column ${column}: not JSON: ${reason}`;
+}
+
+class PlanChecker {
+  readonly problems: string[] = [];
+
+  constructor(private readonly context: PlansFileContext) {}
+
+  private refuse(path: string, problem: string): undefined {
+    this.problems.push(`${path}: ${problem}`);
+    return undefined;
+  }
+
+  private windowOf(path: string, value: unknown): number | undefined {
+    let ms = Number.NaN;
+    if (typeof value === 'number') ms = value;
+    else if (typeof value === 'string') {
+      const match = /^([0-9]{1,9})([smhd])$/.exec(value);
+      if (match !== null) ms = Number(match[1]) * WINDOW_UNITS_MS[match[2] as keyof typeof WINDOW_UNITS_MS];
+    }
+    const decidable = Number.isInteger(ms) && ms >= MIN_WINDOW_MS && ms <= MAX_WINDOW_MS && ms % GRANULES_PER_WINDOW === 0;
+    return decidable ? ms : this.refuse(path, WINDOW_SHAPE);
+  }
+
+  private operationOf(path: string, value: unknown): string | undefined {
+    if (typeof value === 'string' && this.context.operations.includes(value)) return value;
+    return this.refuse(path, `${JSON.stringify(value)} is not an operationId of the API; expected one of ${this.context.operations.join(', ')}`);
+  }
+
+  private matchOf(path: string, value: unknown): readonly string[] | undefined {
+    if (!Array.isArray(value) || value.length === 0) return this.refuse(path, 'must be a list of operationIds, at least one; leave it out for every operation');
+    const ids = value.map((id, index) => this.operationOf(`${path}[${index}]`, id));
+    if (new Set(ids).size !== ids.length) return this.refuse(path, 'names an operation twice');
+    return ids.every((id) => id !== undefined) ? Object.freeze(ids) : undefined;
+  }
+
+  private costOf(path: string, value: unknown, limit: number | undefined, match: readonly string[] | undefined): RuleCost | undefined {
+    // A cost above the rule's own limit could never be admitted.
+    const max = limit ?? MAX_RULE_LIMIT;
+    const whole = (at: string, cost: unknown): number | undefined => (isWhole(cost, max) ? cost : this.refuse(at, `must be a whole number from 1 to ${max}, the rule's limit`));
+    if (!isObject(value)) return whole(path, value);
+    const costs: Record<string, number> = {};
+    let valid = true;
+    for (const [key, cost] of Object.entries(value)) {
+      const at = member(path, key);
+      if (key !== DEFAULT_COST_KEY) {
+        if (this.operationOf(at, key) === undefined) valid = false;
+        else if (match !== undefined && !match.includes(key)) valid = this.refuse(at, `${key} is not in the rule's match: the rule never counts it`) ?? false;
+      }
+      const read = whole(at, cost);
+      if (read === undefined || !valid) valid = false;
+      else costs[key] = read;
+    }
+    return valid ? Object.freeze(costs) : undefined;
+  }
+
+  private ruleOf(path: string, value: unknown): PlanRule | undefined {
+    if (!isObject(value)) return this.refuse(path, 'must be an object: {"name": "minute", "limit": 60, "window": "1m"}');
+    for (const field of Object.keys(value)) {
+      if (!(RULE_FIELDS as readonly string[]).includes(field)) this.refuse(member(path, field), `unknown field; a rule has ${RULE_FIELDS.join(', ')}`);
+    }
+    const { name, limit, window, match, cost, mode } = value;
+    const named =
+      typeof name === 'string' && NAME.test(name)
+        ? this.context.reservedRuleNames.includes(name)
+          ? this.refuse(`${path}.name`, `${name} is the name of a rule of the service's own`)
+          : name
+        : this.refuse(`${path}.name`, `must be ${NAME_SHAPE}`);
+    const counted = isWhole(limit, MAX_RULE_LIMIT) ? limit : this.refuse(`${path}.limit`, `must be a whole number from 1 to ${MAX_RULE_LIMIT}`);
+    const windowMs = window === undefined ? this.refuse(`${path}.window`, `is required: ${WINDOW_SHAPE.replace('must be ', '')}`) : this.windowOf(`${path}.window`, window);
+    const matched = match === undefined ? undefined : this.matchOf(`${path}.match`, match);
+    const charged = cost === undefined ? undefined : this.costOf(`${path}.cost`, cost, counted, matched);
+    const moded =
+      mode === undefined ? undefined : (RULE_MODES.find((known) => known === mode) ?? this.refuse(`${path}.mode`, `must be one of ${RULE_MODES.join(', ')}`));
+    if (named === undefined || counted === undefined || windowMs === undefined) return undefined;
+    const refused = (given: unknown, read: unknown): boolean => given !== undefined && read === undefined;
+    if (refused(match, matched) || refused(cost, charged) || refused(mode, moded)) return undefined;
+    return Object.freeze({
+      name: named,
+      limit: counted,
+      windowMs,
+      ...(moded === undefined ? {} : { mode: moded }),
+      ...(matched === undefined ? {} : { match: matched }),
+      ...(charged === undefined ? {} : { cost: charged }),
+    });
+  }
+
+  planOf(path: string, name: string, value: unknown): Plan | undefined {
+    if ((PLAN_NAMES as readonly string[]).includes(name)) return this.refuse(path, `${name} is a built-in plan; give the file's plan another name`);
+    if (!NAME.test(name)) return this.refuse(path, `a plan's name must be ${NAME_SHAPE}`);
+    if (!isObject(value)) return this.refuse(path, 'must be an object: {"rules": [...]}');
+    for (const field of Object.keys(value)) if (field !== 'rules') this.refuse(member(path, field), 'unknown field; a plan has rules');
+    const { rules } = value;
+    if (!Array.isArray(rules) || rules.length === 0 || rules.length > MAX_PLAN_RULES) {
+      return this.refuse(`${path}.rules`, `must be a list of 1 to ${MAX_PLAN_RULES} rules`);
+    }
+    const read = rules.map((rule, index) => this.ruleOf(`${path}.rules[${index}]`, rule));
+    const names = new Set<string>();
+    for (const [index, rule] of read.entries()) {
+      if (rule === undefined) continue;
+      if (names.has(rule.name)) this.refuse(`${path}.rules[${index}].name`, `${rule.name} names another rule of the plan`);
+      names.add(rule.name);
+    }
+    if (!read.every((rule) => rule !== undefined)) return undefined;
+    // Every request is then limited, and its rate-limit fields always have a rule to describe.
+    if (!read.some((rule) => rule.match === undefined && rule.mode !== 'shadow')) {
+      return this.refuse(`${path}.rules`, 'needs an enforced rule without "match", one that limits every request');
+    }
+    return names.size === read.length ? Object.freeze({ name, rules: Object.freeze(read) }) : undefined;
+  }
+}
+
+/**
+ * A plans file's text (docs/plans.md): `{"plans": {"NAME": {"rules": [RULE, ...]}}}`. Every
+ * mistake is reported, one line each, naming its JSON path, or its line and column when the
+ * text is not JSON.
+ */
+export function parsePlansFile(text: string, context: PlansFileContext): Result<PlanCatalog, readonly string[]> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return err([syntaxProblem(text, error as SyntaxError)]);
+  }
+  if (!isObject(json) || !isObject(json['plans'])) return err(['the file must be an object with "plans": {"NAME": {"rules": [...]}}']);
+  const checker = new PlanChecker(context);
+  for (const field of Object.keys(json)) if (field !== 'plans') checker.problems.push(`${field}: unknown field; the file has plans`);
+  const plans = new Map<string, Plan>();
+  for (const [name, value] of Object.entries(json['plans'])) {
+    const plan = checker.planOf(member('plans', name), name, value);
+    if (plan !== undefined) plans.set(name, plan);
+  }
+  if (plans.size === 0 && checker.problems.length === 0) checker.problems.push('plans: names no plan');
+  return checker.problems.length === 0 ? ok(plans) : err(checker.problems);
+}
+
+/** PETSTORE_PLANS: the file at `path`, read once at start; each mistake on its own line. */
+export function readPlansFile(path: string, context: PlansFileContext): Result<PlanCatalog, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return err(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  const plans = parsePlansFile(text, context);
+  return plans.ok ? plans : err(plans.error.join('\n'));
+}

@@ -1,0 +1,159 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseKeysArgs } from '../../src/app/cli/keys-command.js';
+import { loadConfig } from '../../src/app/config/config.js';
+import { parsePlansFile, type PlansFileContext } from '../../src/app/config/plans-file.js';
+import { PET_STORE_OPERATION_IDS } from '../../src/adapters/http/request-handler.js';
+import { readKeyChanges, readNewKey } from '../../src/domain/keys/key-fields.js';
+import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
+
+const CONTEXT: PlansFileContext = { operations: ['listPets', 'createPet', 'placeOrder'], reservedRuleNames: ['rate_limit'] };
+
+const problemsOf = (file: unknown): readonly string[] => {
+  const parsed = parsePlansFile(typeof file === 'string' ? file : JSON.stringify(file, null, 2), CONTEXT);
+  return parsed.ok ? [] : parsed.error;
+};
+
+const minute = { name: 'minute', limit: 100, window: '1m' };
+const SEARCH = {
+  plans: {
+    search: {
+      rules: [minute, { name: 'search', limit: 10, window: '60s', match: ['listPets'], cost: 2 }],
+    },
+  },
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'plans-'));
+const fileOf = (name: string, content: unknown): string => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  return path;
+};
+
+describe('a plans file', () => {
+  it('reads each plan into frozen rules: windows in units or milliseconds, match, cost and mode as written', () => {
+    const parsed = parsePlansFile(
+      JSON.stringify({
+        plans: {
+          search: SEARCH.plans.search,
+          writes: { rules: [{ name: 'hour', limit: 1000, window: 3_600_000, cost: { placeOrder: 5, default: 1 }, mode: 'shadow' }, { ...minute, window: '1d', mode: 'enforce' }] },
+        },
+      }),
+      CONTEXT,
+    );
+    if (!parsed.ok) throw new Error(parsed.error.join('\n'));
+    expect(parsed.value.get('search')).toEqual({
+      name: 'search',
+      rules: [
+        { name: 'minute', limit: 100, windowMs: 60_000 },
+        { name: 'search', limit: 10, windowMs: 60_000, match: ['listPets'], cost: 2 },
+      ],
+    });
+    expect(parsed.value.get('writes')?.rules).toEqual([
+      { name: 'hour', limit: 1000, windowMs: 3_600_000, cost: { placeOrder: 5, default: 1 }, mode: 'shadow' },
+      { name: 'minute', limit: 100, windowMs: 86_400_000, mode: 'enforce' },
+    ]);
+    expect(Object.isFrozen(parsed.value.get('search')?.rules[1])).toBe(true);
+  });
+
+  it('reports every mistake, one line each, naming its JSON path', () => {
+    expect(
+      problemsOf({
+        plans: {
+          free: { rules: [minute] },
+          'Big Plan': { rules: [minute] },
+          search: {
+            rules: [
+              { name: 'minute', limit: 0, window: '90x' },
+              { name: 'search', limit: 4_294_967_296, window: 90, match: ['searchPets', 'listPets', 'listPets'], mode: 'dry' },
+              { name: 'Search!', limit: 5, window: '1m', cost: { createPet: 2, listPets: 6, getThing: 1 }, match: ['listPets'], limits: 3 },
+              { name: 'rate_limit', limit: 5 },
+            ],
+          },
+          empty: { rules: [] },
+          'shadow-only': { rules: [{ ...minute, mode: 'shadow' }], note: 'x' },
+          twice: { rules: [minute, minute] },
+        },
+        version: 2,
+      }),
+    ).toEqual([
+      'version: unknown field; the file has plans',
+      'plans.free: free is a built-in plan; give the file\'s plan another name',
+      'plans["Big Plan"]: a plan\'s name must be 1 to 32 lower-case letters, digits, _ or -, starting with a letter',
+      'plans.search.rules[0].limit: must be a whole number from 1 to 4294967295',
+      'plans.search.rules[0].window: must be a duration such as "60s", "1m", "1h", "1d" or whole milliseconds, from 1s to 366d, a multiple of 60 ms',
+      'plans.search.rules[1].limit: must be a whole number from 1 to 4294967295',
+      'plans.search.rules[1].window: must be a duration such as "60s", "1m", "1h", "1d" or whole milliseconds, from 1s to 366d, a multiple of 60 ms',
+      'plans.search.rules[1].match[0]: "searchPets" is not an operationId of the API; expected one of listPets, createPet, placeOrder',
+      'plans.search.rules[1].match: names an operation twice',
+      'plans.search.rules[1].mode: must be one of enforce, shadow',
+      'plans.search.rules[2].limits: unknown field; a rule has name, limit, window, match, cost, mode',
+      'plans.search.rules[2].name: must be 1 to 32 lower-case letters, digits, _ or -, starting with a letter',
+      'plans.search.rules[2].cost.createPet: createPet is not in the rule\'s match: the rule never counts it',
+      'plans.search.rules[2].cost.listPets: must be a whole number from 1 to 5, the rule\'s limit',
+      'plans.search.rules[2].cost.getThing: "getThing" is not an operationId of the API; expected one of listPets, createPet, placeOrder',
+      'plans.search.rules[3].name: rate_limit is the name of a rule of the service\'s own',
+      'plans.search.rules[3].window: is required: a duration such as "60s", "1m", "1h", "1d" or whole milliseconds, from 1s to 366d, a multiple of 60 ms',
+      'plans.empty.rules: must be a list of 1 to 16 rules',
+      'plans["shadow-only"].note: unknown field; a plan has rules',
+      'plans["shadow-only"].rules: needs an enforced rule without "match", one that limits every request',
+      'plans.twice.rules[1].name: minute names another rule of the plan',
+    ]);
+  });
+
+  it('names the line and column of a JSON syntax error', () => {
+    expect(problemsOf('{\n  "plans": {\n    "search": { "rules": [], }\n  }\n}')).toEqual([expect.stringMatching(/^line 3, column 30: not JSON: /)]);
+    expect(problemsOf('{\n  "plans": {')).toEqual(["line 2, column 13: not JSON: Expected property name or '}'"]);
+    expect(problemsOf('[]')).toEqual(['the file must be an object with "plans": {"NAME": {"rules": [...]}}']);
+    expect(problemsOf({ plans: {} })).toEqual(['plans: names no plan']);
+  });
+});
+
+describe('PETSTORE_PLANS', () => {
+  it('loads the file beside the built-in plans, and PETSTORE_API_KEYS entries name its plans', () => {
+    const loaded = loadConfig({ PETSTORE_PLANS: fileOf('search.json', SEARCH), PETSTORE_API_KEYS: 'search-key-1:search:staff,free-key-12:free' });
+    if (!loaded.ok) throw new Error(loaded.error.join('\n'));
+    const search = loaded.value.plans.get('search');
+    expect(search?.rules.map((rule) => rule.name)).toEqual(['minute', 'search']);
+    expect(loaded.value.apiKeys).toEqual([
+      { key: 'search-key-1', plan: search, role: 'staff' },
+      { key: 'free-key-12', plan: STANDARD_PLANS.free, role: 'customer' },
+    ]);
+  });
+
+  it('reports each mistake of the file as a problem of its own, and an entry naming no plan with the plans it may name', () => {
+    const path = fileOf('bad.json', { plans: { search: { rules: [{ ...minute, limit: -1 }, { name: 'x', limit: 1, window: '30s', match: ['nope'] }] } } });
+    const loaded = loadConfig({ PETSTORE_PLANS: path, PETSTORE_API_KEYS: 'some-key-1:search' });
+    expect(loaded.ok ? [] : loaded.error).toEqual([
+      `PETSTORE_PLANS=${JSON.stringify(path)}: plans.search.rules[0].limit: must be a whole number from 1 to 4294967295`,
+      `PETSTORE_PLANS=${JSON.stringify(path)}: plans.search.rules[1].match[0]: "nope" is not an operationId of the API; expected one of ${PET_STORE_OPERATION_IDS.join(', ')}`,
+      'PETSTORE_API_KEYS: entry 1: expected KEY:PLAN[:ROLE] with PLAN one of free, pro, business, or KEY:enterprise:PER_MINUTE:PER_DAY[:ROLE]',
+    ]);
+    const good = loadConfig({ PETSTORE_PLANS: fileOf('good.json', SEARCH), PETSTORE_API_KEYS: 'some-key-1:gold' });
+    expect(good.ok ? [] : good.error).toEqual(['PETSTORE_API_KEYS: entry 1: expected KEY:PLAN[:ROLE] with PLAN one of free, pro, business, search, or KEY:enterprise:PER_MINUTE:PER_DAY[:ROLE]']);
+    const missing = loadConfig({ PETSTORE_PLANS: join(dir, 'missing.json') });
+    expect(missing.ok ? [] : missing.error).toEqual([`PETSTORE_PLANS=${JSON.stringify(join(dir, 'missing.json'))}: cannot read the file: ENOENT`]);
+  });
+
+  it('lets petstore keys and the admin API name a plan of the file', () => {
+    const loaded = loadConfig({ PETSTORE_PLANS: fileOf('keys.json', SEARCH) });
+    if (!loaded.ok) throw new Error(loaded.error.join('\n'));
+    const { plans } = loaded.value;
+    const names = (field: string) => field;
+    expect(readNewKey({ plan: 'search' }, names, plans)).toEqual({ ok: true, value: { plan: plans.get('search'), role: 'customer', label: '' } });
+    expect(readKeyChanges({ plan: 'search' }, names, plans)).toEqual({ ok: true, value: { plan: plans.get('search') } });
+    expect(readKeyChanges({ plan: 'search', perDay: '5' }, names, plans)).toEqual({ ok: false, error: 'perMinute and perDay are for plan enterprise; search has its own limits' });
+    expect(readNewKey({ plan: 'gold' }, names, plans)).toEqual({ ok: false, error: 'plan "gold": must be one of free, pro, business, enterprise, search' });
+    expect(readNewKey({ plan: 'search' }, names)).toEqual({ ok: false, error: 'plan "search": must be one of free, pro, business, enterprise' });
+  });
+
+  it('lets petstore keys create --plan name a plan of the file given by --plans or PETSTORE_PLANS', () => {
+    const path = fileOf('cli.json', SEARCH);
+    const created = parseKeysArgs(['create', '--plan', 'search', '--plans', path], {});
+    expect(created.ok && created.value.action).toMatchObject({ kind: 'create', key: { plan: { name: 'search' }, role: 'customer' } });
+    expect(parseKeysArgs(['update', 'key_1', '--plan', 'search'], { PETSTORE_PLANS: path }).ok).toBe(true);
+    expect(parseKeysArgs(['create', '--plan', 'search'], {})).toEqual({ ok: false, error: '--plan "search": must be one of free, pro, business, enterprise' });
+  });
+});
