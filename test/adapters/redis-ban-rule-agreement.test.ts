@@ -70,6 +70,9 @@ describe('the ban rule of the domain is the one the others apply', () => {
           const clock = new ManualClock(START);
           const policy: QuotaPolicy = { rules: [{ name: 'a', limit: 1, windowMs: 60_000 }], ban };
           // Told to wait past every step, and asked within the strike lag: each refusal is answered locally, a strike.
+          // Any schedule (12 steps of at most 20 s, the longest strike window) stays inside both the lag
+          // and the retryAt less the lag, where refusals are answered locally: one reaching the lag made
+          // LocalRefusals ask the store again, which this stub does not model.
           const retryAt = START + 1_000_000;
           const refused = (decidedAt: number, verdict: QuotaDecision['verdict']): QuotaDecision => ({ verdict, decidedAt, remaining: [0], resetAt: [retryAt], retryAt });
           const recorder: StrikeRecorder = {
@@ -78,7 +81,7 @@ describe('the ban rule of the domain is the one the others apply', () => {
             recordStrikes: () => Promise.resolve(refused(clock.now(), 'banned')),
           };
           const store: QuotaStore = { decide: () => Promise.reject(new Error('unused')), peek: () => Promise.reject(new Error('unused')), reset: () => undefined };
-          const options = { strikeLagMs: 100_000, maxEntries: 10, schedule: () => undefined, onFlushError: () => undefined };
+          const options = { strikeLagMs: 500_000, maxEntries: 10, schedule: () => undefined, onFlushError: () => undefined };
           const local = new LocalRefusals(store, recorder, clock, options);
 
           // The domain's ring holding the reported strikes, filled from its first slot as it fills one.
