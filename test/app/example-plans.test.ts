@@ -80,7 +80,7 @@ describe('the example plans over HTTP, on the memory store', () => {
     startPetStore({ PETSTORE_ENV: 'test', PETSTORE_LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', PETSTORE_PLANS: pathOf(file), PETSTORE_API_KEYS: apiKeys }, { clock });
 
   beforeAll(async () => {
-    [github, stripe] = await Promise.all([start('github-like.json', 'gh-trial-key-1:trial'), start('stripe-like.json', 'stripe-key-01:standard')]);
+    [github, stripe] = await Promise.all([start('github-like.json', 'gh-trial-key-1:trial,gh-dev-key-01:developer'), start('stripe-like.json', 'stripe-key-01:standard')]);
   });
   afterAll(async () => {
     await Promise.all([github.close(0, 0), stripe.close(0, 0)]);
@@ -105,6 +105,15 @@ describe('the example plans over HTTP, on the memory store', () => {
     // Only the rule getPet matched is advertised; the hour counted the pet, ten searches and this read.
     expect(read.headers.get('ratelimit-policy')).toBe('"hour";q=60;w=3600');
     expect(read.headers.get('x-ratelimit-remaining')).toBe(String(60 - 12));
+  });
+
+  it('github-like developer: each request is told about the enforced rules it matched, and only those', async () => {
+    const api = client(github, 'gh-dev-key-01');
+    const policyOf = async (method: string, path: string, json?: unknown): Promise<string | null> =>
+      (await api.request(method, path, json === undefined ? {} : { json })).headers.get('ratelimit-policy');
+    expect(await policyOf('POST', '/pets', { name: 'Rex', categoryId: 1 })).toBe('"hour";q=5000;w=3600, "writes";q=80;w=60');
+    expect(await policyOf('GET', '/pets?limit=1')).toBe('"hour";q=5000;w=3600, "search";q=30;w=60');
+    expect(await policyOf('GET', '/pets/1')).toBe('"hour";q=5000;w=3600');
   });
 
   it('stripe-like standard: a write spends 5 of the minute budget (1 of the day), a read 1, and the shadow rule refuses nothing', async () => {
