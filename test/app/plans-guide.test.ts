@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PET_STORE_OPERATION_IDS } from '../../src/adapters/http/request-handler.js';
+import { parsePlansFile } from '../../src/app/config/plans-file.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 /*
  * docs/plans.md holds to the code: its example plans are the files of examples/plans/ byte for
- * byte, its list of operationIds is the API's, and its session replays, command for command and
- * line for line, against a server on the GitHub-like file (a manual clock makes every time exact).
+ * byte, its list of operationIds is the API's, its window examples are the validator's, and its
+ * session replays, command for command and line for line, against a server on the GitHub-like
+ * file (a manual clock makes every time exact).
  */
 
 const repo = new URL('../../', import.meta.url);
@@ -67,6 +69,13 @@ describe('docs/plans.md', () => {
   it('lists every operationId a rule may match, and no other', () => {
     const listed = [...section('### The operations').matchAll(/^\| `([A-Za-z]+)` \|/gm)].map((match) => match[1]);
     expect(listed).toEqual(PET_STORE_OPERATION_IDS);
+  });
+
+  it('tells the windows a file accepts from those it refuses as the validator does', () => {
+    const accepts = (window: string | number): boolean =>
+      parsePlansFile(JSON.stringify({ plans: { p: { rules: [{ name: 'w', limit: 1, window }] } } }), { operations: [], reservedRuleNames: [] }).ok;
+    for (const window of ['3s', '15s', '30s', '90s', '9s', '12s', '21s', '1m', '1h', '1d', '366d', 1_020]) expect(accepts(window), String(window)).toBe(true);
+    for (const window of ['1s', '10s', '20s', '367d', 960]) expect(accepts(window), String(window)).toBe(false);
   });
 
   describe('its session', () => {
