@@ -60,6 +60,8 @@ const INTEGRATION_TESTS = [
   // The id-exhaustion contract on memory, Redis and PostgreSQL.
   'test/adapters/ids-exhausted.test.ts',
   'test/app/create-pet-store.test.ts',
+  // Three in-process servers on the local Redis, one key on a file plan of several rules.
+  'test/app/plan-rules-multi-instance.test.ts',
   'test/app/key-verbs.test.ts',
   'test/app/migrate-command.test.ts',
   'test/app/read-only-database.test.ts',

@@ -18,6 +18,20 @@ describe('the standalone server (CLI)', () => {
     expect(await cli.exited()).toBe(0);
   });
 
+  it('prints a demo key per plan of the plans file too, with its rules, and the key is limited by them', async () => {
+    const cli = startCli({ PORT: '0', PETSTORE_PLANS: 'examples/plans/github-like.json' });
+    try {
+      const [, url = ''] = await cli.waitFor(/listening on (\S+)/);
+      const [, trialKey = ''] = await cli.waitFor(/trial\s+(demo-trial-\S+) {2}\(hour 60\/1h; search 10\/1m on listPets\)/);
+      expect(cli.output()).toMatch(/developer\s+demo-developer-\S+ {2}\(hour 5000\/1h; search 30\/1m on listPets; writes 80\/1m on /);
+      const response = await fetch(`${url}/pets`, { headers: { authorization: `Bearer ${trialKey}` } });
+      expect(response.headers.get('ratelimit-policy')).toBe('"hour";q=60;w=3600, "search";q=10;w=60');
+    } finally {
+      cli.kill();
+    }
+    expect(await cli.exited()).toBe(0);
+  });
+
   it('refuses to start with one clear line per configuration mistake', async () => {
     const cli = startCli({ PORT: 'eighty', PETSTORE_ENV: 'production', PETSTORE_STORE: 'disk', PETSTORE_QUOTA_FALLBACK: 'maybe' });
     expect(await cli.exited()).toBe(1);

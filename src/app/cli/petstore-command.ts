@@ -7,6 +7,7 @@ import { ConfigurationError, startPetStore } from '../start-pet-store.js';
 import { answerSupervisor } from '../cluster/answer-supervisor.js';
 import { startSupervisor } from '../cluster/supervisor.js';
 import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
+import { demoKeyLines } from '../config/demo-keys.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { failureLine } from './store-failure.js';
 import { flagOptions, withFlags } from './setting-flags.js';
@@ -66,11 +67,7 @@ function announce(served: Served): void {
   if (served.adminUrl !== undefined) console.log(`Admin listening on ${served.adminUrl} (/metrics, /healthz, /readyz${keyRoutes})`);
   if (served.demoKeys.length === 0) return;
   console.log('Demo API keys (new at every start):');
-  for (const { key, plan, role } of served.demoKeys) {
-    const [perMinute, perDay] = plan.rules.map((rule) => rule.limit);
-    const label = role === 'staff' ? `${plan.name} staff` : plan.name;
-    console.log(`  ${label.padEnd(10)} ${key}  (${perMinute}/min, ${perDay}/day)`);
-  }
+  for (const line of demoKeyLines(served.demoKeys)) console.log(line);
   const [free] = served.demoKeys;
   if (free !== undefined) console.log(`Try:\n  curl -i -H 'Authorization: Bearer ${free.key}' '${served.baseUrl}/pets?limit=5'`);
 }
