@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
 import type { PlanCatalog } from '../../domain/quota/plan-parser.js';
-import { DEFAULT_COST_KEY, type PlanRule, type RuleCost } from '../../domain/quota/plan-rules.js';
+import { DEFAULT_COST_KEY, PLAN_NAME_PATTERN, type PlanRule, type RuleCost } from '../../domain/quota/plan-rules.js';
 import { PLAN_NAMES, type Plan } from '../../domain/quota/plan.js';
 import { RULE_MODES } from '../../domain/quota/quota-rule.js';
 import { GRANULES_PER_WINDOW } from '../../domain/quota/sliding-window-counter.js';
@@ -13,8 +13,7 @@ export interface PlansFileContext {
   readonly reservedRuleNames: readonly string[];
 }
 
-/** A plan's or a rule's name: it is written in key entries, header fields, metrics labels and log lines as it is. */
-const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const NAME = new RegExp(`^${PLAN_NAME_PATTERN}$`);
 const NAME_SHAPE = '1 to 32 lower-case letters, digits, _ or -, starting with a letter';
 /** More rules than this per plan would be a mistake, not a plan: each costs every matched request a counter. */
 export const MAX_PLAN_RULES = 16;

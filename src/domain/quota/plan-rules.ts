@@ -6,6 +6,12 @@ import type { QuotaRule, RuleCosts } from './quota-rule.js';
  */
 export type RuleCost = number | Readonly<Record<string, number>>;
 
+/**
+ * A plan's or a rule's name, as a regular expression's source without anchors: written in key
+ * entries, header fields, metrics labels and log lines as it is.
+ */
+export const PLAN_NAME_PATTERN = '[a-z][a-z0-9_-]{0,31}';
+
 /** The key of a per-operation cost that stands for every operation it does not name. */
 export const DEFAULT_COST_KEY = 'default';
 
