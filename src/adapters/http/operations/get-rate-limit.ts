@@ -3,7 +3,6 @@ import { getRateLimitDeclaration } from '../contract/declarations/get-rate-limit
 import type { RateLimitStatusBody } from '../contract/schemas.js';
 import { sendJson, type QuotaStanding, type RequestContext } from '../wire/request-context.js';
 
-// The plan's rules are the policy's (indexed like the decision), with what they match and cost.
 const statusBody = ({ plan, decision }: QuotaStanding): RateLimitStatusBody => ({
   plan: plan.name,
   rules: plan.rules.map((rule, i) => ({
