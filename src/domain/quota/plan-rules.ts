@@ -23,6 +23,13 @@ export interface PlanRule extends QuotaRule {
   readonly cost?: RuleCost;
 }
 
+/** What a rule counts and how, as the service shows it: its mode always, `match` and `cost` when set. */
+export const ruleTermsOf = (rule: PlanRule) => ({
+  mode: rule.mode ?? 'enforce',
+  ...(rule.match === undefined ? {} : { match: [...rule.match] }),
+  ...(rule.cost === undefined ? {} : { cost: rule.cost }),
+});
+
 /** The units a request of `operationId` (undefined: no operation was routed) spends under `rule`; 0 when it does not match. */
 export const ruleCostOf = (rule: PlanRule, operationId: string | undefined): number => {
   if (rule.match !== undefined && (operationId === undefined || !rule.match.includes(operationId))) return 0;

@@ -112,6 +112,17 @@ export const InventorySchema = Type.Object(
   { additionalProperties: false, description: 'How many pets have each status.' },
 );
 
+/** What a plan's rule counts and how (ruleTermsOf), here and in the admin API's keys. */
+export const RuleModeSchema = Type.Unsafe<RuleMode>({
+  type: 'string',
+  enum: [...RULE_MODES],
+  description: 'enforce: refuses a request it has no room for; shadow: counts and reports, never refuses (not in RateLimit-Policy). Sent for every rule.',
+});
+export const RuleMatchSchema = Type.Array(Type.String(), { minItems: 1, description: 'The operationIds the rule counts; absent: every request.' });
+export const RuleCostSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.Record(Type.String(), Type.Integer({ minimum: 1 }))], {
+  description: 'What a matched request spends: one number, or one per operationId with `default` for the others (1 when absent). Absent: 1.',
+});
+
 export const RateLimitRuleSchema = Type.Object(
   {
     name: Type.String({ description: 'As in RateLimit-Policy: `minute`, `day`.' }),
@@ -123,19 +134,9 @@ export const RateLimitRuleSchema = Type.Object(
       description: 'Unix time in whole seconds, rounded up, at which `remaining` next goes up (the current time when the rule counts nothing), as `X-RateLimit-Reset`.',
     }),
     // Optional so that a client of this document still reads a server from before plans had rules.
-    mode: Type.Optional(
-      Type.Unsafe<RuleMode>({
-        type: 'string',
-        enum: [...RULE_MODES],
-        description: 'enforce: refuses a request it has no room for; shadow: counts and reports, never refuses (not in RateLimit-Policy). Sent for every rule.',
-      }),
-    ),
-    match: Type.Optional(Type.Array(Type.String(), { minItems: 1, description: 'The operationIds the rule counts; absent: every request.' })),
-    cost: Type.Optional(
-      Type.Union([Type.Integer({ minimum: 1 }), Type.Record(Type.String(), Type.Integer({ minimum: 1 }))], {
-        description: 'What a matched request spends: one number, or one per operationId with `default` for the others (1 when absent). Absent: 1.',
-      }),
-    ),
+    mode: Type.Optional(RuleModeSchema),
+    match: Type.Optional(RuleMatchSchema),
+    cost: Type.Optional(RuleCostSchema),
   },
   { additionalProperties: false },
 );

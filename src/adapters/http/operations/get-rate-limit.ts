@@ -1,3 +1,4 @@
+import { ruleTermsOf } from '../../../domain/quota/plan-rules.js';
 import type { Operation } from '../contract/operation.js';
 import { getRateLimitDeclaration } from '../contract/declarations/get-rate-limit.js';
 import type { RateLimitStatusBody } from '../contract/schemas.js';
@@ -11,9 +12,7 @@ const statusBody = ({ plan, decision }: QuotaStanding): RateLimitStatusBody => (
     windowSeconds: rule.windowMs / 1000,
     remaining: decision.remaining[i] ?? 0,
     reset: Math.ceil((decision.resetAt[i] ?? decision.decidedAt) / 1000),
-    mode: rule.mode ?? 'enforce',
-    ...(rule.match === undefined ? {} : { match: [...rule.match] }),
-    ...(rule.cost === undefined ? {} : { cost: rule.cost }),
+    ...ruleTermsOf(rule),
   })),
   // The ban's Retry-After points here too: the ban's end, or a rule's reset still to come then.
   bannedUntil: decision.verdict === 'banned' ? Math.ceil(decision.retryAt / 1000) : null,
