@@ -83,4 +83,14 @@ describe('shadow rules, reported', () => {
     expect(lines.get('get-1')).toMatchObject({ route: '/pets/{petId}', verdict: 'admitted' });
     expect(lines.get('get-1')).not.toHaveProperty('shadowed');
   });
+
+  it('GET /rate_limit lists the shadow rule with its mode, and leaves it out of RateLimit-Policy (it never refuses)', async () => {
+    const answer = await fetch(`${server.baseUrl}/rate_limit`, { headers: { authorization: `Bearer ${KEY}` } });
+    const body = (await answer.json()) as { rules: readonly Record<string, unknown>[] };
+    expect(body.rules).toEqual([
+      expect.objectContaining({ name: 'minute', mode: 'enforce' }),
+      expect.objectContaining({ name: 'search', limit: SEARCH_LIMIT, remaining: 0, mode: 'shadow', match: ['listPets'] }),
+    ]);
+    expect(answer.headers.get('ratelimit-policy')).toBe('"rate_limit";q=10;w=60, "minute";q=100;w=60');
+  });
 });
