@@ -3,7 +3,7 @@ import { WINDOW_UNITS_MS } from '../../config/plans-file.js';
 import type { KeyRefusal } from '../../keys/key-operations.js';
 import type { CommandOutput } from '../command-output.js';
 
-/** A window as a plans file writes it: in its largest whole unit (`90s`, `1m`, `7d`), else in milliseconds. */
+/** A window in its largest whole unit of a plans file (`90s`, `1m`, `7d`), else in milliseconds (`1020ms`). */
 const windowText = (ms: number): string => {
   const unit = Object.entries(WINDOW_UNITS_MS).findLast(([, unitMs]) => ms % unitMs === 0);
   return unit === undefined ? `${ms}ms` : `${ms / unit[1]}${unit[0]}`;
