@@ -1,4 +1,5 @@
-import { DAY_MS, MINUTE_MS } from '../domain/quota/plan.js';
+import { DAY_MS, isBuiltInPlan, MINUTE_MS } from '../domain/quota/plan.js';
+import { ruleTermsOf } from '../domain/quota/plan-rules.js';
 import { stateOf, type ManagedApiKey } from '../ports/api-key-registry.js';
 
 /*
@@ -15,12 +16,15 @@ const isoUpOrNull = (ms: number | undefined): string | null => (ms === undefined
 
 const limitOf = (key: ManagedApiKey, windowMs: number): number | undefined => key.plan.rules.find((rule) => rule.windowMs === windowMs)?.limit;
 
+/** A built-in plan's two numbers (enterprise keys set them); a plans file's plan has only its rules. */
+const builtInLimits = (key: ManagedApiKey) => (isBuiltInPlan(key.plan.name) ? { perMinute: limitOf(key, MINUTE_MS), perDay: limitOf(key, DAY_MS) } : {});
+
 export const keyView = (key: ManagedApiKey, now: number) => ({
   id: key.id,
   label: key.label,
   plan: key.plan.name,
-  perMinute: limitOf(key, MINUTE_MS),
-  perDay: limitOf(key, DAY_MS),
+  ...builtInLimits(key),
+  rules: key.plan.rules.map((rule) => ({ name: rule.name, limit: rule.limit, windowMs: rule.windowMs, ...ruleTermsOf(rule) })),
   role: key.role,
   state: stateOf(key, now),
   createdAt: isoSeconds(key.createdAt),

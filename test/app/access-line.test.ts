@@ -25,6 +25,7 @@ const pinoLine = (event: RequestFinishedEvent): string => {
       key: event.key,
       plan: event.plan,
       verdict: event.verdict,
+      ...(event.shadowed === null ? {} : { shadowed: event.shadowed }),
       ...(event.completed ? {} : { aborted: true }),
     },
     'request',
@@ -52,6 +53,7 @@ const events: fc.Arbitrary<RequestFinishedEvent> = fc.record({
   key: fc.oneof(fc.constantFrom('anonymous', '2f1f2bb3'), fc.stringMatching(/^[0-9a-f]{8}$/), anyText),
   plan: fc.oneof(fc.constantFrom('anonymous', 'free', 'pro', 'enterprise'), anyText),
   verdict: fc.oneof(fc.constant(null), fc.constantFrom('admitted', 'rate_limited', 'banned'), anyText),
+  shadowed: fc.oneof(fc.constant(null), fc.constant(null), fc.constantFrom(['search'], ['search', 'hour']), fc.array(anyText, { minLength: 1, maxLength: 3 })),
   storeUnavailable: fc.constant(null),
 });
 
@@ -86,6 +88,7 @@ describe('the access line', () => {
       key: '2f1f2bb3',
       plan: 'pro',
       verdict: 'admitted',
+      shadowed: null,
       storeUnavailable: null,
     };
     const info = createLogger('info', out);

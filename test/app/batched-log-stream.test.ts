@@ -157,6 +157,7 @@ const request = (requestId: string): RequestFinishedEvent => ({
   key: 'anonymous',
   plan: 'anonymous',
   verdict: 'admitted',
+  shadowed: null,
   storeUnavailable: null,
 });
 

@@ -49,6 +49,7 @@ describe('the logger', () => {
       key: 'anonymous',
       plan: 'anonymous',
       verdict: 'admitted',
+      shadowed: null,
       storeUnavailable: null,
     });
     await log.close();

@@ -15,6 +15,7 @@ const listed = (status: number): RequestFinishedEvent => ({
   key: '2f1f2bb3',
   plan: 'pro',
   verdict: status === 429 ? 'rate_limited' : 'admitted',
+  shadowed: null,
   storeUnavailable: null,
 });
 
@@ -39,5 +40,15 @@ describe('the metrics of finished requests', () => {
     const text = await metrics.text();
     expect(text).toContain('petstore_http_requests_total{method="GET",route="/pets",status="200"} 1');
     expect(text).toContain('petstore_http_requests_total{method="GET",route="/pets",status="aborted"} 1');
+  });
+
+  it('counts each would-be refusal of a shadow rule by plan and rule, and nothing for a request none would have refused', async () => {
+    const metrics = createMetrics([]);
+    metrics.observe(listed(200));
+    metrics.observe({ ...listed(200), shadowed: ['search', 'hour'] });
+    metrics.observe({ ...listed(200), shadowed: ['search'] });
+    const text = await metrics.text();
+    expect(text).toContain('petstore_quota_shadow_refusals_total{plan="pro",rule="search"} 2');
+    expect(text).toContain('petstore_quota_shadow_refusals_total{plan="pro",rule="hour"} 1');
   });
 });

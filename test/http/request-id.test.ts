@@ -120,6 +120,7 @@ describe('the request-finished hook', () => {
       key: digestApiKey(KEY).slice(0, 8),
       plan: 'free',
       verdict: 'admitted',
+      shadowed: null,
       storeUnavailable: null,
     });
     expect(byId.get('two')).toMatchObject({ route: '/pets', status: 401, key: 'anonymous', plan: 'anonymous', verdict: 'admitted' });

@@ -32,7 +32,7 @@ const storeLabel = (named: string): string => (named.split(' ')[0] ?? named).toL
 
 /**
  * The service's metrics, in a registry of their own (several servers may run in one process):
- * every label value comes from a fixed set (methods, route templates, statuses, plans, verdicts, stores).
+ * every label value comes from a fixed set (methods, route templates, statuses, plans, rule names, verdicts, stores).
  */
 export function createMetrics(probes: readonly StoreProbe[], fallbacks: ReadonlyMap<string, string> = new Map()): PetStoreMetrics {
   const registry = new Registry();
@@ -60,6 +60,12 @@ export function createMetrics(probes: readonly StoreProbe[], fallbacks: Readonly
     collect() {
       quotaCounts.copyTo(this);
     },
+  });
+  const shadowRefusals = new Counter({
+    name: 'petstore_quota_shadow_refusals_total',
+    help: 'Requests a shadow rule had no room for, which it would have refused if enforced, by plan and rule.',
+    labelNames: ['plan', 'rule'] as const,
+    registers,
   });
   const storeErrors = new Counter({
     name: 'petstore_store_errors_total',
@@ -118,6 +124,7 @@ export function createMetrics(probes: readonly StoreProbe[], fallbacks: Readonly
     requestCounts.add(series, event.completed ? event.status : ABORTED, event);
     latency.observe(series, event.method, routeLabel(event.route), event.durationMs / 1_000);
     if (event.verdict !== null) quotaCounts.add(event.plan, event.verdict, event);
+    if (event.shadowed !== null) for (const rule of event.shadowed) shadowRefusals.inc({ plan: event.plan, rule });
     if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
   };
   // Counted in batches, as access lines are made; every count is in before a scrape is answered.

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
 import type { PlanCatalog } from '../../domain/quota/plan-parser.js';
-import { DEFAULT_COST_KEY, type PlanRule, type RuleCost } from '../../domain/quota/plan-rules.js';
-import { PLAN_NAMES, type Plan } from '../../domain/quota/plan.js';
+import { DEFAULT_COST_KEY, PLAN_NAME_PATTERN, type PlanRule, type RuleCost } from '../../domain/quota/plan-rules.js';
+import { isBuiltInPlan, type Plan } from '../../domain/quota/plan.js';
 import { RULE_MODES } from '../../domain/quota/quota-rule.js';
 import { GRANULES_PER_WINDOW } from '../../domain/quota/sliding-window-counter.js';
 import { err, ok, type Result } from '../../domain/result.js';
@@ -13,12 +13,12 @@ export interface PlansFileContext {
   readonly reservedRuleNames: readonly string[];
 }
 
-/** A plan's or a rule's name: it is written in key entries, header fields, metrics labels and log lines as it is. */
-const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const NAME = new RegExp(`^${PLAN_NAME_PATTERN}$`);
 const NAME_SHAPE = '1 to 32 lower-case letters, digits, _ or -, starting with a letter';
 /** More rules than this per plan would be a mistake, not a plan: each costs every matched request a counter. */
 export const MAX_PLAN_RULES = 16;
-const WINDOW_UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** A window's units, as a plans file writes them (`90s`, `1m`), the smallest first. */
+export const WINDOW_UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const MIN_WINDOW_MS = WINDOW_UNITS_MS.s;
 const MAX_WINDOW_MS = 366 * WINDOW_UNITS_MS.d;
 const WINDOW_SHAPE = `must be a duration such as "60s", "1m", "1h", "1d" or whole milliseconds, from 1s to 366d, a multiple of ${GRANULES_PER_WINDOW} ms`;
@@ -127,7 +127,7 @@ class PlanChecker {
   }
 
   planOf(path: string, name: string, value: unknown): Plan | undefined {
-    if ((PLAN_NAMES as readonly string[]).includes(name)) return this.refuse(path, `${name} is a built-in plan; give the file's plan another name`);
+    if (isBuiltInPlan(name)) return this.refuse(path, `${name} is a built-in plan; give the file's plan another name`);
     if (!NAME.test(name)) return this.refuse(path, `a plan's name must be ${NAME_SHAPE}`);
     if (!isObject(value)) return this.refuse(path, 'must be an object: {"rules": [...]}');
     for (const field of Object.keys(value)) if (field !== 'rules') this.refuse(member(path, field), 'unknown field; a plan has rules');

@@ -31,9 +31,13 @@ interface Ending {
   readonly text: string;
 }
 
+/** The line from the key on; `shadowed` is the field with its comma, or empty. */
+const endingText = (key: string, plan: string, verdict: string | null, shadowed: string, completed: boolean): string =>
+  `,"key":${JSON.stringify(key)},"plan":${JSON.stringify(plan)},"verdict":${JSON.stringify(verdict)},${shadowed}${completed ? '' : '"aborted":true,'}"msg":"request"}\n`;
+
 /**
  * Access lines, each byte for byte what pino writes for `info({ requestId, method, route,
- * status, durationMs, key, plan, verdict[, aborted] }, 'request')` with our base and time
+ * status, durationMs, key, plan, verdict[, shadowed][, aborted] }, 'request')` with our base and time
  * fields (a property test holds the two to each other).
  *
  * A line is joined from five pieces: what comes before the request id (the same for every
@@ -80,11 +84,13 @@ export class AccessLines {
     return text;
   }
 
-  #ending({ key, plan, verdict, completed }: RequestFinishedEvent): string {
+  #ending({ key, plan, verdict, shadowed, completed }: RequestFinishedEvent): string {
+    // A would-be refusal is rare and its names vary: its ending is built for it alone, never remembered.
+    if (shadowed !== null) return endingText(key, plan, verdict, `"shadowed":${JSON.stringify(shadowed)},`, completed);
     const known = this.#endings.get(key);
     if (known !== undefined && known.plan === plan && known.verdict === verdict && known.completed === completed) return known.text;
     if (this.#endings.size >= REMEMBERED_KEYS) this.#endings.clear();
-    const text = `,"key":${JSON.stringify(key)},"plan":${JSON.stringify(plan)},"verdict":${JSON.stringify(verdict)},${completed ? '' : '"aborted":true,'}"msg":"request"}\n`;
+    const text = endingText(key, plan, verdict, '', completed);
     this.#endings.set(key, { plan, verdict, completed, text });
     return text;
   }

@@ -6,6 +6,12 @@ import type { QuotaRule, RuleCosts } from './quota-rule.js';
  */
 export type RuleCost = number | Readonly<Record<string, number>>;
 
+/**
+ * A plan's or a rule's name, as a regular expression's source without anchors: written in key
+ * entries, header fields, metrics labels and log lines as it is.
+ */
+export const PLAN_NAME_PATTERN = '[a-z][a-z0-9_-]{0,31}';
+
 /** The key of a per-operation cost that stands for every operation it does not name. */
 export const DEFAULT_COST_KEY = 'default';
 
@@ -16,6 +22,13 @@ export interface PlanRule extends QuotaRule {
   /** Absent: 1 for every matched request. */
   readonly cost?: RuleCost;
 }
+
+/** What a rule counts and how, as the service shows it: its mode always, `match` and `cost` when set. */
+export const ruleTermsOf = (rule: PlanRule) => ({
+  mode: rule.mode ?? 'enforce',
+  ...(rule.match === undefined ? {} : { match: [...rule.match] }),
+  ...(rule.cost === undefined ? {} : { cost: rule.cost }),
+});
 
 /** The units a request of `operationId` (undefined: no operation was routed) spends under `rule`; 0 when it does not match. */
 export const ruleCostOf = (rule: PlanRule, operationId: string | undefined): number => {

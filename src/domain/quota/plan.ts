@@ -5,6 +5,8 @@ import type { QuotaRule } from './quota-rule.js';
 export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 
+export const isBuiltInPlan = (name: string): name is PlanName => (PLAN_NAMES as readonly string[]).includes(name);
+
 /** A plan: a name (built in, or one of the plans file's) and its rules, every one applying to each request it matches. */
 export interface Plan {
   readonly name: string;

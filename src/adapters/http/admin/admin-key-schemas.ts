@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { ErrorSchema } from '../contract/schemas.js';
+import { ErrorSchema, RuleCostSchema, RuleMatchSchema, RuleModeSchema } from '../contract/schemas.js';
 import { ROLES, type Role } from '../../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
 import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
@@ -20,13 +20,27 @@ const role = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], description: 
 const limit = (window: string) => Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: `Requests admitted in any rolling ${window}.` });
 const DURATION_PATTERN = '^[0-9]{1,7}[smhd]$';
 
+/** A rule of a key's plan, as the plan (built in, or of the PETSTORE_PLANS file) defines it. */
+export const PlanRuleSchema = Type.Object(
+  {
+    name: Type.String({ description: 'As in RateLimit-Policy: `minute`, `day`, or a plans file rule.' }),
+    limit: Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: 'Units (requests, or their costs) admitted in any rolling window.' }),
+    windowMs: Type.Integer({ minimum: 1, description: 'The rolling window, in milliseconds.' }),
+    mode: RuleModeSchema,
+    match: Type.Optional(RuleMatchSchema),
+    cost: Type.Optional(RuleCostSchema),
+  },
+  { additionalProperties: false },
+);
+
 export const AdminKeySchema = Type.Object(
   {
     id: Type.String({ description: 'Public: what the verbs take. Never the key nor its digest.' }),
     label: Type.String(),
     plan,
-    perMinute: limit('minute'),
-    perDay: limit('day'),
+    perMinute: Type.Optional(limit('minute (built-in plans only)')),
+    perDay: Type.Optional(limit('day (built-in plans only)')),
+    rules: Type.Array(PlanRuleSchema, { minItems: 1, description: "The plan's rules, in its order: every one counts each request it matches." }),
     role,
     state: Type.Unsafe<KeyState>({ type: 'string', enum: [...KEY_STATES] }),
     createdAt: time('When the key was created.'),
@@ -125,6 +139,7 @@ export const RollSchema = Type.Object(
 /** Schemas the admin document names under components/schemas. */
 export const ADMIN_NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   AdminKey: AdminKeySchema,
+  PlanRule: PlanRuleSchema,
   RuleUsage: RuleUsageSchema,
   KeyStanding: KeyStandingSchema,
   KeyList: KeyListSchema,

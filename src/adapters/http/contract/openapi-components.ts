@@ -1,5 +1,5 @@
 import { STANDARD_PLANS } from '../../../domain/quota/plan.js';
-import type { QuotaRule } from '../../../domain/quota/quota-rule.js';
+import { PLAN_NAME_PATTERN } from '../../../domain/quota/plan-rules.js';
 import { RATE_LIMIT_FIELD_NAMES, rateLimitPolicyField } from '../../../domain/quota/rate-limit-fields.js';
 import { DEFAULT_BASE_PATH } from './base-path.js';
 import { RATE_LIMIT_STATUS_RULE } from './rate-limit-status-rule.js';
@@ -18,13 +18,11 @@ import { REQUEST_ID_HEADER, REQUEST_ID_PATTERN } from '../wire/request-id.js';
 export const ref = (path: string) => ({ $ref: `#/components/${path}` }) as const;
 
 /**
- * A plan's rules (every plan has the same names and windows; anonymous callers only the first),
- * one pattern piece each, after GET /rate_limit's own rule, which only that route advertises.
+ * One or more rules, one pattern piece each: a plan of the server's plans file may name any
+ * rules, so the pattern holds every name a plan may have (GET /rate_limit's own among them).
  */
-const rulesPattern = (piece: (rule: QuotaRule) => string): string => {
-  const [first, ...rest] = STANDARD_PLANS.free.rules.map(piece);
-  return `^(${piece(RATE_LIMIT_STATUS_RULE)}, )?${first}${rest.map((more) => `(, ${more})?`).join('')}$`;
-};
+const rulesPattern = (piece: string): string => `^${piece}(, ${piece})*$`;
+const RULE_NAME = `"${PLAN_NAME_PATTERN}"`;
 const ANONYMOUS_EXAMPLE = { rules: STANDARD_PLANS.free.rules.slice(0, 1) };
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -62,14 +60,14 @@ export const HEADER_COMPONENTS = {
   },
   [RATE_LIMIT_FIELD_NAMES.policy]: {
     description:
-      `Every rule applied to the caller (draft-ietf-httpapi-ratelimit-headers-11): \`${rateLimitPolicyField(STANDARD_PLANS.free)}\` for a Free key; callers without a valid key have the single rule \`${rateLimitPolicyField(ANONYMOUS_EXAMPLE)}\`, counted per client address. \`GET /rate_limit\` with a valid key advertises its own rule first: \`${rateLimitPolicyField({ rules: [RATE_LIMIT_STATUS_RULE] })}\`.`,
+      `Every enforced rule applied to the request (draft-ietf-httpapi-ratelimit-headers-11): \`${rateLimitPolicyField(STANDARD_PLANS.free)}\` for a Free key, the rules of its plan that match the operation for a plan of the server's plans file; callers without a valid key have the single rule \`${rateLimitPolicyField(ANONYMOUS_EXAMPLE)}\`, counted per client address. \`GET /rate_limit\` with a valid key advertises its own rule first: \`${rateLimitPolicyField({ rules: [RATE_LIMIT_STATUS_RULE] })}\`.`,
     required: true,
-    schema: { type: 'string', pattern: rulesPattern((rule) => `"${rule.name}";q=[0-9]+;w=${rule.windowMs / 1000}`) },
+    schema: { type: 'string', pattern: rulesPattern(`${RULE_NAME};q=[0-9]+;w=[0-9]+`) },
   },
   [RATE_LIMIT_FIELD_NAMES.rateLimit]: {
     description: 'Remaining requests (`r`) and seconds until they next go up (`t`) for every rule of RateLimit-Policy.',
     required: true,
-    schema: { type: 'string', pattern: rulesPattern((rule) => `"${rule.name}";r=[0-9]+;t=[0-9]+`) },
+    schema: { type: 'string', pattern: rulesPattern(`${RULE_NAME};r=[0-9]+;t=[0-9]+`) },
   },
   [RATE_LIMIT_FIELD_NAMES.retryAfter]: {
     description:

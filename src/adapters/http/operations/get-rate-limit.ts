@@ -1,16 +1,18 @@
+import { ruleTermsOf } from '../../../domain/quota/plan-rules.js';
 import type { Operation } from '../contract/operation.js';
 import { getRateLimitDeclaration } from '../contract/declarations/get-rate-limit.js';
 import type { RateLimitStatusBody } from '../contract/schemas.js';
 import { sendJson, type QuotaStanding, type RequestContext } from '../wire/request-context.js';
 
-const statusBody = ({ plan, policy, decision }: QuotaStanding): RateLimitStatusBody => ({
+const statusBody = ({ plan, decision }: QuotaStanding): RateLimitStatusBody => ({
   plan: plan.name,
-  rules: policy.rules.map((rule, i) => ({
+  rules: plan.rules.map((rule, i) => ({
     name: rule.name,
     limit: rule.limit,
     windowSeconds: rule.windowMs / 1000,
     remaining: decision.remaining[i] ?? 0,
     reset: Math.ceil((decision.resetAt[i] ?? decision.decidedAt) / 1000),
+    ...ruleTermsOf(rule),
   })),
   // The ban's Retry-After points here too: the ban's end, or a rule's reset still to come then.
   bannedUntil: decision.verdict === 'banned' ? Math.ceil(decision.retryAt / 1000) : null,

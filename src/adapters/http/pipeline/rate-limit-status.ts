@@ -67,7 +67,7 @@ export class RateLimitStatus {
     const own = await this.quotas.decide(STATUS_SUBJECT + caller.id, STATUS_POLICY);
     return {
       admission: { plan, caller, policy: advertisedPolicy(policy), costs: 1, decision: advertisedDecision(own, decision) },
-      standing: { plan, policy, decision },
+      standing: { plan, decision },
     };
   }
 }

@@ -23,6 +23,9 @@ const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 const expectationFailed = (req: IncomingMessage): boolean => req.headers.expect !== undefined && !CONTINUE.test(req.headers.expect);
 /** The key and plan reported for a request without a valid key. */
 const ANONYMOUS = 'anonymous';
+/** The rule names of a decision's would-be refusals: built only when a shadow rule had no room, so the common request allocates nothing. */
+const shadowedNames = ({ policy, decision }: Admission): readonly string[] | null =>
+  decision.shadowed === undefined ? null : decision.shadowed.map((index) => policy.rules[index]!.name);
 /** Hex digits of a key's digest the request-finished event shows: enough to tell keys apart, too few to matter. */
 const KEY_DIGEST_SHOWN = 8;
 
@@ -77,6 +80,7 @@ export function createAdmissionPipeline(
       trace.key = admitted.caller === undefined ? ANONYMOUS : admitted.caller.id.slice(0, KEY_DIGEST_SHOWN);
       trace.plan = admitted.plan?.name ?? ANONYMOUS;
       trace.verdict = admitted.decision.verdict;
+      trace.shadowed = shadowedNames(admitted);
     }
     writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision, admitted.costs);
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
@@ -149,6 +153,7 @@ export function createAdmissionPipeline(
       key: ANONYMOUS,
       plan: ANONYMOUS,
       verdict: null,
+      shadowed: null,
       storeUnavailable: null,
     };
     ctx.trace = trace;

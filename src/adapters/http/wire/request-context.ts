@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../../../domain/access/caller.js';
 import type { Plan } from '../../../domain/quota/plan.js';
 import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
-import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
 import { errorBody, HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
 import type { RequestFinishedEvent } from './request-finished.js';
 import { REFUSED_BODY_DRAIN } from './request-limits.js';
@@ -12,8 +11,8 @@ export type HeaderList = (string | number)[];
 
 /** A key's quota under its plan as it stands, read without counting: what GET /rate_limit reports. */
 export interface QuotaStanding {
+  /** Its rules are the policy the decision was read under, indexed alike. */
   readonly plan: Plan;
-  readonly policy: QuotaPolicy;
   /** A peek: `remaining` is each rule's room now. */
   readonly decision: QuotaDecision;
 }

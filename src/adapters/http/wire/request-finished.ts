@@ -21,6 +21,8 @@ export interface RequestFinishedEvent {
   readonly plan: string;
   /** The quota verdict, or null when no quota decision was made (preflight, a store failure). */
   readonly verdict: string | null;
+  /** The names of the shadow rules that would have refused the request (QuotaDecision.shadowed); null: none did. */
+  readonly shadowed: readonly string[] | null;
   /** The store a 503 `service_unavailable` was answered for (as its error names it), else null. */
   readonly storeUnavailable: string | null;
 }

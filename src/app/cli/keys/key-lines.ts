@@ -1,9 +1,22 @@
 import type { KeyView } from '../../../adapters/key-view.js';
+import { WINDOW_UNITS_MS } from '../../config/plans-file.js';
 import type { KeyRefusal } from '../../keys/key-operations.js';
 import type { CommandOutput } from '../command-output.js';
 
-/** `business (1000/min, 100000/day)`. */
-export const planText = (key: KeyView): string => `${key.plan} (${key.perMinute}/min, ${key.perDay}/day)`;
+/** A window in its largest whole unit of a plans file (`90s`, `1m`, `7d`), else in milliseconds (`1020ms`). */
+const windowText = (ms: number): string => {
+  const unit = Object.entries(WINDOW_UNITS_MS).findLast(([, unitMs]) => ms % unitMs === 0);
+  return unit === undefined ? `${ms}ms` : `${ms / unit[1]}${unit[0]}`;
+};
+
+/** `search 10/1m`, and `shadow` for a rule that never refuses. */
+const ruleText = ({ name, limit, windowMs, mode }: KeyView['rules'][number]): string => `${name} ${limit}/${windowText(windowMs)}${mode === 'shadow' ? ' shadow' : ''}`;
+
+/** `business (1000/min, 100000/day)` for a built-in plan; a plans file's by its rules: `github (minute 100/1m, search 10/1m)`. */
+export const planText = (key: KeyView): string =>
+  key.perMinute !== undefined && key.perDay !== undefined
+    ? `${key.plan} (${key.perMinute}/min, ${key.perDay}/day)`
+    : `${key.plan} (${key.rules.map(ruleText).join(', ')})`;
 
 /** What a key entitles its holder to, as create and update print it. */
 export const grantLines = (key: KeyView): string[] => [
