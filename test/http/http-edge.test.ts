@@ -272,9 +272,13 @@ function expectDeprecationFields(result: HttpResult): void {
   expect(result.headers.get('link')).toBe('</v1/pets>; rel="successor-version"');
 }
 
-/** A PetRepository every method of which (whatever the port declares) fails with `failure()`; not a thenable, so the container resolves it as a value. */
+/**
+ * A PetRepository every method of which (whatever the port declares) fails with `failure()`; not
+ * a thenable, so it resolves as a value; and, like any store other instances write, with no
+ * write count to tell (the list path's cache would call it outside a request).
+ */
 const failingRepository = (failure: () => Error): PetRepository =>
-  new Proxy({} as PetRepository, { get: (_target, name) => (name === 'then' ? undefined : () => Promise.reject(failure())) });
+  new Proxy({} as PetRepository, { get: (_target, name) => (name === 'then' || name === 'writeCount' ? undefined : () => Promise.reject(failure())) });
 
 const RATE_LIMIT_FIELDS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'];
 
