@@ -2,9 +2,6 @@ import { MemoryIdempotencyRecords } from '../../src/adapters/memory/memory-idemp
 import { MemoryIdempotencyStore } from '../../src/adapters/memory/memory-idempotency-store.js';
 import { MemoryOrderRepository } from '../../src/adapters/memory/memory-order-repository.js';
 import { MemoryPetRepository } from '../../src/adapters/memory/memory-pet-repository.js';
-import { PostgresIdempotencyStore } from '../../src/adapters/postgres/postgres-idempotency-store.js';
-import { PostgresOrderRepository } from '../../src/adapters/postgres/postgres-order-repository.js';
-import { PostgresPetRepository } from '../../src/adapters/postgres/postgres-pet-repository.js';
 import { PetsSlotKeys } from '../../src/adapters/redis/pets-slot-keys.js';
 import { RedisIdempotencyStore } from '../../src/adapters/redis/redis-idempotency-store.js';
 import { RedisOrderRepository } from '../../src/adapters/redis/redis-order-repository.js';
@@ -12,7 +9,7 @@ import { RedisPetRepository } from '../../src/adapters/redis/redis-pet-repositor
 import { SystemClock } from '../../src/adapters/system/system-clock.js';
 import { MAX_ID } from '../../src/domain/pets/pet.js';
 import { describeIdExhaustionContract } from '../contracts/id-exhaustion-contract.js';
-import { usePostgresSchemas } from './postgres-stores-fixture.js';
+import { postgresStores, usePostgresSchemas } from './postgres-stores-fixture.js';
 import { deleteKeysUnder } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 
@@ -40,15 +37,9 @@ describeIdExhaustionContract('Redis', async (left) => {
 
 // PostgreSQL: the identities' sequences restarted just below 2^53-1.
 const schemas = usePostgresSchemas();
-describeIdExhaustionContract('PostgreSQL', async (left) => {
-  const { db, drop } = await schemas.fresh();
-  await db.query(`ALTER SEQUENCE pets_id_seq RESTART WITH ${MAX_ID - left.pets + 1}`);
-  await db.query(`ALTER SEQUENCE orders_id_seq RESTART WITH ${MAX_ID - left.orders + 1}`);
-  const clock = new SystemClock();
-  return {
-    pets: new PostgresPetRepository(db, clock),
-    orders: new PostgresOrderRepository(db, clock),
-    idempotency: new PostgresIdempotencyStore(db, clock),
-    cleanup: drop,
-  };
-});
+describeIdExhaustionContract('PostgreSQL', (left) =>
+  postgresStores(schemas, async (db) => {
+    await db.query(`ALTER SEQUENCE pets_id_seq RESTART WITH ${MAX_ID - left.pets + 1}`);
+    await db.query(`ALTER SEQUENCE orders_id_seq RESTART WITH ${MAX_ID - left.orders + 1}`);
+  })(),
+);

@@ -104,11 +104,12 @@ const empty = async (db: PostgresDatabase, schema: string): Promise<void> => {
   await db.query(`TRUNCATE ${tables} RESTART IDENTITY CASCADE`);
 };
 
-/** The record stores over a fresh schema. */
+/** The record stores over a fresh schema; `prepare` sets it up first (e.g. its sequences). */
 export const postgresStores =
-  (schemas: PostgresSchemas): CreateStores =>
+  (schemas: PostgresSchemas, prepare: (db: PostgresDatabase) => Promise<void> = async () => {}): CreateStores =>
   async () => {
     const { db, drop } = await schemas.fresh();
+    await prepare(db);
     const clock = new SystemClock();
     return {
       pets: new PostgresPetRepository(db, clock),

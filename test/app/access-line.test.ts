@@ -1,3 +1,4 @@
+import { finishedEvent } from '../support/request-finished-event.js';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { pino } from 'pino';
@@ -76,21 +77,7 @@ describe('the access line', () => {
         done();
       },
     });
-    const event: RequestFinishedEvent = {
-      requestId: requestIdOf('req-1'),
-      method: 'GET',
-      route: '/pets',
-      operation: 'listPets',
-      status: 200,
-      durationMs: 1.234,
-      finishedAt: 1_795_000_000_123,
-      completed: true,
-      key: '2f1f2bb3',
-      plan: 'pro',
-      verdict: 'admitted',
-      shadowed: null,
-      storeUnavailable: null,
-    };
+    const event = finishedEvent({ requestId: requestIdOf('req-1'), durationMs: 1.234, finishedAt: 1_795_000_000_123, key: '2f1f2bb3', plan: 'pro' });
     const info = createLogger('info', out);
     info.access(event);
     info.logger.info('next');

@@ -1,3 +1,4 @@
+import { finishedEvent } from '../support/request-finished-event.js';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BatchedLogStream, type BatchedLogStreamOptions } from '../../src/app/logging/batched-log-stream.js';
@@ -145,21 +146,7 @@ describe('BatchedLogStream', () => {
   });
 });
 
-const request = (requestId: string): RequestFinishedEvent => ({
-  requestId: requestIdOf(requestId),
-  method: 'GET',
-  route: '/pets',
-  operation: 'listPets',
-  status: 200,
-  durationMs: 1.5,
-  finishedAt: 1_795_000_000_000,
-  completed: true,
-  key: 'anonymous',
-  plan: 'anonymous',
-  verdict: 'admitted',
-  shadowed: null,
-  storeUnavailable: null,
-});
+const request = (requestId: string): RequestFinishedEvent => finishedEvent({ requestId: requestIdOf(requestId) });
 
 describe('the logger over its batches', () => {
   it('writes an error at once, behind the access lines gathered before it', () => {

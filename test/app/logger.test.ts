@@ -1,3 +1,4 @@
+import { finishedEvent } from '../support/request-finished-event.js';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { RequestId } from '../../src/adapters/http/wire/request-id.js';
@@ -37,21 +38,7 @@ describe('the logger', () => {
     const out = capture();
     const log = createLogger(level, out.stream);
     log.logger.info('hidden');
-    log.access({
-      requestId: 'req-1' as RequestId,
-      method: 'GET',
-      route: '/pets',
-      operation: 'listPets',
-      status: 200,
-      durationMs: 1.5,
-      finishedAt: Date.UTC(2026, 10, 27),
-      completed: true,
-      key: 'anonymous',
-      plan: 'anonymous',
-      verdict: 'admitted',
-      shadowed: null,
-      storeUnavailable: null,
-    });
+    log.access(finishedEvent({ requestId: 'req-1' as RequestId, finishedAt: Date.UTC(2026, 10, 27) }));
     await log.close();
     expect(out.lines()).toEqual([expect.objectContaining({ level: 30, requestId: 'req-1', route: '/pets', status: 200, msg: 'request' })]);
   });

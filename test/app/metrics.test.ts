@@ -1,23 +1,10 @@
+import { finishedEvent } from '../support/request-finished-event.js';
 import { describe, expect, it } from 'vitest';
 import type { RequestFinishedEvent } from '../../src/adapters/http/wire/request-finished.js';
-import { requestIdOf } from '../../src/adapters/http/wire/request-id.js';
 import { createMetrics } from '../../src/app/admin/metrics.js';
 
-const listed = (status: number): RequestFinishedEvent => ({
-  requestId: requestIdOf(undefined),
-  method: 'GET',
-  route: '/pets',
-  operation: 'listPets',
-  status,
-  durationMs: 3,
-  finishedAt: 1_795_000_000_000,
-  completed: true,
-  key: '2f1f2bb3',
-  plan: 'pro',
-  verdict: status === 429 ? 'rate_limited' : 'admitted',
-  shadowed: null,
-  storeUnavailable: null,
-});
+const listed = (status: number): RequestFinishedEvent =>
+  finishedEvent({ status, durationMs: 3, key: '2f1f2bb3', plan: 'pro', verdict: status === 429 ? 'rate_limited' : 'admitted' });
 
 describe('the metrics of finished requests', () => {
   it('counts every request observed before a scrape, though requests are counted in batches', async () => {

@@ -4,7 +4,8 @@ import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { keySubject } from '../../domain/quota/request-admission.js';
 import { err, ok, type Result } from '../../domain/result.js';
-import { stateOf, type KeyAdmin, type KeyChanges, type KeyState, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
+import { type KeyAdmin, type KeyChanges, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
+import type { KeyStanding } from '../../adapters/key-view.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { KeyOptions, NewKeyRequest } from '../../domain/keys/key-fields.js';
@@ -36,26 +37,6 @@ const planDetails = (plan: Plan | undefined): Record<string, string | number> =>
   plan === undefined ? {} : { plan: plan.name, ...Object.fromEntries(plan.rules.map((rule) => [`${rule.name}Limit`, rule.limit])) };
 
 const isoOf = (ms: number): string => new Date(ms).toISOString();
-
-/** One rule of a key's plan as its requests would find it now. `used` is unknown during a ban; `resetAt` absent when the rule counts nothing. */
-export interface RuleUsage {
-  readonly name: string;
-  readonly limit: number;
-  readonly used: number | undefined;
-  readonly remaining: number;
-  readonly resetAt: number | undefined;
-}
-
-/** A key, its state and its quota as they stand: what `keys show` and `GET /keys/{id}` answer. */
-export interface KeyStanding {
-  readonly key: ManagedApiKey;
-  readonly state: KeyState;
-  readonly rules: readonly RuleUsage[];
-  /** The ban's end; absent: not banned. */
-  readonly bannedUntil: number | undefined;
-  /** The strikes that count towards a ban now, under the ban policy (QuotaDecision.strikes); absent: not known. */
-  readonly strikes: number | undefined;
-}
 
 /** A key just made or rolled: the secret is in no store and is shown this once. */
 export interface IssuedSecret {
@@ -179,7 +160,6 @@ export class KeyOperations {
     const { key } = stored;
     return {
       key,
-      state: stateOf(key, this.deps.clock.now()),
       rules: key.plan.rules.map((rule, index) => {
         const resetAt = usage.resetAt[index] ?? usage.decidedAt;
         return {

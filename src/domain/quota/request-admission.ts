@@ -71,8 +71,8 @@ class PlanCosts {
  * allocates no promise.
  */
 export class RequestAdmission {
-  private readonly policies = new WeakMap<Plan, QuotaPolicy>();
-  private readonly planCosts = new WeakMap<Plan, PlanCosts>();
+  /** What each plan is decided under: its policy, and its costs by operation. */
+  private readonly plans = new WeakMap<Plan, { readonly policy: QuotaPolicy; readonly costs: PlanCosts }>();
   private readonly holders = new WeakMap<ApiKeyGrant, KeyHolder>();
 
   constructor(
@@ -112,28 +112,19 @@ export class RequestAdmission {
     const id = holderOf(grant, keyDigest);
     let holder = this.holders.get(grant);
     if (holder === undefined || holder.caller.id !== id) {
-      holder = { caller: Object.freeze({ id, role: grant.role }), subject: keySubject(id), policy: this.policyOf(grant.plan), costs: this.costsOf(grant.plan) };
+      holder = { caller: Object.freeze({ id, role: grant.role }), subject: keySubject(id), ...this.decidedUnder(grant.plan) };
       this.holders.set(grant, holder);
     }
     return holder;
   }
 
-  private costsOf(plan: Plan): PlanCosts {
-    let costs = this.planCosts.get(plan);
-    if (costs === undefined) {
-      costs = new PlanCosts(plan);
-      this.planCosts.set(plan, costs);
+  private decidedUnder(plan: Plan): { readonly policy: QuotaPolicy; readonly costs: PlanCosts } {
+    let decided = this.plans.get(plan);
+    if (decided === undefined) {
+      decided = { policy: { rules: plan.rules, ban: this.options.ban }, costs: new PlanCosts(plan) };
+      this.plans.set(plan, decided);
     }
-    return costs;
-  }
-
-  private policyOf(plan: Plan): QuotaPolicy {
-    let policy = this.policies.get(plan);
-    if (policy === undefined) {
-      policy = { rules: plan.rules, ban: this.options.ban };
-      this.policies.set(plan, policy);
-    }
-    return policy;
+    return decided;
   }
 }
 

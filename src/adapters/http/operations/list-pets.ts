@@ -30,9 +30,11 @@ const keyPart = (value: unknown): string | undefined => {
 };
 
 /** The query as sent, with the path it is answered under; undefined for a query that is never kept. */
-function answerKey({ limit, status, cursor }: Readonly<Record<string, unknown>>, basePath: string): string | undefined {
-  const parts = [keyPart(limit), keyPart(status), keyPart(cursor)];
-  return parts.includes(undefined) ? undefined : `${parts[0]}\n${parts[1]}\n${parts[2]}\n${basePath}`;
+function answerKey(query: Readonly<Record<string, unknown>>, basePath: string): string | undefined {
+  const limit = keyPart(query['limit']);
+  const status = keyPart(query['status']);
+  const cursor = keyPart(query['cursor']);
+  return limit === undefined || status === undefined || cursor === undefined ? undefined : `${limit}\n${status}\n${cursor}\n${basePath}`;
 }
 
 /** The catalog's kept answers at `version`: none once its store has written since they were kept. */
