@@ -89,7 +89,7 @@ describe('a plans file', () => {
       'plans.search.rules[1].match[0]: "searchPets" is not an operationId of the API; expected one of listPets, createPet, placeOrder',
       'plans.search.rules[1].match: names an operation twice',
       'plans.search.rules[1].mode: must be one of enforce, shadow',
-      'plans.search.rules[2].limits: unknown field; a rule has name, limit, window, match, cost, mode',
+      'plans.search.rules[2].limits: unknown field; a rule has name, limit, window, match, cost, mode, refund',
       'plans.search.rules[2].name: must be 1 to 32 lower-case letters, digits, _ or -, starting with a letter',
       'plans.search.rules[2].cost.createPet: createPet is not in the rule\'s match: the rule never counts it',
       'plans.search.rules[2].cost.listPets: must be a whole number from 1 to 5, the rule\'s limit',
@@ -101,6 +101,26 @@ describe('a plans file', () => {
       'plans["shadow-only"].rules: needs an enforced rule without "match", one that limits every request',
       'plans.twice.rules[1].name: minute names another rule of the plan',
     ]);
+  });
+
+  it('reads a rule\'s refund, answer classes and statuses as written, and reports each mistake in it naming its path', () => {
+    const refunding = (refund: unknown) => ({ plans: { p: { rules: [{ ...minute, refund }] } } });
+    const parsed = parsePlansFile(JSON.stringify(refunding(['5xx', '404', '429'])), CONTEXT);
+    if (!parsed.ok) throw new Error(parsed.error.join('\n'));
+    expect(parsed.value.get('p')?.rules[0]).toEqual({ name: 'minute', limit: 100, windowMs: 60_000, refund: ['5xx', '404', '429'] });
+    expect(Object.isFrozen(parsed.value.get('p')?.rules[0]?.refund)).toBe(true);
+    expect(problemsOf(refunding(['6xx', '5XX', 404, '42', '1000', '5xx', '503', '5xx']))).toEqual([
+      'plans.p.rules[0].refund[0]: "6xx" is not an answer class; expected "1xx" to "5xx", or a status from "100" to "599"',
+      'plans.p.rules[0].refund[1]: "5XX" is not an answer class; expected "1xx" to "5xx", or a status from "100" to "599"',
+      'plans.p.rules[0].refund[2]: 404 is not an answer class; expected "1xx" to "5xx", or a status from "100" to "599"',
+      'plans.p.rules[0].refund[3]: "42" is not an answer class; expected "1xx" to "5xx", or a status from "100" to "599"',
+      'plans.p.rules[0].refund[4]: "1000" is not an answer class; expected "1xx" to "5xx", or a status from "100" to "599"',
+      'plans.p.rules[0].refund[6]: 503 overlaps 5xx, given before',
+      'plans.p.rules[0].refund[7]: 5xx overlaps 5xx, given before',
+    ]);
+    for (const refund of [[], '5xx', { '5xx': true }]) {
+      expect(problemsOf(refunding(refund))).toEqual(['plans.p.rules[0].refund: must be a list of answer classes, at least one: "1xx" to "5xx", or a status from "100" to "599"']);
+    }
   });
 
   it('names the line and column of a JSON syntax error', () => {

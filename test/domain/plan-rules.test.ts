@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planOfRecord, planRecord } from '../../src/domain/quota/plan-record.js';
 import { costsOf, isUniformPlan } from '../../src/domain/quota/plan-rules.js';
+import { planRefundsOf, refundUnits, statusesOf } from '../../src/domain/quota/rule-refunds.js';
 import { enterprisePlan, STANDARD_PLANS, type Plan } from '../../src/domain/quota/plan.js';
 
 const WRITES: Plan = {
@@ -9,7 +10,7 @@ const WRITES: Plan = {
     { name: 'minute', limit: 100, windowMs: 60_000 },
     { name: 'search', limit: 10, windowMs: 60_000, match: ['listPets', 'listOrders'], cost: 2 },
     { name: 'writes', limit: 50, windowMs: 3_600_000, match: ['placeOrder', 'createPet'], cost: { placeOrder: 5, default: 3 }, mode: 'shadow' },
-    { name: 'weighed', limit: 500, windowMs: 86_400_000, cost: { createPet: 4 } },
+    { name: 'weighed', limit: 500, windowMs: 86_400_000, cost: { createPet: 4 }, refund: ['5xx', '404'] },
   ],
 };
 
@@ -39,10 +40,11 @@ describe('costsOf', () => {
 });
 
 describe('plan records', () => {
-  it('round-trips a plan of rules with match, cost and mode through JSON', () => {
+  it('round-trips a plan of rules with match, cost, mode and refund through JSON', () => {
     const read = planOfRecord(JSON.parse(JSON.stringify(planRecord(WRITES))));
     expect(read).toEqual(WRITES);
     expect(Object.isFrozen(read?.rules[2]?.match)).toBe(true);
+    expect(Object.isFrozen(read?.rules[3]?.refund)).toBe(true);
   });
 
   it('writes today\'s plans exactly as before and reads records written before rules had a mode, match or cost', () => {
@@ -65,8 +67,43 @@ describe('plan records', () => {
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, mode: 'dry' }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, match: 'listPets' }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, cost: { listPets: '2' } }] },
+      { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, refund: '5xx' }] },
+      { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, refund: ['6xx'] }] },
     ]) {
       expect(planOfRecord(record)).toBeUndefined();
     }
+  });
+});
+
+describe('refunds', () => {
+  it('reads an answer class as its hundred statuses and a status as itself, and nothing else as either', () => {
+    expect(statusesOf('5xx')).toEqual(Array.from({ length: 100 }, (_, i) => 500 + i));
+    expect(statusesOf('1xx')[0]).toBe(100);
+    expect(statusesOf('404')).toEqual([404]);
+    for (const text of ['6xx', '0xx', '5XX', 'xx', '099', '600', '42', '4040', ' 404', '']) expect(statusesOf(text), text).toEqual([]);
+  });
+
+  it('gives a plan without a refunding rule nothing to carry', () => {
+    expect(planRefundsOf(STANDARD_PLANS.free.rules)).toBeUndefined();
+  });
+
+  it('gives back what the request spent under each rule refunding its answer, 0 under the others, and nothing when no rule does', () => {
+    const plan: Plan = {
+      name: 'refunds',
+      rules: [
+        { name: 'all', limit: 100, windowMs: 60_000, refund: ['5xx'] },
+        { name: 'search', limit: 10, windowMs: 60_000, match: ['listPets'], cost: 3, refund: ['5xx', '404'] },
+        { name: 'day', limit: 1000, windowMs: 86_400_000 },
+      ],
+    };
+    const refunds = planRefundsOf(plan.rules)!;
+    expect(refundUnits(refunds, costsOf(plan, 'listPets'), 503)).toEqual([1, 3, 0]);
+    expect(refundUnits(refunds, costsOf(plan, 'listPets'), 404)).toEqual([0, 3, 0]);
+    // getPet does not match the search rule: a 404 of it spent nothing there to give back.
+    expect(refundUnits(refunds, costsOf(plan, 'getPet'), 404)).toBeUndefined();
+    expect(refundUnits(refunds, costsOf(plan, 'getPet'), 500)).toEqual([1, 0, 0]);
+    for (const status of [200, 201, 400, 429, 499, 600]) expect(refundUnits(refunds, costsOf(plan, 'listPets'), status), String(status)).toBeUndefined();
+    // One cost for every rule (a uniform plan's 1).
+    expect(refundUnits(refunds, 1, 500)).toEqual([1, 1, 0]);
   });
 });

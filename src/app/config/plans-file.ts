@@ -4,6 +4,7 @@ import type { PlanCatalog } from '../../domain/quota/plan-parser.js';
 import { DEFAULT_COST_KEY, PLAN_NAME_PATTERN, type PlanRule, type RuleCost } from '../../domain/quota/plan-rules.js';
 import { isBuiltInPlan, type Plan } from '../../domain/quota/plan.js';
 import { RULE_MODES } from '../../domain/quota/quota-rule.js';
+import { ANSWER_CLASS_SHAPE, statusesOf } from '../../domain/quota/rule-refunds.js';
 import { GRANULES_PER_WINDOW } from '../../domain/quota/sliding-window-counter.js';
 import { err, ok, type Result } from '../../domain/result.js';
 
@@ -22,7 +23,7 @@ export const WINDOW_UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_00
 const MIN_WINDOW_MS = WINDOW_UNITS_MS.s;
 const MAX_WINDOW_MS = 366 * WINDOW_UNITS_MS.d;
 const WINDOW_SHAPE = `must be a duration such as "60s", "1m", "1h", "1d" or whole milliseconds, from 1s to 366d, a multiple of ${GRANULES_PER_WINDOW} ms`;
-const RULE_FIELDS = ['name', 'limit', 'window', 'match', 'cost', 'mode'] as const;
+const RULE_FIELDS = ['name', 'limit', 'window', 'match', 'cost', 'mode', 'refund'] as const;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isWhole = (value: unknown, max: number): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= max;
@@ -95,12 +96,30 @@ class PlanChecker {
     return valid ? Object.freeze(costs) : undefined;
   }
 
+  private refundOf(path: string, value: unknown): readonly string[] | undefined {
+    if (!Array.isArray(value) || value.length === 0) return this.refuse(path, `must be a list of answer classes, at least one: ${ANSWER_CLASS_SHAPE}`);
+    const refunded = new Map<number, string>();
+    let valid = true;
+    for (const [index, answers] of value.entries()) {
+      const at = `${path}[${index}]`;
+      const statuses = typeof answers === 'string' ? statusesOf(answers) : [];
+      if (statuses.length === 0) {
+        valid = this.refuse(at, `${JSON.stringify(answers)} is not an answer class; expected ${ANSWER_CLASS_SHAPE}`) ?? false;
+        continue;
+      }
+      const twice = statuses.find((status) => refunded.has(status));
+      if (twice !== undefined) valid = this.refuse(at, `${String(answers)} overlaps ${refunded.get(twice)!}, given before`) ?? false;
+      for (const status of statuses) refunded.set(status, answers as string);
+    }
+    return valid ? Object.freeze([...(value as string[])]) : undefined;
+  }
+
   private ruleOf(path: string, value: unknown): PlanRule | undefined {
     if (!isObject(value)) return this.refuse(path, 'must be an object: {"name": "minute", "limit": 60, "window": "1m"}');
     for (const field of Object.keys(value)) {
       if (!(RULE_FIELDS as readonly string[]).includes(field)) this.refuse(member(path, field), `unknown field; a rule has ${RULE_FIELDS.join(', ')}`);
     }
-    const { name, limit, window, match, cost, mode } = value;
+    const { name, limit, window, match, cost, mode, refund } = value;
     const named =
       typeof name === 'string' && NAME.test(name)
         ? this.context.reservedRuleNames.includes(name)
@@ -113,9 +132,10 @@ class PlanChecker {
     const charged = cost === undefined ? undefined : this.costOf(`${path}.cost`, cost, counted, matched);
     const moded =
       mode === undefined ? undefined : (RULE_MODES.find((known) => known === mode) ?? this.refuse(`${path}.mode`, `must be one of ${RULE_MODES.join(', ')}`));
+    const refunded = refund === undefined ? undefined : this.refundOf(`${path}.refund`, refund);
     if (named === undefined || counted === undefined || windowMs === undefined) return undefined;
     const refused = (given: unknown, read: unknown): boolean => given !== undefined && read === undefined;
-    if (refused(match, matched) || refused(cost, charged) || refused(mode, moded)) return undefined;
+    if (refused(match, matched) || refused(cost, charged) || refused(mode, moded) || refused(refund, refunded)) return undefined;
     return Object.freeze({
       name: named,
       limit: counted,
@@ -123,6 +143,7 @@ class PlanChecker {
       ...(moded === undefined ? {} : { mode: moded }),
       ...(matched === undefined ? {} : { match: matched }),
       ...(charged === undefined ? {} : { cost: charged }),
+      ...(refunded === undefined ? {} : { refund: refunded }),
     });
   }
 

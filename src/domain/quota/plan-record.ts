@@ -1,28 +1,32 @@
 import type { Plan } from './plan.js';
 import type { PlanRule, RuleCost } from './plan-rules.js';
 import { RULE_MODES, type RuleMode } from './quota-rule.js';
+import { statusesOf } from './rule-refunds.js';
 
 /**
  * A plan as stores keep it (a JSON object): its name and rules, nothing else. A rule's mode,
- * match and cost are written only when set, so a record of today's plans is what it always was.
+ * match, cost and refund are written only when set, so a record of today's plans is what it always was.
  */
 export interface PlanRecord {
   readonly name: string;
   readonly rules: PlanRule[];
 }
 
-const ruleRecord = ({ name, limit, windowMs, mode, match, cost }: PlanRule): PlanRule => ({
+const ruleRecord = ({ name, limit, windowMs, mode, match, cost, refund }: PlanRule): PlanRule => ({
   name,
   limit,
   windowMs,
   ...(mode === undefined ? {} : { mode }),
   ...(match === undefined ? {} : { match: [...match] }),
   ...(cost === undefined ? {} : { cost: typeof cost === 'number' ? cost : { ...cost } }),
+  ...(refund === undefined ? {} : { refund: [...refund] }),
 });
 
 export const planRecord = ({ name, rules }: Plan): PlanRecord => ({ name, rules: rules.map(ruleRecord) });
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 const isMode = (value: unknown): value is RuleMode => RULE_MODES.some((mode) => mode === value);
 
@@ -32,18 +36,20 @@ const isCost = (value: unknown): value is RuleCost =>
 // Absent optional fields are absent in the rule read, so a record read back equals the plan written.
 const ruleOf = (value: unknown): PlanRule | undefined => {
   if (!isObject(value)) return undefined;
-  const { name, limit, windowMs, mode, match, cost } = value;
+  const { name, limit, windowMs, mode, match, cost, refund } = value;
   if (typeof name !== 'string' || typeof limit !== 'number' || typeof windowMs !== 'number') return undefined;
   if (mode !== undefined && !isMode(mode)) return undefined;
-  if (match !== undefined && !(Array.isArray(match) && match.every((id) => typeof id === 'string'))) return undefined;
+  if (match !== undefined && !isStrings(match)) return undefined;
   if (cost !== undefined && !isCost(cost)) return undefined;
+  if (refund !== undefined && !(isStrings(refund) && refund.every((answers) => statusesOf(answers).length > 0))) return undefined;
   return Object.freeze({
     name,
     limit,
     windowMs,
     ...(mode === undefined ? {} : { mode }),
-    ...(match === undefined ? {} : { match: Object.freeze([...(match as string[])]) }),
+    ...(match === undefined ? {} : { match: Object.freeze([...match]) }),
     ...(cost === undefined ? {} : { cost: typeof cost === 'number' ? cost : Object.freeze({ ...cost }) }),
+    ...(refund === undefined ? {} : { refund: Object.freeze([...refund]) }),
   });
 };
 

@@ -15,19 +15,25 @@ export const PLAN_NAME_PATTERN = '[a-z][a-z0-9_-]{0,31}';
 /** The key of a per-operation cost that stands for every operation it does not name. */
 export const DEFAULT_COST_KEY = 'default';
 
-/** A plan's rule: a sliding window (QuotaRule), the operations it applies to and what each spends. */
+/** A plan's rule: a sliding window (QuotaRule), the operations it applies to, what each spends and what it gives back. */
 export interface PlanRule extends QuotaRule {
   /** The operationIds the rule applies to; absent: every request, routed or not. */
   readonly match?: readonly string[];
   /** Absent: 1 for every matched request. */
   readonly cost?: RuleCost;
+  /**
+   * The answers whose requests get their cost under the rule back, each an answer class
+   * (`"5xx"`) or a status (`"404"`): rule-refunds.ts. Absent: every admitted request keeps its cost.
+   */
+  readonly refund?: readonly string[];
 }
 
-/** What a rule counts and how, as the service shows it: its mode always, `match` and `cost` when set. */
+/** What a rule counts and how, as the service shows it: its mode always, `match`, `cost` and `refund` when set. */
 export const ruleTermsOf = (rule: PlanRule) => ({
   mode: rule.mode ?? 'enforce',
   ...(rule.match === undefined ? {} : { match: [...rule.match] }),
   ...(rule.cost === undefined ? {} : { cost: rule.cost }),
+  ...(rule.refund === undefined ? {} : { refund: [...rule.refund] }),
 });
 
 /** The units a request of `operationId` (undefined: no operation was routed) spends under `rule`; 0 when it does not match. */

@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { ErrorSchema, RuleCostSchema, RuleMatchSchema, RuleModeSchema } from '../contract/schemas.js';
+import { ErrorSchema, RuleCostSchema, RuleMatchSchema, RuleModeSchema, RuleRefundSchema } from '../contract/schemas.js';
 import { ROLES, type Role } from '../../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
 import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
@@ -29,6 +29,7 @@ export const PlanRuleSchema = Type.Object(
     mode: RuleModeSchema,
     match: Type.Optional(RuleMatchSchema),
     cost: Type.Optional(RuleCostSchema),
+    refund: Type.Optional(RuleRefundSchema),
   },
   { additionalProperties: false },
 );

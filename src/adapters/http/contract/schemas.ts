@@ -5,6 +5,7 @@ import { ORDER_STATUSES, type OrderStatus } from '../../../domain/orders/order.j
 import { STAFF_STATUSES, type StaffStatus } from '../../../domain/orders/order-status-machine.js';
 import { MAX_ID, PET_STATUSES, type PetStatus } from '../../../domain/pets/pet.js';
 import { RULE_MODES, type RuleMode } from '../../../domain/quota/quota-rule.js';
+import { ANSWER_CLASS_PATTERN } from '../../../domain/quota/rule-refunds.js';
 import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
 
 /*
@@ -123,6 +124,11 @@ export const RuleCostSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.Rec
   description: 'What a matched request spends: one number, or one per operationId with `default` for the others (1 when absent). Absent: 1.',
 });
 
+export const RuleRefundSchema = Type.Array(Type.String({ pattern: ANSWER_CLASS_PATTERN }), {
+  minItems: 1,
+  description: 'The answers whose requests get their cost under the rule back: answer classes (`5xx`) or statuses (`404`). Absent: none.',
+});
+
 export const RateLimitRuleSchema = Type.Object(
   {
     name: Type.String({ description: 'As in RateLimit-Policy: `minute`, `day`.' }),
@@ -137,6 +143,7 @@ export const RateLimitRuleSchema = Type.Object(
     mode: Type.Optional(RuleModeSchema),
     match: Type.Optional(RuleMatchSchema),
     cost: Type.Optional(RuleCostSchema),
+    refund: Type.Optional(RuleRefundSchema),
   },
   { additionalProperties: false },
 );
