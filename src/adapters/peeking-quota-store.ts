@@ -10,4 +10,6 @@ export const peekingQuotaStore = (quotas: QuotaStore): QuotaStore => ({
   decide: (subject, policy) => quotas.peek(subject, policy),
   peek: (subject, policy, cost) => quotas.peek(subject, policy, cost),
   reset: (subject) => quotas.reset(subject),
+  // Its admissions counted nothing, so nothing is theirs to give back.
+  refund: () => undefined,
 });

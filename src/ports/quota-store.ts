@@ -24,4 +24,13 @@ export interface QuotaStore {
   peek(subject: string, policy: QuotaPolicy, cost?: number | RuleCosts): QuotaDecision | Promise<QuotaDecision>;
   /** Forgets the subject: its counters, its strikes and any ban. */
   reset(subject: string): void | Promise<void>;
+  /**
+   * Gives back `units` (indexed like `policy.rules`, each from 0 to its rule's limit, else a
+   * RangeError) of the request this store `admitted` under `policy` (its decision, as `decide`
+   * answered it): each rule's to the bucket that counted the request, while that bucket is
+   * still counted, at most what it holds (quota-engine.ts, refundQuota). A refusal, a request
+   * counted by a state since forgotten or kept for other windows, gets nothing back. Strikes,
+   * a ban and its answer, and Retry-After stand.
+   */
+  refund(subject: string, policy: QuotaPolicy, units: RuleCosts, admitted: QuotaDecision): void | Promise<void>;
 }

@@ -63,6 +63,13 @@ class ScriptedStore implements QuotaStore, StrikeRecorder {
     return Promise.resolve();
   }
 
+  /** The refunds asked, in order; each answers when the test resolves it. */
+  readonly refunds: { readonly subject: string; readonly units: RuleCosts; readonly answer: () => void }[] = [];
+
+  refund(subject: string, _policy: QuotaPolicy, units: RuleCosts): Promise<void> {
+    return new Promise((resolve) => this.refunds.push({ subject, units, answer: resolve }));
+  }
+
   recordStrikes(subject: string, _policy: QuotaPolicy, strikes: readonly number[]): Promise<QuotaDecision | undefined> {
     this.recorded.push({ subject, strikes: [...strikes] });
     const answer = this.strikesAnswer;

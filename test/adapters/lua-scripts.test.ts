@@ -63,7 +63,7 @@ describe('the shipped scripts', () => {
     expect(source).not.toMatch(new RegExp(`\\b(${GRANULES_PER_WINDOW}|${RING})\\b`));
     expect(QUOTA_CALLS_LUA).toContain(`policy.g[i] = tonumber(windowArgs[i]) / ${GRANULES_PER_WINDOW}\n`);
     expect(QUOTA_CALLS_LUA).toContain(`if b > c - ${RING} then break end`);
-    expect(QUOTA_CALLS_LUA).toContain(`writes = { 'w', policy.signature, 'v', ${QUOTA_LAYOUT} }`);
+    expect(QUOTA_CALLS_LUA).toContain(`writes = { 'w', policy.signature, 'v', ${QUOTA_LAYOUT}, 'sa', num(t) }`);
     expect(QUOTA_CALLS_LUA).toContain(`error({ err = '${QUOTA_LAYOUT_ERROR}' .. ' ' ..`);
   });
 });

@@ -80,7 +80,7 @@ describe('the ban rule of the domain is the one the others apply', () => {
             // Asked at once only by the strike LocalRefusals takes to complete the ban.
             recordStrikes: () => Promise.resolve(refused(clock.now(), 'banned')),
           };
-          const store: QuotaStore = { decide: () => Promise.reject(new Error('unused')), peek: () => Promise.reject(new Error('unused')), reset: () => undefined };
+          const store: QuotaStore = { decide: () => Promise.reject(new Error('unused')), peek: () => Promise.reject(new Error('unused')), reset: () => undefined, refund: () => undefined };
           const options = { strikeLagMs: 500_000, maxEntries: 10, schedule: () => undefined, onFlushError: () => undefined };
           const local = new LocalRefusals(store, recorder, clock, options);
 

@@ -29,14 +29,30 @@ describe('the layout of the stored quota counters', () => {
     expect((await store.decide('old', policy)).remaining).toEqual([2]);
   });
 
+  it('made before refunds, without the time the hash was made (sa), take a refund of a request they counted as their own', async () => {
+    const { store, keyOf } = fixture();
+    const counted = await store.decide('old', policy);
+    await store.decide('old', policy);
+    expect(await shared.redis.hget(keyOf('old'), 'sa')).toBe(String(START));
+    await shared.redis.hdel(keyOf('old'), 'sa');
+    await store.refund('old', policy, [1], counted);
+    expect((await store.peek('old', policy)).remaining).toEqual([4]);
+  });
+
   it('of another layout (a newer instance wrote them) are neither read nor written: the call fails as the store unavailable, other subjects go on', async () => {
     const { store, clock, keyOf } = fixture();
-    for (let i = 0; i < 6; i++) await store.decide('newer', policy);
+    const first = await store.decide('newer', policy);
+    for (let i = 0; i < 5; i++) await store.decide('newer', policy);
     await shared.redis.hset(keyOf('newer'), 'v', String(QUOTA_LAYOUT + 1));
     const before = await shared.redis.hgetallBuffer(keyOf('newer'));
     clock.advance(1_000);
 
-    const calls = [store.decide('newer', policy), store.peek('newer', policy), store.recordStrikes('newer', policy, [clock.now(), clock.now() + 60_000])];
+    const calls = [
+      store.decide('newer', policy),
+      store.peek('newer', policy),
+      store.recordStrikes('newer', policy, [clock.now(), clock.now() + 60_000]),
+      store.refund('newer', policy, [1], first),
+    ];
     const other = store.decide('other', policy);
     for (const call of calls) {
       const error: unknown = await call.then(() => undefined, (failure: unknown) => failure);

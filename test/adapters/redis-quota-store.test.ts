@@ -28,9 +28,10 @@ describeQuotaStoreContract('redis', async (clock) => ({
  * A schedule for the differential test: requests of up to three subjects under one policy,
  * now and then under the same windows with other limits or another strike count (the state
  * carries over) or under other windows (the subject starts over), at times with bursts,
- * ties, granule and window edges, idle gaps, and clock steps back.
+ * ties, granule and window edges, idle gaps, and clock steps back; refunds of earlier
+ * admissions, of what they spent or of other units.
  */
-type Operation = 'decide' | 'peek' | 'reset';
+type Operation = 'decide' | 'peek' | 'reset' | 'refund';
 
 interface Schedule {
   readonly requests: readonly {
@@ -40,6 +41,9 @@ interface Schedule {
     readonly operation: Operation;
     /** The request's cost under the schedule's rules, within the smallest limits of its policies. */
     readonly cost: number | RuleCosts;
+    /** A refund's: which earlier admission (from the newest, modulo their number), and its units unless it gives back what it spent. */
+    readonly pick: number;
+    readonly units: RuleCosts | undefined;
   }[];
 }
 
@@ -71,8 +75,11 @@ const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): 
                 { arbitrary: fc.constant<Operation>('decide'), weight: 10 },
                 { arbitrary: fc.constant<Operation>('peek'), weight: 3 },
                 fc.constant<Operation>('reset'),
+                { arbitrary: fc.constant<Operation>('refund'), weight: 3 },
               ),
               cost: costArb,
+              pick: fc.oneof(fc.constant(0), fc.nat()),
+              units: fc.option(fc.tuple(...rules.map((rule) => fc.integer({ min: 0, max: rule.limit }))), { nil: undefined, freq: 3 }),
             }),
             { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
           ),
@@ -138,7 +145,8 @@ const decidesLikeMemory = async (shape: ScheduleShape, numRuns: number): Promise
       run++;
       const expected: (QuotaDecision | undefined)[] = [];
       const actual: Promise<QuotaDecision | undefined>[] = [];
-      for (const { at, subject, policy, operation, cost } of requests) {
+      const admitted: { readonly key: string; readonly policy: QuotaPolicy; readonly costs: RuleCosts; readonly decision: QuotaDecision }[] = [];
+      for (const { at, subject, policy, operation, cost, pick, units } of requests) {
         clock.set(at);
         const key = `${run}:${subject}`;
         // Sent in order on one connection, without waiting: one pipeline per schedule.
@@ -146,9 +154,20 @@ const decidesLikeMemory = async (shape: ScheduleShape, numRuns: number): Promise
           memoryStore.reset(key);
           expected.push(undefined);
           actual.push(redisStore.reset(key).then(() => undefined));
+        } else if (operation === 'refund') {
+          const earlier = admitted[admitted.length - 1 - (pick % Math.max(1, admitted.length))];
+          if (earlier === undefined) continue;
+          // Redis's own decision is the memory store's (the test holds them equal), so its countedAt is the one named.
+          memoryStore.refund(earlier.key, earlier.policy, units ?? earlier.costs, earlier.decision);
+          expected.push(undefined);
+          actual.push(redisStore.refund(earlier.key, earlier.policy, units ?? earlier.costs, earlier.decision).then(() => undefined));
         } else {
-          expected.push(memoryStore[operation](key, policy, cost));
+          const decision = memoryStore[operation](key, policy, cost);
+          expected.push(decision);
           actual.push(redisStore[operation](key, policy, cost));
+          if (operation === 'decide' && decision.verdict === 'admitted') {
+            admitted.push({ key, policy, costs: policy.rules.map((_, i) => (typeof cost === 'number' ? cost : cost[i]!)), decision });
+          }
         }
       }
       expect(await Promise.all(actual)).toEqual(expected);
@@ -158,10 +177,10 @@ const decidesLikeMemory = async (shape: ScheduleShape, numRuns: number): Promise
 };
 
 describe('RedisQuotaStore', () => {
-  it('decides, peeks and resets every generated schedule of requests weighing 1 to the smallest limit exactly like the in-memory store: verdicts, remaining, resets, retry times, strikes and bans', () =>
+  it('decides, peeks, refunds and resets every generated schedule of requests weighing 1 to the smallest limit exactly like the in-memory store: verdicts, remaining, resets, retry times, the time each admission was counted, strikes and bans', () =>
     decidesLikeMemory(weighedRequests, runs(1_500)));
 
-  it('decides, peeks and resets every generated schedule of several enforced and shadow rules (their modes changing with the plan) and requests of per-rule costs, 0 included, exactly like the in-memory store: verdicts, remaining, resets, retry times, shadowed rules, strikes and bans, in runs of alike decisions batched or split', () =>
+  it('decides, peeks, refunds and resets every generated schedule of several enforced and shadow rules (their modes changing with the plan) and requests of per-rule costs, 0 included, exactly like the in-memory store: verdicts, remaining, resets, retry times, shadowed rules, the time each admission was counted, strikes and bans, in runs of alike decisions batched or split', () =>
     decidesLikeMemory(ruleCostRequests, runs(1_000)));
 
   it("decides bans of keys whose rules are still spent when the ban ends exactly like the in-memory store, and admits a request at the ban's Retry-After", async () => {
@@ -331,6 +350,22 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       expect(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1]).toBe('1');
     }));
 
+  it('sends a refund as one more call of the turn\'s script: alone one round trip, beside decisions none of its own', () =>
+    withClient(async (redis) => {
+      const store = new RedisQuotaStore(redis, { prefix: 'refund-turn:' });
+      const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 2, windowMs: 60_000 }] };
+      const admitted = await store.decide('key:a', policy);
+      const evalshas = async (): Promise<number> => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+      await redis.config('RESETSTAT');
+      await store.refund('key:a', policy, [1], admitted);
+      expect(await evalshas()).toBe(1);
+      const [again] = await Promise.all([store.decide('key:a', policy), store.refund('key:a', policy, [1], admitted), store.decide('key:b', policy)]);
+      expect(await evalshas()).toBe(2);
+      // Run in the order made: the refund came after the decision, whose unit shares the bucket it names.
+      expect(again.remaining).toEqual([1]);
+      expect((await store.peek('key:a', policy)).remaining).toEqual([2]);
+    }));
+
   it('sends a batch to Redis as soon as it holds eight calls, not at the end of the turn, and the rest of the turn at its end', () =>
     withClient(async (redis) => {
       const store = new RedisQuotaStore(redis, { prefix: 'filled:' });
@@ -426,11 +461,11 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       // Every second of the last minute holds requests: exactly the 61 counted buckets are
       // kept, packed as a 4-byte total and 12 bytes per bucket.
       expect((await redis.hgetBuffer('bounded:{q:busy}', 'r1'))?.length).toBe(4 + 12 * 61);
-      // Besides the ring: the windows (w), the time counted to (la), the expiry set (ex) and the layout (v).
-      expect(await redis.hlen('bounded:{q:busy}')).toBe(5);
+      // Besides the ring: the windows (w), the time counted to (la), the expiry set (ex), the layout (v) and when it was made (sa).
+      expect(await redis.hlen('bounded:{q:busy}')).toBe(6);
       // The ring's size, then the last 5 strikes.
       expect((await redis.hget('bounded:{q:striking}', 'st'))?.split(' ')).toHaveLength(1 + 5);
-      expect(await redis.hlen('bounded:{q:striking}')).toBe(7);
+      expect(await redis.hlen('bounded:{q:striking}')).toBe(8);
     }));
 
   it('calls the script by its SHA, and after SCRIPT FLUSH resends it and keeps counting', () =>

@@ -418,5 +418,74 @@ export const describeQuotaStoreContract = (
       expect(decisions.filter((d) => d.verdict === 'rate_limited')).toHaveLength(20);
       expect(decisions.filter((d) => d.verdict === 'banned')).toHaveLength(30);
     });
+
+    it('a refund gives a request its units back in the bucket that counted it: the rule admits that much again, and its reset moves on when that was its oldest bucket', async () => {
+      const [first] = await decideTimes('a', minuteOnly(3), 1);
+      clock.advance(2_000);
+      await decideTimes('a', minuteOnly(3), 2);
+      await store.refund(subject('a'), minuteOnly(3), [1], first!);
+      // The oldest bucket emptied: the rule's remaining next rises when the second one drops.
+      expect(await store.peek(subject('a'), minuteOnly(3))).toMatchObject({ remaining: [1], resetAt: [START + 63_000] });
+      expect((await decideTimes('a', minuteOnly(3), 2)).map((d) => d.verdict)).toEqual(['admitted', 'rate_limited']);
+    });
+
+    it('a refund takes back at most what the request’s bucket holds, from no other bucket, and nothing once its bucket has dropped out', async () => {
+      const [early] = await decideTimes('a', minuteOnly(5), 1);
+      clock.advance(1_000);
+      const [late] = await decideTimes('a', minuteOnly(5), 2);
+      // Five asked: the bucket of the first holds one, and the second's two stay counted.
+      await store.refund(subject('a'), minuteOnly(5), [5], early!);
+      expect((await store.peek(subject('a'), minuteOnly(5))).remaining).toEqual([3]);
+      await store.refund(subject('a'), minuteOnly(5), [5], early!);
+      expect((await store.peek(subject('a'), minuteOnly(5))).remaining).toEqual([3]);
+      // The second's bucket stops being counted at START + 62 s: a refund then finds nothing to give back.
+      clock.set(START + 62_000);
+      await decideTimes('a', minuteOnly(5), 1);
+      await store.refund(subject('a'), minuteOnly(5), [2], late!);
+      expect((await store.peek(subject('a'), minuteOnly(5))).remaining).toEqual([4]);
+    });
+
+    it('a refund gives back under each rule the units it names, and nothing for a refusal', async () => {
+      const [admitted] = await decideTimes('a', twoRules, 3);
+      const refused = await store.decide(subject('a'), twoRules);
+      expect(refused.verdict).toBe('rate_limited');
+      await store.refund(subject('a'), twoRules, [1, 1], refused);
+      expect((await store.peek(subject('a'), twoRules)).remaining).toEqual([0, 2]);
+      await store.refund(subject('a'), twoRules, [0, 1], admitted!);
+      expect((await store.peek(subject('a'), twoRules)).remaining).toEqual([0, 3]);
+    });
+
+    it('a refund reaches only the state that counted its request: after a reset, or under other windows since, it gives nothing back', async () => {
+      const [beforeReset] = await decideTimes('a', minuteOnly(3), 1);
+      await store.reset(subject('a'));
+      clock.advance(1);
+      await decideTimes('a', minuteOnly(3), 2);
+      await store.refund(subject('a'), minuteOnly(3), [1], beforeReset!);
+      expect((await store.peek(subject('a'), minuteOnly(3))).remaining).toEqual([1]);
+
+      const [beforeWindows] = await decideTimes('b', minuteOnly(3), 1);
+      await store.decide(subject('b'), { rules: [{ name: 'hour', limit: 3, windowMs: 60 * MINUTE }] });
+      await store.refund(subject('b'), minuteOnly(3), [1], beforeWindows!);
+      expect((await store.peek(subject('b'), { rules: [{ name: 'hour', limit: 3, windowMs: 60 * MINUTE }] })).remaining).toEqual([2]);
+    });
+
+    it('a refund during a ban changes neither the ban nor its Retry-After; what it gave back is there once the ban ends', async () => {
+      const policy: QuotaPolicy = {
+        rules: [
+          { name: 'minute', limit: 2, windowMs: MINUTE },
+          { name: 'day', limit: 3, windowMs: DAY },
+        ],
+        ban: { strikes: 2, strikeWindowMs: 30_000, banMs: 120_000 },
+      };
+      const [first] = await decideTimes('a', policy, 2);
+      const answers = await decideTimes('a', policy, 3);
+      expect(answers.map((d) => d.verdict)).toEqual(['rate_limited', 'rate_limited', 'banned']);
+      const ban = answers[2]!;
+      await store.refund(subject('a'), policy, [1, 1], first!);
+      expect(await store.decide(subject('a'), policy)).toEqual(ban);
+      clock.set(ban.retryAt);
+      // The day rule kept one of the two, so two more fit where one would have.
+      expect((await decideTimes('a', policy, 3)).map((d) => d.verdict)).toEqual(['admitted', 'admitted', 'rate_limited']);
+    });
   });
 };

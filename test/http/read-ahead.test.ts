@@ -34,6 +34,10 @@ class HeldQuotaStore implements QuotaStore {
   reset(subject: string): void {
     this.#local.reset(subject);
   }
+
+  refund(): never {
+    throw new Error('this test does not refund');
+  }
 }
 
 /** Pets whose page reads are recorded with how many quota decisions were pending then. */

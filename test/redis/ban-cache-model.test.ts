@@ -76,6 +76,9 @@ describe('refusals answered by the instance (LocalRefusals over Redis) against t
       reset: () => {
         throw new Error('this test does not reset');
       },
+      refund: () => {
+        throw new Error('this test does not refund');
+      },
     };
     // Under a ban rule the cache decides through the recorder, which reports the strikes.
     const recorder: StrikeRecorder = {

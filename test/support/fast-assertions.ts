@@ -11,6 +11,7 @@ export const expectSameDecision = (actual: QuotaDecision, expected: QuotaDecisio
     actual.decidedAt === expected.decidedAt &&
     actual.retryAt === expected.retryAt &&
     actual.strikes === expected.strikes &&
+    actual.countedAt === expected.countedAt &&
     sameNumbers(actual.remaining, expected.remaining) &&
     sameNumbers(actual.resetAt, expected.resetAt) &&
     (actual.shadowed === undefined) === (expected.shadowed === undefined) &&

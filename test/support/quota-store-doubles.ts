@@ -9,6 +9,9 @@ export const decidingStore = (decide: QuotaStore['decide']): QuotaStore => ({
   reset: () => {
     throw new Error('this test does not reset');
   },
+  refund: () => {
+    throw new Error('this test does not refund');
+  },
 });
 
 /** A remote store that fails every call with `error` (StoreUnavailableError: an outage). */
@@ -16,4 +19,5 @@ export const failingStore = (error: Error): QuotaStore => ({
   decide: () => Promise.reject(error),
   peek: () => Promise.reject(error),
   reset: () => Promise.reject(error),
+  refund: () => Promise.reject(error),
 });

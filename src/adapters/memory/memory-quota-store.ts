@@ -1,10 +1,11 @@
-import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
+import { countedAtOf, type QuotaDecision } from '../../domain/quota/quota-decision.js';
 import {
   type QuotaState,
   createQuotaState,
   decideQuota,
   isQuotaStateIdle,
   peekQuota,
+  refundQuota,
   stateFitsPolicy,
 } from '../../domain/quota/quota-engine.js';
 import type { QuotaPolicy, RuleCosts } from '../../domain/quota/quota-rule.js';
@@ -53,7 +54,7 @@ export class MemoryQuotaStore implements QuotaStore {
     const now = this.#clock.now();
     let state = this.#states.get(subject);
     if (state === undefined || !stateFitsPolicy(state, policy)) {
-      state = createQuotaState(policy);
+      state = createQuotaState(policy, now);
       this.#states.set(subject, state);
     }
     const decision = decideQuota(state, policy, now, cost);
@@ -71,6 +72,14 @@ export class MemoryQuotaStore implements QuotaStore {
 
   reset(subject: string): void {
     this.#states.delete(subject);
+  }
+
+  refund(subject: string, policy: QuotaPolicy, units: RuleCosts, admitted: QuotaDecision): void {
+    const state = this.#states.get(subject);
+    const countedAt = countedAtOf(admitted);
+    // Forgotten, or kept for other windows: the state that counted the request is gone.
+    if (state === undefined || countedAt === undefined || !stateFitsPolicy(state, policy)) return;
+    refundQuota(state, policy, this.#clock.now(), units, countedAt);
   }
 
   #sweep(now: number): void {

@@ -22,7 +22,7 @@ export const RULE_MODE_ARGS = { enforce: 'e', shadow: 's' } as const;
 export const COST_SEPARATOR = ',';
 
 /** What a call of the batch is: its first argument. */
-export const CALL_KINDS = { decide: 'd', strikes: 's', reset: 'r' } as const;
+export const CALL_KINDS = { decide: 'd', strikes: 's', refund: 'f', reset: 'r' } as const;
 
 /**
  * The layout of a subject's hash (its field `v`): what every field holds and how the rings are
@@ -49,6 +49,7 @@ export const QUOTA_CALLS_LUA = composeLua('quota.lua', {
   REPLY_FAILED: REPLY_MARKS.failed,
   CALL_DECIDE: CALL_KINDS.decide,
   CALL_STRIKES: CALL_KINDS.strikes,
+  CALL_REFUND: CALL_KINDS.refund,
   SHADOW: RULE_MODE_ARGS.shadow,
   COST_SEPARATOR,
   GRANULES: GRANULES_PER_WINDOW,

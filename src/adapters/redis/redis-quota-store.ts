@@ -1,5 +1,5 @@
 import { sendCorkedNow, type RedisClient } from './redis-client.js';
-import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
+import { countedAtOf, type QuotaDecision } from '../../domain/quota/quota-decision.js';
 import { assertDecidablePolicy, assertRuleCosts } from '../../domain/quota/decidable-policy.js';
 import type { QuotaPolicy, RuleCosts } from '../../domain/quota/quota-rule.js';
 import type { Clock } from '../../ports/clock.js';
@@ -38,11 +38,12 @@ const MAX_CALLS_PER_SCRIPT = 8;
 type QuotaCall =
   | { readonly kind: 'decide'; readonly key: string; readonly now: string; readonly policy: string; readonly cost: string; readonly mode: DecideMode }
   | { readonly kind: 'strikes'; readonly key: string; readonly now: string; readonly policy: string; readonly strikes: readonly number[] }
+  | { readonly kind: 'refund'; readonly key: string; readonly now: string; readonly policy: string; readonly countedAt: number; readonly units: string }
   | { readonly kind: 'reset'; readonly key: string };
 
 type DecideMode = (typeof DECIDE_MODES)[keyof typeof DECIDE_MODES];
 
-/** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes), DEL's count (one value), or the call's own failure. */
+/** What QUOTA_CALLS_LUA answers a call: a decision's fields, none (no ban after strikes, a refund), DEL's count (one value), or the call's own failure. */
 type QuotaReply = number[] | null | Error;
 
 interface QuotaScripts {
@@ -54,8 +55,8 @@ interface QuotaScripts {
  * Each decision is one Lua script (sent by its SHA, resent whole by ioredis after a NOSCRIPT):
  * every rule, the strike and the ban, atomically; the decisions of one turn share script
  * calls of up to eight. A subject's data is one hash under `{q:<subject>}`, bounded per rule like the
- * in-memory rings and expiring when idle. Strikes a cache answered (LocalRefusals) are added
- * by a second script on the same hash.
+ * in-memory rings and expiring when idle. Strikes a cache answered (LocalRefusals) and
+ * refunds are calls of the same script on the same hash.
  */
 export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   private readonly redis: RedisClient & QuotaScripts;
@@ -85,6 +86,18 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
   async reset(subject: string): Promise<void> {
     const reply = await this.#calls.add({ kind: 'reset', key: this.keyOf(subject) });
     if (reply instanceof Error) throw failureOfCall(reply);
+  }
+
+  async refund(subject: string, policy: QuotaPolicy, units: RuleCosts, admitted: QuotaDecision): Promise<void> {
+    const countedAt = countedAtOf(admitted);
+    if (countedAt === undefined) return;
+    // Built and checked before the batch, as a decision's.
+    const args = this.policyArgs(policy);
+    assertRuleCosts(policy.rules, units);
+    const call: QuotaCall = { kind: 'refund', key: this.keyOf(subject), now: this.#now(), policy: args, countedAt, units: units.join(COST_SEPARATOR) };
+    const reply = await this.#calls.add(call);
+    if (reply instanceof Error) throw failureOfCall(reply);
+    if (reply !== null) throw new Error(`Unexpected quota script reply to a refund: ${JSON.stringify(reply)}`);
   }
 
   async decideReportingStrikes(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): Promise<StrikesReported> {
@@ -138,6 +151,9 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
           if (runLength > 0 && decision !== run) endRun();
           run = decision;
           runLength += 1;
+        } else if (call.kind === 'refund') {
+          endRun();
+          callArgs += `${CALL_KINDS.refund} ${number} ${call.now} ${call.countedAt} ${call.units} `;
         } else {
           endRun();
           callArgs += `${CALL_KINDS.strikes} ${number} ${call.now} ${call.strikes.length} `;
@@ -216,8 +232,11 @@ const fieldsOf = (reply: QuotaReply): number[] => {
   return reply;
 };
 
-/** How many of a reply's fields are its decision's: verdict, decidedAt, retryAt, the shadowed count, each rule's remaining and reset, the shadowed indices. */
-const decisionLength = (reply: readonly number[], ruleCount: number): number => 4 + 2 * ruleCount + (reply[3] ?? 0);
+/**
+ * How many of a reply's fields are its decision's: verdict, decidedAt, retryAt, the shadowed
+ * count, each rule's remaining and reset, the shadowed indices, countedAt.
+ */
+const decisionLength = (reply: readonly number[], ruleCount: number): number => 5 + 2 * ruleCount + (reply[3] ?? 0);
 
 /** The decision in the reply's first `length` fields (a reply reporting strikes has them after). */
 const decisionOf = (reply: readonly number[], ruleCount: number, length = reply.length): QuotaDecision => {
@@ -235,7 +254,16 @@ const decisionOf = (reply: readonly number[], ruleCount: number, length = reply.
   }
   const decidedAt = reply[1] as number;
   const retryAt = reply[2] as number;
-  return rulesEnd === length
-    ? { verdict, decidedAt, retryAt, remaining, resetAt }
-    : { verdict, decidedAt, retryAt, remaining, resetAt, shadowed: reply.slice(rulesEnd, length) };
+  const countedAt = reply[length - 1] as number;
+  if (rulesEnd === length - 1 && countedAt === decidedAt) return { verdict, decidedAt, retryAt, remaining, resetAt };
+  return {
+    verdict,
+    decidedAt,
+    retryAt,
+    remaining,
+    resetAt,
+    ...(rulesEnd === length - 1 ? {} : { shadowed: reply.slice(rulesEnd, length - 1) }),
+    // Only an admission counts: the script answers the decision's time for the others.
+    ...(countedAt === decidedAt ? {} : { countedAt }),
+  };
 };

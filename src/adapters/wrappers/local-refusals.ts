@@ -74,7 +74,8 @@ interface PendingStrikes {
  * A rate_limited refusal is answered only to a request of the same cost under every rule: its
  * refusing rules have no room for that cost until its retryAt, while another request (one
  * that does not match them, or costs less there) may fit. A ban refuses every request.
- * A different policy object for the subject asks the store again.
+ * A different policy object for the subject asks the store again. A refund gives quota back,
+ * so the subject's refusal is forgotten when it is sent and again once the store has it.
  */
 export class LocalRefusals implements QuotaStore {
   readonly #store: QuotaStore;
@@ -133,6 +134,18 @@ export class LocalRefusals implements QuotaStore {
     this.#refusals.delete(subject);
     this.#pending.delete(subject);
     return this.#store.reset(subject);
+  }
+
+  /**
+   * The store's refund. A refusal remembered before the store has it may have no reason left
+   * (a ban's answer, or a retry, may come earlier), so the subject's is forgotten now, and again
+   * when the store has it: a refusal the store answered just before it may be remembered since.
+   */
+  refund(subject: string, policy: QuotaPolicy, units: RuleCosts, admitted: QuotaDecision): void | Promise<void> {
+    this.#refusals.delete(subject);
+    const refunded = this.#store.refund(subject, policy, units, admitted);
+    if (!(refunded instanceof Promise)) return refunded;
+    return refunded.finally(() => this.#refusals.delete(subject));
   }
 
   /** Sends every strike counted so far; resolves once the store has them (or failed to take them). */

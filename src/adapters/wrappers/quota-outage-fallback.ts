@@ -12,8 +12,17 @@ import type { QuotaPolicy, RuleCosts } from '../../domain/quota/quota-rule.js';
  */
 export type QuotaOutagePolicy = 'local' | 'allow' | 'deny';
 
-/** A QuotaStore that applies a QuotaOutagePolicy when the primary store throws StoreUnavailableError. */
+/**
+ * A QuotaStore that applies a QuotaOutagePolicy when the primary store throws StoreUnavailableError.
+ * A refund goes where its request was decided: the local store's admissions to it, a blind
+ * admission nowhere (it counted nothing), the primary's to the primary, failing as it fails
+ * (a refund that cannot reach its store is lost: never given where it was not counted).
+ */
 export class QuotaOutageFallback implements QuotaStore {
+  /** The admissions the local store decided, and those made blindly: only outages add to them. */
+  readonly #decidedLocally = new WeakSet<QuotaDecision>();
+  readonly #blind = new WeakSet<QuotaDecision>();
+
   constructor(
     private readonly primary: QuotaStore,
     private readonly policy: QuotaOutagePolicy,
@@ -35,6 +44,11 @@ export class QuotaOutageFallback implements QuotaStore {
     await this.primary.reset(subject);
   }
 
+  refund(subject: string, policy: QuotaPolicy, units: RuleCosts, admitted: QuotaDecision): void | Promise<void> {
+    if (this.#blind.has(admitted)) return;
+    return (this.#decidedLocally.has(admitted) ? this.local : this.primary).refund(subject, policy, units, admitted);
+  }
+
   private withFallback(ask: (store: QuotaStore) => QuotaDecision | Promise<QuotaDecision>, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
     try {
       const decision = ask(this.primary);
@@ -51,15 +65,26 @@ export class QuotaOutageFallback implements QuotaStore {
     policy: QuotaPolicy,
   ): QuotaDecision | Promise<QuotaDecision> {
     if (!(error instanceof StoreUnavailableError) || this.policy === 'deny') throw error;
-    if (this.policy === 'local') return ask(this.local);
+    if (this.policy === 'local') {
+      const decided = ask(this.local);
+      if (!(decided instanceof Promise)) return this.#madeLocally(decided);
+      return decided.then((decision) => this.#madeLocally(decision));
+    }
     const now = this.clock.now();
     // Nothing is counted while admitting blindly, so nothing is reported as spent.
-    return {
+    const blind: QuotaDecision = {
       verdict: 'admitted',
       decidedAt: now,
       remaining: policy.rules.map((rule) => rule.limit),
       resetAt: policy.rules.map(() => now),
       retryAt: now,
     };
+    this.#blind.add(blind);
+    return blind;
+  }
+
+  #madeLocally(decision: QuotaDecision): QuotaDecision {
+    this.#decidedLocally.add(decision);
+    return decision;
   }
 }

@@ -27,4 +27,13 @@ export interface QuotaDecision {
   readonly strikes?: number;
   /** The shadow rules (their indices) that had no room for the request: it would have been refused by them. Absent: none. */
   readonly shadowed?: readonly number[];
+  /**
+   * Admitted: when the store counted the request, where it differs from `decidedAt` (a clock
+   * that stepped back keeps counting at the latest time counted to); what a refund names.
+   */
+  readonly countedAt?: number;
 }
+
+/** When the store counted the request `decision` admitted (its clock); undefined for a refusal, which counted nothing. */
+export const countedAtOf = (decision: QuotaDecision): number | undefined =>
+  decision.verdict === 'admitted' ? (decision.countedAt ?? decision.decidedAt) : undefined;

@@ -9,7 +9,9 @@ import {
   countedRequests,
   granuleMs,
   oldestDropTime,
+  refundRequest,
   retryTime,
+  RING,
   windowCells,
 } from './sliding-window-counter.js';
 
@@ -23,19 +25,25 @@ export interface QuotaState extends BanState {
   policy: QuotaPolicy;
   /** The latest time the counters were advanced to. */
   lastAt: number;
+  /** When the store made the state: a request counted before it was another state's (one since forgotten), which a refund leaves alone. */
+  readonly since: number;
   /** The decision of the current or last ban, worked out when it started and again under other limits (a plan change). */
   ban: QuotaDecision | null;
   /** The rules `ban` was worked out for. */
   banRules: readonly QuotaRule[];
 }
 
-/** A subject that has never been seen. Throws on a rule no counter can hold: a configuration mistake. */
-export const createQuotaState = (policy: QuotaPolicy): QuotaState => {
+/**
+ * A subject that has never been seen (or was forgotten), made at `since` on the store's clock.
+ * Throws on a rule no counter can hold: a configuration mistake.
+ */
+export const createQuotaState = (policy: QuotaPolicy, since = Number.NEGATIVE_INFINITY): QuotaState => {
   assertDecidablePolicy(policy);
   return {
     cells: windowCells(policy.rules.length),
     policy,
     lastAt: Number.NEGATIVE_INFINITY,
+    since,
     refusedUntil: Number.NEGATIVE_INFINITY,
     bannedUntil: Number.NEGATIVE_INFINITY,
     strikes: null,
@@ -217,9 +225,16 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
       remaining[i] = counted < rule.limit ? rule.limit - counted : 0;
       resetAt[i] = counted === 0 ? now : oldestDropTime(cells, i, current, granule);
     }
-    return shadowed === undefined
-      ? { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now }
-      : { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now, shadowed };
+    if (shadowed === undefined && at === now) return { verdict: 'admitted', decidedAt: now, remaining, resetAt, retryAt: now };
+    return {
+      verdict: 'admitted',
+      decidedAt: now,
+      remaining,
+      resetAt,
+      retryAt: now,
+      ...(shadowed === undefined ? {} : { shadowed }),
+      ...(at === now ? {} : { countedAt: at }),
+    };
   }
 
   const refused = standing(state, rules, now, state.lastAt, cost);
@@ -250,4 +265,30 @@ export const peekQuota = (state: QuotaState, policy: QuotaPolicy, now: number, c
     ...standing(probe, policy.rules, now, probe.lastAt, cost),
     strikes: strikesCounting(state, policy.ban, now),
   };
+};
+
+/**
+ * Gives back `units` (under each rule, as a request's RuleCosts) of a request this state
+ * counted at `countedAt` (QuotaDecision.countedAt, or its decidedAt). Each rule's units go back
+ * to the bucket that counted them, floor(countedAt / granule), if that bucket is still counted
+ * at `now` (or at the latest time counted to, when the clock stepped back), and at most what
+ * it holds: no count goes below zero, no other bucket changes, and what a rule keeps in any
+ * rolling window stays within its limit. A request counted before the state was made (by one
+ * since forgotten) or after its latest count (never by it) gets nothing back. Strikes, a ban
+ * and its answer, and the Retry-After told stand: what was given back is there once the ban ends.
+ */
+export const refundQuota = (state: QuotaState, policy: QuotaPolicy, now: number, units: RuleCosts, countedAt: number): void => {
+  const rules = policy.rules;
+  assertRuleCosts(rules, units);
+  const last = state.lastAt;
+  if (countedAt < state.since || countedAt > last) return;
+  const at = now > last ? now : last;
+  for (let i = 0; i < rules.length; i++) {
+    if (units[i] === 0) continue;
+    const granule = granuleMs(rules[i]!.windowMs);
+    const bucket = Math.floor(countedAt / granule);
+    // Dropped out of the window by now: what it held is counted nowhere any more.
+    if (bucket <= Math.floor(at / granule) - RING) continue;
+    refundRequest(state.cells, i, rules.length, bucket, units[i]!);
+  }
 };

@@ -9,7 +9,7 @@
  * the ring cell of its oldest non-empty bucket (valid while the total is not zero), side by
  * side so one cache line holds them all; then, per rule, the ring of 61 bucket counts
  * (bucket b in cell b mod 61). Requests are only ever counted in the newest bucket, so the
- * oldest non-empty one changes only when it drops out.
+ * oldest non-empty one changes only when it drops out or a refund empties it.
  */
 export const GRANULES_PER_WINDOW = 60;
 /** The buckets a rule counts: the current one and the GRANULES_PER_WINDOW before it. */
@@ -61,6 +61,25 @@ export const countRequest = (cells: Uint32Array, rule: number, ruleCount: number
   const slot = ringStart(rule, ruleCount) + cell;
   cells[slot] = cells[slot]! + cost;
   cells[totalCell(rule)] = cells[totalCell(rule)]! + cost;
+};
+
+/**
+ * Takes back up to `units` from bucket `bucket`, one of the buckets the ring counts (current-60
+ * .. current): at most what it holds, so no count goes below zero, and no other bucket changes.
+ */
+export const refundRequest = (cells: Uint32Array, rule: number, ruleCount: number, bucket: number, units: number): void => {
+  const ring = ringStart(rule, ruleCount);
+  const slot = ring + (bucket % RING);
+  const held = cells[slot]!;
+  const back = units < held ? units : held;
+  if (back === 0) return;
+  cells[slot] = held - back;
+  const total = cells[totalCell(rule)]! - back;
+  cells[totalCell(rule)] = total;
+  // The oldest bucket emptied: the oldest counted is now the next one holding something.
+  if (total !== 0 && cells[ring + cells[oldestCell(rule)]!] === 0) {
+    cells[oldestCell(rule)] = firstNonEmptyCell(cells, ring, cells[oldestCell(rule)]!);
+  }
 };
 
 /** The bucket index held by ring `cell`, among the counted buckets current-60 .. current. */

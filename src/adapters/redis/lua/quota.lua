@@ -32,11 +32,15 @@
 --          st   the strike ring's size, then the times of the last strikes, oldest first.
 --          bu   bannedUntil.
 --          bx   what the ban answers, worked out when it started: each rule's reset.
---          bl   the limits bx was worked out for; under others (a plan changed during the
---               ban) decide works it out again, as the engine does.
+--          bl   the limits and modes bx was worked out for; under others (a plan changed
+--               during the ban) decide works it out again from the rings, as the engine does:
+--               a refund during the ban may have changed them since.
 --          ex   when the key was last set to expire (the scripts' time): a decision sets the
 --               expiry again only when it must move later, which for a busy subject is once
 --               a granule of its shortest window, not once a request.
+--          sa   when the hash was made (the deciding call's time): a request counted before it
+--               was counted by a subject since forgotten, and a refund leaves this one alone.
+--               None in a hash made before refunds: any refund is its own.
 --          v    the layout of all the above (QUOTA_LAYOUT in quota-script.lua.ts), written when
 --               the hash is made; none in a hash made before layouts were numbered, which is
 --               layout 1. Counters of another layout are never read (checkLayout).
@@ -117,7 +121,7 @@ end
 local function policyAt(at)
   local n = tonumber(A[at])
   local policy = { n = n, limits = {}, g = {}, shadow = {}, fields = {} }
-  local limitArgs, windowArgs = {}, {}
+  local limitArgs, windowArgs, termArgs = {}, {}, {}
   for i, field in ipairs(STATE_FIELDS) do policy.fields[i] = field end
   for i = 1, n do
     limitArgs[i] = A[at + 3 * i - 2]
@@ -125,10 +129,11 @@ local function policyAt(at)
     policy.limits[i] = tonumber(limitArgs[i])
     policy.g[i] = tonumber(windowArgs[i]) / __GRANULES__
     policy.shadow[i] = A[at + 3 * i] == __SHADOW__
+    termArgs[i] = limitArgs[i] .. A[at + 3 * i]
     policy.fields[RINGS + i] = 'r' .. i
   end
   policy.signature = table.concat(windowArgs, ',')
-  policy.limitsSignature = table.concat(limitArgs, ',')
+  policy.termsSignature = table.concat(termArgs, ',')
   policy.banStrikes = tonumber(A[at + 3 * n + 1])
   policy.strikeWindowMs = tonumber(A[at + 3 * n + 2])
   policy.banMs = tonumber(A[at + 3 * n + 3])
@@ -160,6 +165,8 @@ local function bannedReply(policy, t, bannedUntil, resets)
     reply[4 + 2 * i] = reset
   end
   reply[3] = retryAt
+  -- Counted nothing: the time counted at is the decision's own.
+  reply[#reply + 1] = t
   return reply
 end
 
@@ -212,7 +219,7 @@ local function writeBanAnswer(policy, writes, resets)
   writes[#writes + 1] = 'bx'
   writes[#writes + 1] = table.concat(resets, ' ')
   writes[#writes + 1] = 'bl'
-  writes[#writes + 1] = policy.limitsSignature
+  writes[#writes + 1] = policy.termsSignature
 end
 
 -- A ban starting at banStart: bu and its answer.
@@ -225,11 +232,11 @@ local function writeBan(policy, writes, banStart, rules)
   return bannedUntil, resets
 end
 
--- The current ban's answer under the policy's limits: bx when worked out for them (bl), else
--- worked out again from the rings as the ban left them at la, since nothing is counted during
--- a ban. The second value tells it was worked out again.
+-- The current ban's answer under the policy's limits and modes: bx when worked out for them
+-- (bl), else worked out again from the rings as they stand at la (nothing is counted during a
+-- ban; a refund may have given back since). The second value tells it was worked out again.
 local function banAnswer(key, policy, bx, bl, bannedUntil)
-  if bl == policy.limitsSignature then
+  if bl == policy.termsSignature then
     local resets = {}
     for v in string.gmatch(bx or '', '%S+') do resets[#resets + 1] = v end
     return resets, false
@@ -270,14 +277,16 @@ local function standing(policy, rules, t, costs, remaining, resetAt)
   return retryAt
 end
 -- verdict, decidedAt, retryAt, the number of shadow rules without room, each rule's remaining
--- and reset, then those shadow rules' indices (from 0, as the policy's in TypeScript).
-local function decisionReply(policy, verdict, t, retryAt, remaining, resetAt, shadowed)
+-- and reset, those shadow rules' indices (from 0, as the policy's in TypeScript), then when the
+-- request was counted (countedAt: t unless the clock stepped back; t when nothing was).
+local function decisionReply(policy, verdict, t, retryAt, remaining, resetAt, shadowed, countedAt)
   local answer = { verdict, t, retryAt, #shadowed }
   for i = 1, policy.n do
     answer[3 + 2 * i] = remaining[i]
     answer[4 + 2 * i] = resetAt[i]
   end
   for _, i in ipairs(shadowed) do answer[#answer + 1] = i - 1 end
+  answer[#answer + 1] = countedAt
   return answer
 end
 
@@ -304,7 +313,7 @@ local function decide(key, policy, nowArg, costs, mode, alike)
 
   -- One read of everything a decision may need: a second read for the ban alone cost every
   -- decision a command. A ban answers what was worked out when it started (bx: each rule's
-  -- reset) for the limits still in force (bl): nothing is counted during a ban.
+  -- reset) for the limits and modes still in force (bl).
   local stored = redis.call('HMGET', key, unpack(policy.fields))
   checkLayout(key, stored[LAYOUT_AT])
   local bannedUntil = -math.huge
@@ -327,7 +336,7 @@ local function decide(key, policy, nowArg, costs, mode, alike)
   if stored[1] ~= policy.signature then
     if stored[1] and not peek then redis.call('DEL', key) end
     stored = {}
-    writes = { 'w', policy.signature, 'v', __QUOTA_LAYOUT__ }
+    writes = { 'w', policy.signature, 'v', __QUOTA_LAYOUT__, 'sa', num(t) }
   end
 
   local lastAt = tonumber(stored[2]) or -math.huge
@@ -354,7 +363,7 @@ local function decide(key, policy, nowArg, costs, mode, alike)
   local remaining, resetAt = {}, {}
   if peek then
     local retryAt = standing(policy, rules, t, costs, remaining, resetAt)
-    local answer = decisionReply(policy, admitted and ADMITTED or RATE_LIMITED, t, retryAt, remaining, resetAt, shadowed)
+    local answer = decisionReply(policy, admitted and ADMITTED or RATE_LIMITED, t, retryAt, remaining, resetAt, shadowed, t)
     answer[#answer + 1] = strikesCounting(policy, stored[5], t)
     return answer, 1
   end
@@ -432,7 +441,7 @@ local function decide(key, policy, nowArg, costs, mode, alike)
   if expires then redis.call('PEXPIRE', key, string.format('%d', ttl)) end
 
   if banResets then return bannedReply(policy, t, bannedUntil, banResets), 1 end
-  local answer = decisionReply(policy, verdict, t, retryAt, remaining, resetAt, shadowed)
+  local answer = decisionReply(policy, verdict, t, retryAt, remaining, resetAt, shadowed, admitted and at or t)
   if mode == __REPORT_STRIKES__ and verdict == RATE_LIMITED then
     for _, at in ipairs(strikes) do answer[#answer + 1] = tonumber(at) end
   end
@@ -492,6 +501,50 @@ local function recordStrikes(key, policy, nowArg, from, to)
   if not resets then resets = banAnswer(key, policy, stored[6], stored[7], bannedUntil) end
   return bannedReply(policy, t, bannedUntil, resets)
 end
+-- A refund of a request counted at countedAt (the engine's refundQuota): each rule's units of
+-- costs (costsOf) back to the pair of the bucket that counted them, floor(countedAt / g),
+-- while it is still counted at the later of t and la, at most what it holds, the pair dropped
+-- once empty; no other pair changes, and la stays. A hash kept for other windows, made after countedAt (sa)
+-- or last counted to before it (la) is another subject's state: nothing. Strikes, a ban and its
+-- answer (bx), and the Retry-After told stand. Counts only fall, so the expiry set still covers them.
+-- Returns  nil.
+local REFUND_FIELDS = { 'w', 'la', 'sa', 'v' }
+local function refund(key, policy, nowArg, countedAt, costArg)
+  local t = timeOf(nowArg)
+  local costs = costsOf(policy, costArg)
+  local fields = { unpack(REFUND_FIELDS) }
+  for i = 1, policy.n do fields[#REFUND_FIELDS + i] = policy.fields[RINGS + i] end
+  local stored = redis.call('HMGET', key, unpack(fields))
+  checkLayout(key, stored[4])
+  local lastAt = tonumber(stored[2]) or -math.huge
+  if stored[1] ~= policy.signature or countedAt < (tonumber(stored[3]) or -math.huge) or countedAt > lastAt then return nil end
+  local at = math.max(t, lastAt)
+  local writes = {}
+  for i = 1, policy.n do
+    -- The ring as counted to la, which a refund leaves where it is: a clock stepped back still counts from there.
+    local rule = loadRule(policy, i, stored[#REFUND_FIELDS + i] or '', lastAt)
+    local b = math.floor(countedAt / rule.g)
+    if costs[i] > 0 and b > math.floor(at / rule.g) - __RING__ then
+      -- Pairs are oldest first: past b, it has none (it held nothing).
+      for j = rule.first, rule.pairs do
+        local bucket, k = pairAt(rule.raw, j)
+        if bucket >= b then
+          if bucket == b then
+            local back = math.min(k, costs[i])
+            rule.count = rule.count - back
+            local kept = k > back and struct.pack('<dI4', b, k - back) or ''
+            writes[#writes + 1] = policy.fields[RINGS + i]
+            writes[#writes + 1] = packed(rule, j - 1, kept .. string.sub(rule.raw, 5 + j * PAIR))
+          end
+          break
+        end
+      end
+    end
+  end
+  if #writes > 0 then redis.call('HSET', key, unpack(writes)) end
+  return nil
+end
+
 -- Every call of RedisQuotaStore made in one event-loop turn, in one script call: each run in
 -- turn, as separate calls would run one after the other, so a reset or strikes sent after a
 -- decision still come after it.
@@ -501,12 +554,14 @@ end
 --          consecutive decisions alike (most of a turn's: one plan, the server's time, cost 1)
 --          as one run, __CALL_DECIDE__, its number of calls, their policy's number, now ('' to use the
 --          Redis server's TIME), cost (costsOf) and mode; strikes __CALL_STRIKES__, their policy's number, now, the
---          number of values that follow, then the time and told retryAt of each strike; a reset
+--          number of values that follow, then the time and told retryAt of each strike; a refund
+--          __CALL_REFUND__, its policy's number, now, countedAt and the units (costsOf); a reset
 --          (any other kind) nothing after it. Splitting the arguments is Lua's work, about 0.2 µs
 --          an argument: runs keep eight decisions at six, not forty. The decisions of a run on
 --          one subject in a row (a busy key's: all eight of a turn) go to decide together.
 -- Returns  the calls' replies packed as little-endian doubles, each its number of values then
---          the values: decide's, recordStrikes's (__REPLY_NONE__ for none) or DEL's count; then the
+--          the values: decide's, recordStrikes's (__REPLY_NONE__ for none), refund's (__REPLY_NONE__) or
+--          DEL's count; then the
 --          error of each call that failed (__REPLY_FAILED__ in its place: a key of another type under
 --          the prefix, WRONGTYPE, or counters of another layout), so it fails only its own
 --          request, not the others of the turn.
@@ -563,6 +618,10 @@ while c <= #KEYS do
     local count = tonumber(A[at + 3])
     settle(c, pcall(recordStrikes, KEYS[c], policies[tonumber(A[at + 1])], A[at + 2], at + 4, at + 3 + count))
     at = at + 4 + count
+    c = c + 1
+  elseif kind == __CALL_REFUND__ then
+    settle(c, pcall(refund, KEYS[c], policies[tonumber(A[at + 1])], A[at + 2], tonumber(A[at + 3]), A[at + 4]))
+    at = at + 5
     c = c + 1
   else
     settle(c, pcall(redis.call, 'DEL', KEYS[c]))
