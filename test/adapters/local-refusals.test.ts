@@ -297,6 +297,27 @@ describe('LocalRefusals', () => {
     expect(store.decisions).toBe(4);
   });
 
+  it('forgets a refused subject when a refund of it is sent, and again once the store has it: a refund may give room back, which only the store knows', async () => {
+    const { store, cache } = setUp();
+    const policy: QuotaPolicy = { rules: POLICY.rules };
+    const admitted = await cache.decide('key:a', policy);
+    store.answers.push(refusal('rate_limited', START + SKEW, START + SKEW + 30_000), refusal('rate_limited', START + SKEW, START + SKEW + 30_000));
+    await cache.decide('key:a', policy);
+    await cache.decide('key:a', policy);
+    expect(store.decisions).toBe(2);
+    const refunded = cache.refund('key:a', policy, [1], admitted);
+    expect(store.refunds.map(({ subject, units }) => ({ subject, units }))).toEqual([{ subject: 'key:a', units: [1] }]);
+    // Sent: the next request asks the store, whose refusal, decided before the refund reached it, is remembered...
+    await cache.decide('key:a', policy);
+    await cache.decide('key:a', policy);
+    expect(store.decisions).toBe(3);
+    // ...until the store has the refund.
+    store.refunds[0]!.answer();
+    await refunded;
+    expect((await cache.decide('key:a', policy)).verdict).toBe('admitted');
+    expect(store.decisions).toBe(4);
+  });
+
   it('keeps at most maxEntries subjects, forgetting the longest kept first', async () => {
     const { store, cache } = setUp(2);
     for (const subject of ['a', 'b', 'c']) {

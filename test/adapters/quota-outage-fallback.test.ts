@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { QuotaOutageFallback, type QuotaOutagePolicy } from '../../src/adapters/wrappers/quota-outage-fallback.js';
-import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
+import type { QuotaPolicy, RuleCosts } from '../../src/domain/quota/quota-rule.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { failingStore } from '../support/quota-store-doubles.js';
@@ -11,6 +12,27 @@ const POLICY: QuotaPolicy = { rules: [{ name: 'minute', limit: 2, windowMs: 60_0
 
 /** A remote store that is down, or that fails for another reason. */
 const failing = failingStore;
+
+/** A remote store over a memory one, down while `down` is set. */
+class SwitchedStore implements QuotaStore {
+  down = false;
+  constructor(readonly counts: MemoryQuotaStore) {}
+  #answer<T>(work: () => T): Promise<T> {
+    return this.down ? Promise.reject(new StoreUnavailableError('Redis')) : Promise.resolve(work());
+  }
+  decide(subject: string, policy: QuotaPolicy): Promise<QuotaDecision> {
+    return this.#answer(() => this.counts.decide(subject, policy));
+  }
+  peek(subject: string, policy: QuotaPolicy): Promise<QuotaDecision> {
+    return this.#answer(() => this.counts.peek(subject, policy));
+  }
+  reset(subject: string): Promise<void> {
+    return this.#answer(() => this.counts.reset(subject));
+  }
+  refund(subject: string, policy: QuotaPolicy, units: RuleCosts, admitted: QuotaDecision): Promise<void> {
+    return this.#answer(() => this.counts.refund(subject, policy, units, admitted));
+  }
+}
 
 function fallbackFor(policy: QuotaOutagePolicy, primary: QuotaStore): QuotaOutageFallback {
   const clock = new ManualClock(1_800_000_000_000);
@@ -62,5 +84,48 @@ describe('the quota check while its store is down', () => {
     await store.decide('key:a', POLICY);
     expect(primary.size).toBe(1);
     expect(local.size).toBe(0);
+  });
+
+  describe('refunds', () => {
+    const setUp = (policy: QuotaOutagePolicy) => {
+      const clock = new ManualClock(1_800_000_000_000);
+      const primary = new SwitchedStore(new MemoryQuotaStore(clock));
+      const local = new MemoryQuotaStore(clock);
+      return { primary, local, store: new QuotaOutageFallback(primary, policy, local, clock) };
+    };
+    const remaining = async (store: QuotaStore): Promise<number | undefined> => (await store.peek('key:a', POLICY)).remaining[0];
+
+    it('local: gives a refund back where its request was decided, the primary\'s to the primary and the local store\'s to it, whichever answers now', async () => {
+      const { primary, local, store } = setUp('local');
+      const counted = await store.decide('key:a', POLICY);
+      primary.down = true;
+      const decidedLocally = await store.decide('key:a', POLICY);
+      primary.down = false;
+      await store.refund('key:a', POLICY, [1], decidedLocally);
+      expect([await remaining(primary), await remaining(local)]).toEqual([1, 2]);
+      await store.refund('key:a', POLICY, [1], counted);
+      expect([await remaining(primary), await remaining(local)]).toEqual([2, 2]);
+    });
+
+    it('allow: a blind admission counted nothing, so its refund gives nothing back anywhere', async () => {
+      const { primary, local, store } = setUp('allow');
+      await store.decide('key:a', POLICY);
+      primary.down = true;
+      const blind = await store.decide('key:a', POLICY);
+      primary.down = false;
+      await store.refund('key:a', POLICY, [1], blind);
+      expect([await remaining(primary), await remaining(local)]).toEqual([1, 2]);
+    });
+
+    it('a refund the primary cannot take fails as the store unavailable, and nothing is given back elsewhere', async () => {
+      for (const policy of ['local', 'allow', 'deny'] as const) {
+        const { primary, local, store } = setUp(policy);
+        const counted = await store.decide('key:a', POLICY);
+        primary.down = true;
+        await expect(store.refund('key:a', POLICY, [1], counted)).rejects.toBeInstanceOf(StoreUnavailableError);
+        primary.down = false;
+        expect([await remaining(primary), await remaining(local)], policy).toEqual([1, 2]);
+      }
+    });
   });
 });
