@@ -5,7 +5,7 @@ import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
 import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
-import type { QuotaPolicy, QuotaRule, RuleCosts } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaPolicy, QuotaRule, RuleCosts, RuleMode } from '../../src/domain/quota/quota-rule.js';
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { banScenarioArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
@@ -163,6 +163,30 @@ describe('RedisQuotaStore', () => {
 
   it('decides, peeks and resets every generated schedule of several enforced and shadow rules (their modes changing with the plan) and requests of per-rule costs, 0 included, exactly like the in-memory store: verdicts, remaining, resets, retry times, shadowed rules, strikes and bans, in runs of alike decisions batched or split', () =>
     decidesLikeMemory(ruleCostRequests, runs(1_000)));
+
+  it("works a ban's answer out again when only the rules' modes changed, as the in-memory store does: here after the clock stepped back into a ban past which the key had counted", async () => {
+    const clock = new ManualClock(0);
+    const redisStore = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: clock });
+    const memoryStore = new MemoryQuotaStore(clock, { sweepEvery: Number.POSITIVE_INFINITY });
+    const ban = { strikes: 2, strikeWindowMs: 8, banMs: 17 };
+    const rules = (limits: readonly number[], mode: RuleMode): QuotaRule[] => [
+      { name: 'r0', limit: limits[0]!, windowMs: 60, mode },
+      { name: 'r1', limit: limits[1]!, windowMs: 120, mode },
+    ];
+    const enforced: QuotaPolicy = { rules: rules([3, 5], 'enforce'), ban };
+    const raised: QuotaPolicy = { rules: rules([4, 6], 'enforce'), ban };
+    const shadowed: QuotaPolicy = { rules: rules([3, 5], 'shadow'), ban };
+    // The counterexample the differential property found, reduced to its one subject.
+    const steps: [number, QuotaPolicy, 'decide' | 'peek'][] = [
+      [120, enforced, 'decide'], [180, enforced, 'decide'], [180, enforced, 'decide'],
+      [163, enforced, 'decide'], [180, raised, 'decide'], [179, shadowed, 'peek'],
+    ];
+    for (const [at, policy, operation] of steps) {
+      clock.set(at);
+      expect(await redisStore[operation]('k', policy, [2, 0])).toEqual(memoryStore[operation]('k', policy, [2, 0]));
+    }
+    expect(memoryStore.peek('k', shadowed, [2, 0])).toMatchObject({ verdict: 'banned', resetAt: [181, 180] });
+  });
 
   it("decides bans of keys whose rules are still spent when the ban ends exactly like the in-memory store, and admits a request at the ban's Retry-After", async () => {
     const prefix = shared.freshPrefix();

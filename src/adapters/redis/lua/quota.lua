@@ -32,7 +32,7 @@
 --          st   the strike ring's size, then the times of the last strikes, oldest first.
 --          bu   bannedUntil.
 --          bx   what the ban answers, worked out when it started: each rule's reset.
---          bl   the limits bx was worked out for; under others (a plan changed during the
+--          bl   the limits and modes bx was worked out for; under others (a plan changed during the
 --               ban) decide works it out again, as the engine does.
 --          ex   when the key was last set to expire (the scripts' time): a decision sets the
 --               expiry again only when it must move later, which for a busy subject is once
@@ -120,9 +120,10 @@ local function policyAt(at)
   local limitArgs, windowArgs = {}, {}
   for i, field in ipairs(STATE_FIELDS) do policy.fields[i] = field end
   for i = 1, n do
-    limitArgs[i] = A[at + 3 * i - 2]
+    -- With its mode: under other modes the engine works a ban's answer out again, as under other limits.
+    limitArgs[i] = A[at + 3 * i - 2] .. A[at + 3 * i]
     windowArgs[i] = A[at + 3 * i - 1]
-    policy.limits[i] = tonumber(limitArgs[i])
+    policy.limits[i] = tonumber(A[at + 3 * i - 2])
     policy.g[i] = tonumber(windowArgs[i]) / __GRANULES__
     policy.shadow[i] = A[at + 3 * i] == __SHADOW__
     policy.fields[RINGS + i] = 'r' .. i
