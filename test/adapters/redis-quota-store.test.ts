@@ -8,7 +8,7 @@ import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { QuotaPolicy, QuotaRule, RuleCosts } from '../../src/domain/quota/quota-rule.js';
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { banScenarioArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { banScenarioArb, burstAndWindowRulesArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
 import { toldRetryAt } from '../support/retry-after.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
@@ -51,9 +51,11 @@ interface ScheduleShape {
   readonly costs: (rules: readonly QuotaRule[]) => fc.Arbitrary<fc.Arbitrary<number | RuleCosts>>;
   /** Whether the plan also changes to the same rules with every mode flipped. */
   readonly modeChanges: boolean;
+  /** Whether the plan also changes to the same rules, every one a burst rule (the subject starts over when one was a window). */
+  readonly kindChanges: boolean;
 }
 
-const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): fc.Arbitrary<Schedule> =>
+const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges, kindChanges }: ScheduleShape): fc.Arbitrary<Schedule> =>
   fc
     .tuple(rulesArb, fc.option(smallBanArb, { nil: undefined }))
     .chain(([rules, ban]) => {
@@ -62,6 +64,7 @@ const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): 
       const otherWindows: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, windowMs: rule.windowMs * 2 })) };
       const otherStrikes: QuotaPolicy = ban === undefined ? main : { rules, ban: { ...ban, strikes: ban.strikes + 1 } };
       const otherModes: QuotaPolicy = { ...main, rules: rules.map((rule): QuotaRule => ({ ...rule, mode: rule.mode === 'shadow' ? 'enforce' : 'shadow' })) };
+      const otherKinds: QuotaPolicy = { ...main, rules: rules.map((rule): QuotaRule => ({ ...rule, kind: 'burst' })) };
       const shortest = Math.min(...rules.map((rule) => rule.windowMs));
       return costs(rules).chain((costArb) =>
         fc.record({
@@ -89,6 +92,7 @@ const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): 
               fc.constant(otherWindows),
               fc.constant(otherStrikes),
               fc.constant(modeChanges ? otherModes : main),
+              fc.constant(kindChanges ? otherKinds : main),
             ),
             { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
           ),
@@ -112,6 +116,7 @@ const weighedRequests: ScheduleShape = {
     return fc.constant(fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, fc.integer({ min: 1, max: smallest })));
   },
   modeChanges: false,
+  kindChanges: false,
 };
 
 /**
@@ -122,7 +127,11 @@ const ruleCostRequests: ScheduleShape = {
   rules: modedRulesArb,
   costs: (rules) => fc.array(ruleCostsArb(rules), { minLength: 1, maxLength: 3 }).map((pool) => fc.constantFrom(...pool)),
   modeChanges: true,
+  kindChanges: false,
 };
+
+/** Rules mixing windows and bursts of random modes, and per-rule costs as above; the plan may also make every rule a burst. */
+const burstRequests: ScheduleShape = { ...ruleCostRequests, rules: burstAndWindowRulesArb, kindChanges: true };
 
 /** Each schedule on subjects of its own run, decided by a fresh memory store and by Redis: the answers must be equal. */
 const decidesLikeMemory = async (shape: ScheduleShape, numRuns: number): Promise<void> => {
@@ -163,6 +172,9 @@ describe('RedisQuotaStore', () => {
 
   it('decides, peeks and resets every generated schedule of several enforced and shadow rules (their modes changing with the plan) and requests of per-rule costs, 0 included, exactly like the in-memory store: verdicts, remaining, resets, retry times, shadowed rules, strikes and bans, in runs of alike decisions batched or split', () =>
     decidesLikeMemory(ruleCostRequests, runs(1_000)));
+
+  it('decides, peeks and resets every generated schedule of rules mixing windows and burst buckets, enforced and shadow, of per-rule costs, exactly like the in-memory store: levels drained and counted, remaining, resets, retry times, shadowed rules, strikes and bans, through plan changes of limits, modes and kinds and a clock stepping back', () =>
+    decidesLikeMemory(burstRequests, runs(1_000)));
 
   it("decides bans of keys whose rules are still spent when the ban ends exactly like the in-memory store, and admits a request at the ban's Retry-After", async () => {
     const prefix = shared.freshPrefix();
@@ -367,6 +379,25 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       };
       for (let i = 0; i < 3; i++) await store.decide('banned', banning);
       expect(await redis.pttl('ttl:{q:banned}')).toBeGreaterThan(3 * DAY);
+    }));
+
+  it('keeps a burst rule as its level at the time counted to, marked burst in the windows, and lets the subject expire once the bucket has drained', () =>
+    withClient(async (redis) => {
+      const clock = new ManualClock(START);
+      const store = new RedisQuotaStore(redis, { prefix: 'burst:', time: clock });
+      const policy: QuotaPolicy = { rules: [{ name: 'burst', limit: 4, windowMs: 1_000, kind: 'burst' }] };
+      await store.decide('k', policy);
+      await store.decide('k', policy);
+      // Two units of 1000 unit-ms, draining 4 a millisecond: empty 500 ms on, then the margin.
+      expect(await redis.hmget('burst:{q:k}', 'w', 'la', 'r1')).toEqual(['b1000', String(START), '2000']);
+      const ttl = await redis.pttl('burst:{q:k}');
+      expect(ttl).toBeGreaterThan(1_500 - 1_000);
+      expect(ttl).toBeLessThanOrEqual(1_500);
+      clock.advance(100);
+      expect(await store.peek('k', policy)).toMatchObject({ remaining: [2] });
+      expect(await redis.hget('burst:{q:k}', 'r1')).toBe('2000');
+      await store.decide('k', policy);
+      expect(await redis.hmget('burst:{q:k}', 'la', 'r1')).toEqual([String(START + 100), '2600']);
     }));
 
   it("moves a busy subject's expiry only when it must move later: once a granule of its rules, however many requests", () =>
