@@ -233,6 +233,20 @@ describe('RedisQuotaStore', () => {
     }
   });
 
+  it('bans on a strike a cache answered under a burst rule with the answer decide gives that strike: the bucket drained to the strike, its retry the next unit', async () => {
+    const clock = new ManualClock(START);
+    const redisStore = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: clock });
+    const memoryStore = new MemoryQuotaStore(clock);
+    const policy: QuotaPolicy = { rules: [{ name: 'burst', limit: 2, windowMs: 1_000, kind: 'burst' }], ban: { strikes: 1, strikeWindowMs: 60_000, banMs: 100 } };
+    for (let i = 0; i < 3; i++) expect((await redisStore.decide('k', policy)).verdict).toBe(i < 2 ? 'admitted' : 'rate_limited');
+    for (let i = 0; i < 3; i++) memoryStore.decide('k', policy);
+    clock.set(START + 200);
+    const banned = await redisStore.recordStrikes('k', policy, [START + 200, START + 500]);
+    // The ban ends at START + 300; a unit fits again at START + 500.
+    expect(banned).toEqual({ verdict: 'banned', decidedAt: START + 200, remaining: [0], resetAt: [START + 500], retryAt: START + 500 });
+    expect(memoryStore.decide('k', policy)).toEqual(banned);
+  });
+
   it('with the server time, decides at the Redis clock', async () => {
     const store = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix() });
     const redisNow = async (): Promise<number> => {
