@@ -80,9 +80,17 @@ export class ReferenceQuota {
     return this.buckets[i]!;
   }
 
-  /** A window rule's units still counted at `now`, oldest first. */
-  private counted(rule: QuotaRule, i: number, now: number): number[] {
-    return this.unitsOf(i).filter((a) => bucket(rule, a) >= bucket(rule, now) - 60);
+  /** The last `counted` of each window rule, kept while its time, window and units are the same: a decision asks several times. */
+  private countedMemo: { at: number; windowMs: number; units: number; list: number[] }[] = [];
+
+  /** A window rule's units still counted at `at`, oldest first. */
+  private counted(rule: QuotaRule, i: number, at: number): number[] {
+    const units = this.unitsOf(i);
+    const memo = this.countedMemo[i];
+    if (memo?.at === at && memo.windowMs === rule.windowMs && memo.units === units.length) return memo.list;
+    const list = units.filter((a) => bucket(rule, a) >= bucket(rule, at) - 60);
+    this.countedMemo[i] = { at, windowMs: rule.windowMs, units: units.length, list };
+    return list;
   }
 
   /** Whether rule i has no room for `cost` units: it matches the request and would pass its limit. */
