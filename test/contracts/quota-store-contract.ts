@@ -432,6 +432,24 @@ export const describeQuotaStoreContract = (
       expect(decisions[5]?.retryAt).toBe(START + 61_000);
     });
 
+    it('a shadow bucket counts past its size, its level stopping at 2^53 - 1: further requests move its reset no later', async () => {
+      const policy: QuotaPolicy = {
+        rules: [
+          { name: 'minute', limit: 10, windowMs: MINUTE },
+          { name: 'huge', limit: 1, windowMs: 2 ** 52, kind: 'burst', mode: 'shadow' },
+        ],
+      };
+      const decisions: QuotaDecision[] = [];
+      for (let i = 0; i < 3; i++) decisions.push(await store.decide(subject('a'), policy));
+      expect(decisions.map(({ verdict, remaining, shadowed }) => ({ verdict, remaining, shadowed }))).toEqual([
+        { verdict: 'admitted', remaining: [9, 0], shadowed: undefined },
+        { verdict: 'admitted', remaining: [8, 0], shadowed: [1] },
+        { verdict: 'admitted', remaining: [7, 0], shadowed: [1] },
+      ]);
+      // Empty again once the level drains, 1 unit-ms a millisecond: 2^52 ms after one unit, then 2^53 - 1 however many more it counts.
+      expect(decisions.map(({ resetAt }) => resetAt[1])).toEqual([START + 2 ** 52, START + Number.MAX_SAFE_INTEGER, START + Number.MAX_SAFE_INTEGER]);
+    });
+
     it('150 concurrent requests against a limit of 100 admit exactly 100', async () => {
       const decisions = await Promise.all(
         Array.from({ length: 150 }, async () => store.decide(subject('a'), minuteOnly(100))),
