@@ -11,9 +11,10 @@
 -- Numbers: Redis runs Lua 5.1, whose numbers are doubles. Granules are whole milliseconds
 -- (windows are multiples of __GRANULES__ ms), so times, bucket indices and drop times are integers far
 -- below 2^53 and every operation is exact, as in JavaScript. A burst rule's level is whole
--- unit-milliseconds up to limit * windowMs, below 2^53 (burst-bucket.ts: the same arithmetic). Lua's own number-to-string
--- conversion keeps only 14 digits (1e+15), so every number stored goes through num ('%d' or
--- '%.17g'), which writes such integers in full. Numbers answered are packed as doubles, exact.
+-- unit-milliseconds up to limit * windowMs, below 2^53 (the arithmetic of burst-bucket.ts).
+-- Lua's own number-to-string conversion keeps only 14 digits (1e+15), so every number stored
+-- goes through num ('%d' or '%.17g'), which writes such integers in full. Numbers answered are
+-- packed as doubles, exact.
 --
 -- The wire: the arguments of a script call are one string, the reply one binary string (and
 -- the calls' errors). The instance is the busier side, and ioredis spends per argument and per
