@@ -399,19 +399,19 @@ describe('RedisQuotaStore on a Redis of its own', () => {
     withClient(async (redis) => {
       const clock = new ManualClock(START);
       const store = new RedisQuotaStore(redis, { prefix: 'burst:', time: clock });
-      const policy: QuotaPolicy = { rules: [{ name: 'burst', limit: 4, windowMs: 1_000, kind: 'burst' }] };
+      const policy: QuotaPolicy = { rules: [{ name: 'burst', limit: 4, windowMs: 100_000, kind: 'burst' }] };
       await store.decide('k', policy);
       await store.decide('k', policy);
-      // Two units of 1000 unit-ms, draining 4 a millisecond: empty 500 ms on, then the margin.
-      expect(await redis.hmget('burst:{q:k}', 'w', 'la', 'r1')).toEqual(['b1000', String(START), '2000']);
+      // Two units of 100000 unit-ms, draining 4 a millisecond: empty 50 s on, then the margin.
+      expect(await redis.hmget('burst:{q:k}', 'w', 'la', 'r1')).toEqual(['b100000', String(START), '200000']);
       const ttl = await redis.pttl('burst:{q:k}');
-      expect(ttl).toBeGreaterThan(1_500 - 1_000);
-      expect(ttl).toBeLessThanOrEqual(1_500);
+      expect(ttl).toBeGreaterThan(51_000 - 10_000);
+      expect(ttl).toBeLessThanOrEqual(51_000);
       clock.advance(100);
       expect(await store.peek('k', policy)).toMatchObject({ remaining: [2] });
-      expect(await redis.hget('burst:{q:k}', 'r1')).toBe('2000');
+      expect(await redis.hget('burst:{q:k}', 'r1')).toBe('200000');
       await store.decide('k', policy);
-      expect(await redis.hmget('burst:{q:k}', 'la', 'r1')).toEqual([String(START + 100), '2600']);
+      expect(await redis.hmget('burst:{q:k}', 'la', 'r1')).toEqual([String(START + 100), '299600']);
     }));
 
   it("moves a busy subject's expiry only when it must move later: once a granule of its rules, however many requests", () =>
