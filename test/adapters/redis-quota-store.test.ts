@@ -8,7 +8,7 @@ import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { QuotaPolicy, QuotaRule, RuleCosts, RuleMode } from '../../src/domain/quota/quota-rule.js';
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { banScenarioArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { banScenarioArb, burstAndWindowRulesArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
 import { toldRetryAt } from '../support/retry-after.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
@@ -51,9 +51,11 @@ interface ScheduleShape {
   readonly costs: (rules: readonly QuotaRule[]) => fc.Arbitrary<fc.Arbitrary<number | RuleCosts>>;
   /** Whether the plan also changes to the same rules with every mode flipped. */
   readonly modeChanges: boolean;
+  /** Whether the plan also changes to the same rules, every one a burst rule (the subject starts over when one was a window). */
+  readonly kindChanges: boolean;
 }
 
-const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): fc.Arbitrary<Schedule> =>
+const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges, kindChanges }: ScheduleShape): fc.Arbitrary<Schedule> =>
   fc
     .tuple(rulesArb, fc.option(smallBanArb, { nil: undefined }))
     .chain(([rules, ban]) => {
@@ -62,6 +64,7 @@ const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): 
       const otherWindows: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, windowMs: rule.windowMs * 2 })) };
       const otherStrikes: QuotaPolicy = ban === undefined ? main : { rules, ban: { ...ban, strikes: ban.strikes + 1 } };
       const otherModes: QuotaPolicy = { ...main, rules: rules.map((rule): QuotaRule => ({ ...rule, mode: rule.mode === 'shadow' ? 'enforce' : 'shadow' })) };
+      const otherKinds: QuotaPolicy = { ...main, rules: rules.map((rule): QuotaRule => ({ ...rule, kind: 'burst' })) };
       const shortest = Math.min(...rules.map((rule) => rule.windowMs));
       return costs(rules).chain((costArb) =>
         fc.record({
@@ -89,6 +92,7 @@ const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): 
               fc.constant(otherWindows),
               fc.constant(otherStrikes),
               fc.constant(modeChanges ? otherModes : main),
+              fc.constant(kindChanges ? otherKinds : main),
             ),
             { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
           ),
@@ -112,6 +116,7 @@ const weighedRequests: ScheduleShape = {
     return fc.constant(fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, fc.integer({ min: 1, max: smallest })));
   },
   modeChanges: false,
+  kindChanges: false,
 };
 
 /**
@@ -122,7 +127,11 @@ const ruleCostRequests: ScheduleShape = {
   rules: modedRulesArb,
   costs: (rules) => fc.array(ruleCostsArb(rules), { minLength: 1, maxLength: 3 }).map((pool) => fc.constantFrom(...pool)),
   modeChanges: true,
+  kindChanges: false,
 };
+
+/** Rules mixing windows and bursts of random modes, and per-rule costs as above; the plan may also make every rule a burst. */
+const burstRequests: ScheduleShape = { ...ruleCostRequests, rules: burstAndWindowRulesArb, kindChanges: true };
 
 /** Each schedule on subjects of its own run, decided by a fresh memory store and by Redis: the answers must be equal. */
 const decidesLikeMemory = async (shape: ScheduleShape, numRuns: number): Promise<void> => {
@@ -188,6 +197,9 @@ describe('RedisQuotaStore', () => {
     expect(memoryStore.peek('k', shadowed, [2, 0])).toMatchObject({ verdict: 'banned', resetAt: [181, 180] });
   });
 
+  it('decides, peeks and resets every generated schedule of rules mixing windows and burst buckets, enforced and shadow, of per-rule costs, exactly like the in-memory store: levels drained and counted, remaining, resets, retry times, shadowed rules, strikes and bans, through plan changes of limits, modes and kinds and a clock stepping back', () =>
+    decidesLikeMemory(burstRequests, runs(1_000)));
+
   it("decides bans of keys whose rules are still spent when the ban ends exactly like the in-memory store, and admits a request at the ban's Retry-After", async () => {
     const prefix = shared.freshPrefix();
     const clock = new ManualClock(0);
@@ -243,6 +255,20 @@ describe('RedisQuotaStore', () => {
       const banned = await store.recordStrikes(subject, policy, [at, refused.retryAt]);
       expect(banned?.verdict, subject).toBe(subject === 'at-the-end' ? undefined : 'banned');
     }
+  });
+
+  it('bans on a strike a cache answered under a burst rule with the answer decide gives that strike: the bucket drained to the strike, its retry the next unit', async () => {
+    const clock = new ManualClock(START);
+    const redisStore = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: clock });
+    const memoryStore = new MemoryQuotaStore(clock);
+    const policy: QuotaPolicy = { rules: [{ name: 'burst', limit: 2, windowMs: 1_000, kind: 'burst' }], ban: { strikes: 1, strikeWindowMs: 60_000, banMs: 100 } };
+    for (let i = 0; i < 3; i++) expect((await redisStore.decide('k', policy)).verdict).toBe(i < 2 ? 'admitted' : 'rate_limited');
+    for (let i = 0; i < 3; i++) memoryStore.decide('k', policy);
+    clock.set(START + 200);
+    const banned = await redisStore.recordStrikes('k', policy, [START + 200, START + 500]);
+    // The ban ends at START + 300; a unit fits again at START + 500.
+    expect(banned).toEqual({ verdict: 'banned', decidedAt: START + 200, remaining: [0], resetAt: [START + 500], retryAt: START + 500 });
+    expect(memoryStore.decide('k', policy)).toEqual(banned);
   });
 
   it('with the server time, decides at the Redis clock', async () => {
@@ -391,6 +417,25 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       };
       for (let i = 0; i < 3; i++) await store.decide('banned', banning);
       expect(await redis.pttl('ttl:{q:banned}')).toBeGreaterThan(3 * DAY);
+    }));
+
+  it('keeps a burst rule as its level at the time counted to, marked burst in the windows, and lets the subject expire once the bucket has drained', () =>
+    withClient(async (redis) => {
+      const clock = new ManualClock(START);
+      const store = new RedisQuotaStore(redis, { prefix: 'burst:', time: clock });
+      const policy: QuotaPolicy = { rules: [{ name: 'burst', limit: 4, windowMs: 100_000, kind: 'burst' }] };
+      await store.decide('k', policy);
+      await store.decide('k', policy);
+      // Two units of 100000 unit-ms, draining 4 a millisecond: empty 50 s on, then the margin.
+      expect(await redis.hmget('burst:{q:k}', 'w', 'la', 'r1')).toEqual(['b100000', String(START), '200000']);
+      const ttl = await redis.pttl('burst:{q:k}');
+      expect(ttl).toBeGreaterThan(51_000 - 10_000);
+      expect(ttl).toBeLessThanOrEqual(51_000);
+      clock.advance(100);
+      expect(await store.peek('k', policy)).toMatchObject({ remaining: [2] });
+      expect(await redis.hget('burst:{q:k}', 'r1')).toBe('200000');
+      await store.decide('k', policy);
+      expect(await redis.hmget('burst:{q:k}', 'la', 'r1')).toEqual([String(START + 100), '299600']);
     }));
 
   it("moves a busy subject's expiry only when it must move later: once a granule of its rules, however many requests", () =>

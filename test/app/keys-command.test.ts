@@ -325,24 +325,25 @@ describe('runKeysCommand', () => {
     expect((await registry.findKey(id))?.key.plan).toEqual(STANDARD_PLANS.pro);
   });
 
-  it("prints a plans file's plan by its rules (limit per window, shadow ones marked), a built-in one by its two numbers", async () => {
+  it("prints a plans file's plan by its rules (limit per window, burst and shadow ones marked), a built-in one by its two numbers", async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'keys-plans-')), 'plans.json');
     const rules = [
       { name: 'minute', limit: 100, window: '1m' },
       { name: 'search', limit: 10, window: '90s', match: ['listPets'], cost: 2 },
       { name: 'burst', limit: 5, window: 1_020, mode: 'shadow' },
       { name: 'week', limit: 9_000, window: '7d' },
+      { name: 'refill', burst: 20, rate: 4, per: '1s' },
     ];
     writeFileSync(file, JSON.stringify({ plans: { github: { rules } } }));
     const { run, out } = harness();
     expect(await run(['create', '--plan', 'github'], { ...REDIS_ENV, PETSTORE_PLANS: file })).toBe(0);
-    const planLine = 'plan:    github (minute 100/1m, search 10/90s, burst 5/1020ms shadow, week 9000/7d), customer';
+    const planLine = 'plan:    github (minute 100/1m, search 10/90s, burst 5/1020ms shadow, week 9000/7d, refill 20/5s bucket), customer';
     expect(out[2]).toBe(planLine);
     const { id } = created(out);
     expect(await run(['show', id])).toBe(0);
     expect(out[2]).toBe(planLine);
     expect(await run(['list'])).toBe(0);
-    expect(out[1]?.split(/\s{2,}/)[2]).toBe('github (minute 100/1m, search 10/90s, burst 5/1020ms shadow, week 9000/7d)');
+    expect(out[1]?.split(/\s{2,}/)[2]).toBe('github (minute 100/1m, search 10/90s, burst 5/1020ms shadow, week 9000/7d, refill 20/5s bucket)');
   });
 
   it('shows a key: its plan, role, dates and state, and per rule its limit, used, remaining and reset; never the key', async () => {

@@ -1,4 +1,5 @@
 import { digestApiKey } from '../../adapters/api-key-digest.js';
+import { isBurst } from '../../domain/quota/burst-bucket.js';
 import { DAY_MS, type Plan } from '../../domain/quota/plan.js';
 import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
@@ -176,5 +177,6 @@ export class KeyOperations {
   }
 }
 
-/** Requests counted today (the plan's day rule): the `used today` of a list. */
-export const usedToday = ({ key, rules }: KeyStanding): number | undefined => rules[key.plan.rules.findIndex((rule) => rule.windowMs === DAY_MS)]?.used;
+/** Requests counted today (the plan's day rule, a window: a bucket refilling in a day holds no day's count): the `used today` of a list. */
+export const usedToday = ({ key, rules }: KeyStanding): number | undefined =>
+  rules[key.plan.rules.findIndex((rule) => rule.windowMs === DAY_MS && !isBurst(rule))]?.used;

@@ -6,9 +6,11 @@ import { type RateLimitHeaders, rateLimitFields, rateLimitHeaders } from './rate
 
 export interface RateLimiterOptions<S extends QuotaStore = QuotaStore> {
   /**
-   * Every rule must admit the request: at most `limit` requests in any rolling `windowMs`.
-   * `windowMs` a multiple of 3000 (60 sub-windows of whole milliseconds, and whole seconds
-   * for `RateLimit-Policy`'s `w`); `name` a distinct label of printable ASCII without `"` or `\`.
+   * Every rule must admit the request: at most `limit` requests in any rolling `windowMs`, its
+   * `windowMs` a multiple of 3000 (60 sub-windows of whole milliseconds, and whole seconds for
+   * `RateLimit-Policy`'s `w`); or, with `kind: 'burst'`, a bucket of `limit` refilling
+   * completely in `windowMs`, any whole number of milliseconds (`w` its seconds rounded up).
+   * `name` a distinct label of printable ASCII without `"` or `\`.
    */
   readonly rules: readonly QuotaRule[];
   /** Where the counters live: a MemoryQuotaStore (synchronous) or a RedisQuotaStore (shared by instances). */
@@ -66,7 +68,9 @@ const LIMITER_WINDOW_STEP_MS = 3_000;
 /** Throws on what the store or the header fields could not honour. */
 const assertLimiterPolicy = (policy: QuotaPolicy): void => {
   // Checked before the store's own rule (60 whole-millisecond sub-windows) so that the message names the limiter's, in its units.
-  for (const { name, windowMs } of policy.rules) {
+  for (const { name, windowMs, kind } of policy.rules) {
+    // A bucket has no sub-windows: any whole number of milliseconds, the store's own rule.
+    if (kind === 'burst') continue;
     if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % LIMITER_WINDOW_STEP_MS !== 0) {
       throw new RangeError(`rate limiter rule ${name}: windowMs must be a multiple of 3 s (3000, 60000, 3600000...): whole seconds cut into 60 sub-windows`);
     }
@@ -91,12 +95,14 @@ const assertLimiterPolicy = (policy: QuotaPolicy): void => {
 };
 
 /**
- * An exact sliding-window limiter of its own, for an embedder's routes: every rule at once,
- * bans, and the header fields of each answer. Throws a RangeError here, at creation, on a
+ * An exact limiter of its own, of sliding windows and burst buckets, for an embedder's routes:
+ * every rule at once, bans, and the header fields of each answer. Throws a RangeError here, at creation, on a
  * rule or ban no store could decide, never on a request.
  */
 export const createRateLimiter = <S extends QuotaStore>({ rules, store, ban }: RateLimiterOptions<S>): RateLimiter<S> => {
-  const ownRules = rules.map(({ name, limit, windowMs }): QuotaRule => Object.freeze({ name, limit, windowMs }));
+  const ownRules = rules.map(
+    ({ name, limit, windowMs, kind }): QuotaRule => Object.freeze(kind === undefined ? { name, limit, windowMs } : { name, limit, windowMs, kind }),
+  );
   const policy: QuotaPolicy = Object.freeze(
     ban === undefined
       ? { rules: Object.freeze(ownRules) }

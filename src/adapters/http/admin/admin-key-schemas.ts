@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { ErrorSchema, RuleCostSchema, RuleMatchSchema, RuleModeSchema } from '../contract/schemas.js';
+import { ErrorSchema, RuleCostSchema, RuleKindSchema, RuleMatchSchema, RuleModeSchema } from '../contract/schemas.js';
 import { ROLES, type Role } from '../../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
 import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
@@ -24,8 +24,9 @@ const DURATION_PATTERN = '^[0-9]{1,7}[smhd]$';
 export const PlanRuleSchema = Type.Object(
   {
     name: Type.String({ description: 'As in RateLimit-Policy: `minute`, `day`, or a plans file rule.' }),
-    limit: Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: 'Units (requests, or their costs) admitted in any rolling window.' }),
-    windowMs: Type.Integer({ minimum: 1, description: 'The rolling window, in milliseconds.' }),
+    limit: Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: 'Units (requests, or their costs) admitted in any rolling window; a burst rule’s bucket size.' }),
+    windowMs: Type.Integer({ minimum: 1, description: 'The rolling window, or a burst rule’s time to refill completely, in milliseconds.' }),
+    kind: Type.Optional(RuleKindSchema),
     mode: RuleModeSchema,
     match: Type.Optional(RuleMatchSchema),
     cost: Type.Optional(RuleCostSchema),

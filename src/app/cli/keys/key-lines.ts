@@ -9,8 +9,9 @@ const windowText = (ms: number): string => {
   return unit === undefined ? `${ms}ms` : `${ms / unit[1]}${unit[0]}`;
 };
 
-/** `search 10/1m`, and `shadow` for a rule that never refuses. */
-const ruleText = ({ name, limit, windowMs, mode }: KeyView['rules'][number]): string => `${name} ${limit}/${windowText(windowMs)}${mode === 'shadow' ? ' shadow' : ''}`;
+/** `search 10/1m`, `burst 50/5s bucket` for a burst rule (refilled in 5 s), and `shadow` for a rule that never refuses. */
+const ruleText = ({ name, limit, windowMs, kind, mode }: KeyView['rules'][number]): string =>
+  `${name} ${limit}/${windowText(windowMs)}${kind === 'burst' ? ' bucket' : ''}${mode === 'shadow' ? ' shadow' : ''}`;
 
 /** `business (1000/min, 100000/day)` for a built-in plan; a plans file's by its rules: `github (minute 100/1m, search 10/1m)`. */
 export const planText = (key: KeyView): string =>
