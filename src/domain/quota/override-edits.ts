@@ -13,15 +13,25 @@ export interface OverrideEdits {
 export const NO_OVERRIDE_EDITS: OverrideEdits = Object.freeze({ set: Object.freeze({}), unset: Object.freeze([]) });
 
 /**
- * Why a key's overrides cannot be what a change would make them, each front end wording it in
- * its own syntax. `given`: the change sets (or unsets) that rule; else the key had the override
- * already and the change of plan is what no longer fits it.
+ * Where an override a problem names comes from: the change sets it, or unsets it, or the key had
+ * it already and the change of plan is what no longer fits it.
  */
+export type OverrideSource = 'set' | 'unset' | 'kept';
+
+/** Why a key's overrides cannot be what a change would make them, each front end wording it in its own syntax. */
 export type OverrideProblem =
   /** The plan has no rule of that name. */
-  | { readonly kind: 'unknown_rule'; readonly rule: string; readonly given: boolean; readonly plan: Plan }
+  | { readonly kind: 'unknown_rule'; readonly rule: string; readonly source: OverrideSource; readonly plan: Plan }
   /** The limit is below the rule's largest cost (which could never be admitted) or above what a count holds. */
-  | { readonly kind: 'limit_out_of_range'; readonly rule: string; readonly given: boolean; readonly limit: number; readonly min: number; readonly max: number; readonly plan: Plan }
+  | {
+      readonly kind: 'limit_out_of_range';
+      readonly rule: string;
+      readonly source: Exclude<OverrideSource, 'unset'>;
+      readonly limit: number;
+      readonly min: number;
+      readonly max: number;
+      readonly plan: Plan;
+    }
   /** Every rule over every request would be a shadow: no request would be limited, nor have a rule to advertise. */
   | { readonly kind: 'no_enforced_rule'; readonly plan: Plan };
 
@@ -45,18 +55,18 @@ const isWhole = (limit: number, min: number): boolean => Number.isInteger(limit)
 export function editOverrides(plan: Plan, current: RuleOverrides | undefined, { set, unset }: OverrideEdits): Result<RuleOverrides, OverrideProblem> {
   const ruleNamed = (name: string): PlanRule | undefined => plan.rules.find((rule) => rule.name === name);
   for (const rule of unset) {
-    if (ruleNamed(rule) === undefined && overrideOf(current, rule) === undefined) return err({ kind: 'unknown_rule', rule, given: true, plan });
+    if (ruleNamed(rule) === undefined && overrideOf(current, rule) === undefined) return err({ kind: 'unknown_rule', rule, source: 'unset', plan });
   }
   // A map, not an object: a name such as `__proto__` must be refused as unknown, not set a prototype.
   const next = new Map<string, RuleOverride>();
   for (const [rule, override] of Object.entries(current ?? {})) if (!unset.includes(rule)) next.set(rule, override);
   for (const [rule, override] of Object.entries(set)) next.set(rule, override);
   for (const [name, { limit }] of next) {
-    const given = Object.hasOwn(set, name);
+    const source = Object.hasOwn(set, name) ? 'set' : 'kept';
     const rule = ruleNamed(name);
-    if (rule === undefined) return err({ kind: 'unknown_rule', rule: name, given, plan });
+    if (rule === undefined) return err({ kind: 'unknown_rule', rule: name, source, plan });
     const min = smallestLimitOf(rule);
-    if (!isWhole(limit, min)) return err({ kind: 'limit_out_of_range', rule: name, given, limit, min, max: MAX_RULE_LIMIT, plan });
+    if (!isWhole(limit, min)) return err({ kind: 'limit_out_of_range', rule: name, source, limit, min, max: MAX_RULE_LIMIT, plan });
   }
   const modeOf = (rule: PlanRule): string | undefined => next.get(rule.name)?.mode ?? rule.mode;
   if (!plan.rules.some((rule) => rule.match === undefined && modeOf(rule) !== 'shadow')) return err({ kind: 'no_enforced_rule', plan });
