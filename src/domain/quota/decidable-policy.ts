@@ -6,6 +6,10 @@ import { GRANULES_PER_WINDOW } from './sliding-window-counter.js';
 /** Counts are 32-bit integers in every store: no rule may admit more within its window. */
 export const MAX_RULE_LIMIT = 0xffff_ffff;
 
+/** The largest limit `rule` can have: MAX_RULE_LIMIT, and for a burst rule a capacity (limit × windowMs) that stays an exact integer. */
+export const largestLimitOf = (rule: QuotaRule): number =>
+  isBurst(rule) ? Math.min(MAX_RULE_LIMIT, Math.floor(Number.MAX_SAFE_INTEGER / rule.windowMs)) : MAX_RULE_LIMIT;
+
 /**
  * Throws on a policy no store can decide, a configuration mistake: granules of whole
  * milliseconds keep every time an exact integer, a limit of at least 1 always has a retry
