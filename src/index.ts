@@ -35,6 +35,7 @@ export {
   type RateLimiterOptions,
   type RateLimitCheck,
   type RateLimitCheckOf,
+  type SubjectOverride,
 } from './domain/quota/rate-limiter.js';
 export type { RateLimitHeaders } from './domain/quota/rate-limit-fields.js';
 

@@ -1,5 +1,6 @@
-import { DAY_MS, isBuiltInPlan, MINUTE_MS } from '../domain/quota/plan.js';
-import { ruleTermsOf } from '../domain/quota/plan-rules.js';
+import { DAY_MS, isBuiltInPlan, MINUTE_MS, type Plan } from '../domain/quota/plan.js';
+import { ruleTermsOf, type PlanRule } from '../domain/quota/plan-rules.js';
+import { overrideOf, withOverrides } from '../domain/quota/rule-overrides.js';
 import { stateOf, type ManagedApiKey } from '../ports/api-key-registry.js';
 
 /*
@@ -14,26 +15,43 @@ const isoOrNull = (ms: number | undefined): string | null => (ms === undefined ?
 /** Rounded up, as X-RateLimit-Reset is: the second by which the rule's remaining has risen. */
 const isoUpOrNull = (ms: number | undefined): string | null => (ms === undefined ? null : isoSeconds(Math.ceil(ms / 1_000) * 1_000));
 
-const limitOf = (key: ManagedApiKey, windowMs: number): number | undefined => key.plan.rules.find((rule) => rule.windowMs === windowMs)?.limit;
+const limitOf = (plan: Plan, windowMs: number): number | undefined => plan.rules.find((rule) => rule.windowMs === windowMs)?.limit;
 
-/** A built-in plan's two numbers (enterprise keys set them); a plans file's plan has only its rules. */
-const builtInLimits = (key: ManagedApiKey) => (isBuiltInPlan(key.plan.name) ? { perMinute: limitOf(key, MINUTE_MS), perDay: limitOf(key, DAY_MS) } : {});
+/** A built-in plan's two numbers, as the key's requests are decided (enterprise keys set them); a plans file's plan has only its rules. */
+const builtInLimits = (plan: Plan) => (isBuiltInPlan(plan.name) ? { perMinute: limitOf(plan, MINUTE_MS), perDay: limitOf(plan, DAY_MS) } : {});
 
-export const keyView = (key: ManagedApiKey, now: number) => ({
-  id: key.id,
-  label: key.label,
-  plan: key.plan.name,
-  ...builtInLimits(key),
-  rules: key.plan.rules.map((rule) => ({ name: rule.name, limit: rule.limit, windowMs: rule.windowMs, ...ruleTermsOf(rule) })),
-  role: key.role,
-  state: stateOf(key, now),
-  createdAt: isoSeconds(key.createdAt),
-  updatedAt: isoOrNull(key.updatedAt),
-  expiresAt: isoOrNull(key.expiresAt),
-  revokedAt: isoOrNull(key.revokedAt),
-  rolledAt: isoOrNull(key.rolledAt),
-  previousKeyUntil: isoOrNull(key.previousSecretUntil),
-});
+/** A rule the key overrides carries the plan's own terms, which the key's replace. */
+const overriddenOf = (key: ManagedApiKey, { name, limit, mode }: PlanRule) =>
+  overrideOf(key.overrides, name) === undefined ? {} : { overridden: { limit, mode: mode ?? 'enforce' } };
+
+/** The key's rules as its requests are decided: its plan's, its overrides applied and marked. */
+const rulesOf = (key: ManagedApiKey, effective: Plan) =>
+  effective.rules.map((rule, index) => ({
+    name: rule.name,
+    limit: rule.limit,
+    windowMs: rule.windowMs,
+    ...ruleTermsOf(rule),
+    ...overriddenOf(key, key.plan.rules[index] ?? rule),
+  }));
+
+export const keyView = (key: ManagedApiKey, now: number) => {
+  const effective = withOverrides(key.plan, key.overrides);
+  return {
+    id: key.id,
+    label: key.label,
+    plan: key.plan.name,
+    ...builtInLimits(effective),
+    rules: rulesOf(key, effective),
+    role: key.role,
+    state: stateOf(key, now),
+    createdAt: isoSeconds(key.createdAt),
+    updatedAt: isoOrNull(key.updatedAt),
+    expiresAt: isoOrNull(key.expiresAt),
+    revokedAt: isoOrNull(key.revokedAt),
+    rolledAt: isoOrNull(key.rolledAt),
+    previousKeyUntil: isoOrNull(key.previousSecretUntil),
+  };
+};
 
 export type KeyView = ReturnType<typeof keyView>;
 

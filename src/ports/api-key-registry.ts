@@ -1,8 +1,10 @@
 import type { Role } from '../domain/access/caller.js';
 import type { Plan } from '../domain/quota/plan.js';
+import { hasOverrides, withOverrides, type RuleOverrides } from '../domain/quota/rule-overrides.js';
 
 /** What a key entitles its holder to: the quota of a plan and a role. */
 export interface ApiKeyGrant {
+  /** The plan the key's requests are decided under: its plan with its overrides applied (`secretGrant`). */
   readonly plan: Plan;
   readonly role: Role;
   /**
@@ -38,6 +40,8 @@ export interface ManagedApiKey {
   readonly id: string;
   readonly label: string;
   readonly plan: Plan;
+  /** The limits (and modes) of rules of its plan this key has of its own; absent: none. Never `{}`. */
+  readonly overrides?: RuleOverrides;
   readonly role: Role;
   /** Epoch milliseconds. */
   readonly createdAt: number;
@@ -69,6 +73,8 @@ export type RevokeOutcome = 'revoked' | 'already_revoked' | 'not_found';
 /** What `updateKey` changes; an absent field keeps its value. */
 export interface KeyChanges {
   readonly plan?: Plan;
+  /** The key's overrides after the change, whole: `{}` removes every one. */
+  readonly overrides?: RuleOverrides;
   readonly role?: Role;
   readonly label?: string;
   /** Epoch milliseconds. */
@@ -110,6 +116,14 @@ export interface KeyAdmin {
 }
 
 
+/** The key as `changes` leave it at `at`: a registry's one way to apply an update. */
+export function updatedKey(key: ManagedApiKey, changes: KeyChanges, at: number): ManagedApiKey {
+  const { overrides: _before, ...kept } = key;
+  const { overrides: given, ...changed } = changes;
+  const overrides = given ?? key.overrides;
+  return { ...kept, ...changed, ...(hasOverrides(overrides) ? { overrides } : {}), updatedAt: at };
+}
+
 /** Whether a grant's key has expired at `now`. */
 export const isExpired = (grant: { readonly expiresAt?: number }, now: number): boolean =>
   grant.expiresAt !== undefined && grant.expiresAt <= now;
@@ -123,17 +137,19 @@ export const stateOf = (key: ManagedApiKey, now: number): KeyState =>
 
 /**
  * The grant a secret (`secretDigest`) of the managed key first created as `keyDigest` answers:
- * the key's plan and role, the key's digest as `holder` unless the secret is that digest, and
- * for the secret before the last roll (`previous`) an expiry at the end of its grace, or at the
- * key's own expiry if that comes first.
+ * the key's plan with its overrides applied (here, once per grant, never per request) and its
+ * role, the key's digest as `holder` unless the secret is that digest, and for the secret before
+ * the last roll (`previous`) an expiry at the end of its grace, or at the key's own expiry if
+ * that comes first.
  */
 export function secretGrant(
-  key: Pick<ManagedApiKey, 'plan' | 'role' | 'expiresAt' | 'previousSecretUntil'>,
+  key: Pick<ManagedApiKey, 'plan' | 'overrides' | 'role' | 'expiresAt' | 'previousSecretUntil'>,
   keyDigest: string,
   secretDigest: string,
   previous: boolean,
 ): ApiKeyGrant {
-  const { plan, role, expiresAt, previousSecretUntil: graceEnd } = key;
+  const { plan, overrides, role, expiresAt, previousSecretUntil: graceEnd } = key;
   const until = previous && graceEnd !== undefined && (expiresAt === undefined || graceEnd < expiresAt) ? graceEnd : expiresAt;
-  return { plan, role, ...(until === undefined ? {} : { expiresAt: until }), ...(secretDigest === keyDigest ? {} : { holder: keyDigest }) };
+  const effective = withOverrides(plan, overrides);
+  return { plan: effective, role, ...(until === undefined ? {} : { expiresAt: until }), ...(secretDigest === keyDigest ? {} : { holder: keyDigest }) };
 }

@@ -61,6 +61,40 @@ describe('PostgresApiKeyRegistry on a database migrated from before 0003_key_rol
   });
 });
 
+describe('PostgresApiKeyRegistry on a database migrated from before 0005_key_overrides', () => {
+  it('reads a key made before the migration as one without overrides, gives it some, and keeps them through an update of the release before', async () => {
+    const T0 = Date.UTC(2026, 10, 27);
+    const digest = createHash('sha256').update('made before').digest('hex');
+    const migrations = readMigrations();
+    const { db, drop } = await schemas.fresh(migrations.filter(({ version }) => version < 5));
+    try {
+      // The row as the release before 0005 wrote it.
+      await db.query('INSERT INTO api_keys (digest, id, label, plan, role, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+        digest,
+        'key_before',
+        'made before',
+        planRecord(STANDARD_PLANS.pro),
+        'customer',
+        T0 - 1_000,
+      ]);
+      expect(await migrate(db, migrations)).toMatchObject({ from: 4, pending: [{ version: 5, name: 'key_overrides' }, ...migrations.slice(5)] });
+      const registry = new PostgresApiKeyRegistry(db, new ManualClock(T0));
+      const key = { id: 'key_before', label: 'made before', plan: STANDARD_PLANS.pro, role: 'customer', createdAt: T0 - 1_000 } as const;
+      expect(await registry.findKey('key_before')).toEqual({ key, digest });
+      expect(await registry.grantOf(digest)).toEqual({ plan: STANDARD_PLANS.pro, role: 'customer' });
+
+      const overrides = { minute: { limit: 900 } };
+      expect(await registry.updateKey('key_before', { overrides }, T0)).toEqual({ updated: { ...key, overrides, updatedAt: T0 } });
+      // The release before's update, which knows nothing of the column, during a rollout.
+      await db.query('UPDATE api_keys SET label = $2, updated_at = $3 WHERE id = $1 AND revoked_at IS NULL', ['key_before', 'renamed', T0 + 1]);
+      expect((await registry.grantOf(digest))?.plan.rules[0]?.limit).toBe(900);
+      expect(await registry.findKey('key_before')).toEqual({ key: { ...key, label: 'renamed', overrides, updatedAt: T0 + 1 }, digest });
+    } finally {
+      await drop();
+    }
+  });
+});
+
 describe('PostgresApiKeyRegistry rolling a key while a revocation holds its row', () => {
   it('answers revoked once the revocation commits, not a digest in use', async () => {
     const T0 = Date.UTC(2026, 10, 26);

@@ -68,6 +68,18 @@ describe('RedisApiKeyRegistry', () => {
     expect(JSON.parse((await shared.redis.hget(`${prefix}api-keys`, 'id:key_1')) ?? '')).toMatchObject({ digest, label: 'ci', createdAt, revokedAt: createdAt + 1 });
   });
 
+  it("keeps a key's overrides beside its plan in its record, and its grant the plan with them applied, which the previous release reads as it is", async () => {
+    const prefix = shared.freshPrefix();
+    const registry = new RedisApiKeyRegistry(shared.redis, prefix);
+    const digest = '34'.repeat(32);
+    await registry.createKey(digest, { id: 'key_4', label: '', plan: STANDARD_PLANS.pro, overrides: { day: { limit: 50_000 } }, role: 'customer', createdAt: 1 });
+    const record = JSON.parse((await shared.redis.hget(`${prefix}api-keys`, 'id:key_4')) ?? '');
+    expect(record).toMatchObject({ name: 'pro', rules: [{ limit: 300 }, { limit: 10_000 }], overrides: { day: { limit: 50_000 } } });
+    expect(JSON.parse((await shared.redis.hget(`${prefix}api-keys`, digest)) ?? '')).toEqual({ name: 'pro', rules: [{ name: 'minute', limit: 300, windowMs: 60_000 }, { name: 'day', limit: 50_000, windowMs: 86_400_000 }], role: 'customer' });
+    await registry.updateKey('key_4', { overrides: {} }, 2);
+    expect(JSON.parse((await shared.redis.hget(`${prefix}api-keys`, 'id:key_4')) ?? '')).not.toHaveProperty('overrides');
+  });
+
   it('reads records written by the previous release beside created keys, and does not list them', async () => {
     const prefix = shared.freshPrefix();
     const rules = STANDARD_PLANS.business.rules.map(({ name, limit, windowMs }) => ({ name, limit, windowMs }));

@@ -5,10 +5,10 @@ import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
 import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
-import type { QuotaPolicy, QuotaRule, RuleCosts } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaPolicy, QuotaRule, RuleCosts, RuleMode } from '../../src/domain/quota/quota-rule.js';
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { banScenarioArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { banScenarioArb, burstAndWindowRulesArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
 import { toldRetryAt } from '../support/retry-after.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
@@ -55,9 +55,11 @@ interface ScheduleShape {
   readonly costs: (rules: readonly QuotaRule[]) => fc.Arbitrary<fc.Arbitrary<number | RuleCosts>>;
   /** Whether the plan also changes to the same rules with every mode flipped. */
   readonly modeChanges: boolean;
+  /** Whether the plan also changes to the same rules, every one a burst rule (the subject starts over when one was a window). */
+  readonly kindChanges: boolean;
 }
 
-const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): fc.Arbitrary<Schedule> =>
+const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges, kindChanges }: ScheduleShape): fc.Arbitrary<Schedule> =>
   fc
     .tuple(rulesArb, fc.option(smallBanArb, { nil: undefined }))
     .chain(([rules, ban]) => {
@@ -66,6 +68,7 @@ const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): 
       const otherWindows: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, windowMs: rule.windowMs * 2 })) };
       const otherStrikes: QuotaPolicy = ban === undefined ? main : { rules, ban: { ...ban, strikes: ban.strikes + 1 } };
       const otherModes: QuotaPolicy = { ...main, rules: rules.map((rule): QuotaRule => ({ ...rule, mode: rule.mode === 'shadow' ? 'enforce' : 'shadow' })) };
+      const otherKinds: QuotaPolicy = { ...main, rules: rules.map((rule): QuotaRule => ({ ...rule, kind: 'burst' })) };
       const shortest = Math.min(...rules.map((rule) => rule.windowMs));
       return costs(rules).chain((costArb) =>
         fc.record({
@@ -96,6 +99,7 @@ const scheduleOfArb = ({ rules: rulesArb, costs, modeChanges }: ScheduleShape): 
               fc.constant(otherWindows),
               fc.constant(otherStrikes),
               fc.constant(modeChanges ? otherModes : main),
+              fc.constant(kindChanges ? otherKinds : main),
             ),
             { minLength: MAX_REQUESTS, maxLength: MAX_REQUESTS },
           ),
@@ -119,6 +123,7 @@ const weighedRequests: ScheduleShape = {
     return fc.constant(fc.oneof({ arbitrary: fc.constant(1), weight: 3 }, fc.integer({ min: 1, max: smallest })));
   },
   modeChanges: false,
+  kindChanges: false,
 };
 
 /**
@@ -129,7 +134,11 @@ const ruleCostRequests: ScheduleShape = {
   rules: modedRulesArb,
   costs: (rules) => fc.array(ruleCostsArb(rules), { minLength: 1, maxLength: 3 }).map((pool) => fc.constantFrom(...pool)),
   modeChanges: true,
+  kindChanges: false,
 };
+
+/** Rules mixing windows and bursts of random modes, and per-rule costs as above; the plan may also make every rule a burst. */
+const burstRequests: ScheduleShape = { ...ruleCostRequests, rules: burstAndWindowRulesArb, kindChanges: true };
 
 /** Each schedule on subjects of its own run, decided by a fresh memory store and by Redis: the answers must be equal. */
 const decidesLikeMemory = async (shape: ScheduleShape, numRuns: number): Promise<void> => {
@@ -182,6 +191,33 @@ describe('RedisQuotaStore', () => {
 
   it('decides, peeks, refunds and resets every generated schedule of several enforced and shadow rules (their modes changing with the plan) and requests of per-rule costs, 0 included, exactly like the in-memory store: verdicts, remaining, resets, retry times, shadowed rules, the time each admission was counted, strikes and bans, in runs of alike decisions batched or split', () =>
     decidesLikeMemory(ruleCostRequests, runs(1_000)));
+
+  it("works a ban's answer out again when only the rules' modes changed, as the in-memory store does: here after the clock stepped back into a ban past which the key had counted", async () => {
+    const clock = new ManualClock(0);
+    const redisStore = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: clock });
+    const memoryStore = new MemoryQuotaStore(clock, { sweepEvery: Number.POSITIVE_INFINITY });
+    const ban = { strikes: 2, strikeWindowMs: 8, banMs: 17 };
+    const rules = (limits: readonly number[], mode: RuleMode): QuotaRule[] => [
+      { name: 'r0', limit: limits[0]!, windowMs: 60, mode },
+      { name: 'r1', limit: limits[1]!, windowMs: 120, mode },
+    ];
+    const enforced: QuotaPolicy = { rules: rules([3, 5], 'enforce'), ban };
+    const raised: QuotaPolicy = { rules: rules([4, 6], 'enforce'), ban };
+    const shadowed: QuotaPolicy = { rules: rules([3, 5], 'shadow'), ban };
+    // The counterexample the differential property found, reduced to its one subject.
+    const steps: [number, QuotaPolicy, 'decide' | 'peek'][] = [
+      [120, enforced, 'decide'], [180, enforced, 'decide'], [180, enforced, 'decide'],
+      [163, enforced, 'decide'], [180, raised, 'decide'], [179, shadowed, 'peek'],
+    ];
+    for (const [at, policy, operation] of steps) {
+      clock.set(at);
+      expect(await redisStore[operation]('k', policy, [2, 0])).toEqual(memoryStore[operation]('k', policy, [2, 0]));
+    }
+    expect(memoryStore.peek('k', shadowed, [2, 0])).toMatchObject({ verdict: 'banned', resetAt: [181, 180] });
+  });
+
+  it('decides, peeks and resets every generated schedule of rules mixing windows and burst buckets, enforced and shadow, of per-rule costs, exactly like the in-memory store: levels drained and counted, remaining, resets, retry times, shadowed rules, strikes and bans, through plan changes of limits, modes and kinds and a clock stepping back', () =>
+    decidesLikeMemory(burstRequests, runs(1_000)));
 
   it("decides bans of keys whose rules are still spent when the ban ends exactly like the in-memory store, and admits a request at the ban's Retry-After", async () => {
     const prefix = shared.freshPrefix();
@@ -238,6 +274,20 @@ describe('RedisQuotaStore', () => {
       const banned = await store.recordStrikes(subject, policy, [at, refused.retryAt]);
       expect(banned?.verdict, subject).toBe(subject === 'at-the-end' ? undefined : 'banned');
     }
+  });
+
+  it('bans on a strike a cache answered under a burst rule with the answer decide gives that strike: the bucket drained to the strike, its retry the next unit', async () => {
+    const clock = new ManualClock(START);
+    const redisStore = new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: clock });
+    const memoryStore = new MemoryQuotaStore(clock);
+    const policy: QuotaPolicy = { rules: [{ name: 'burst', limit: 2, windowMs: 1_000, kind: 'burst' }], ban: { strikes: 1, strikeWindowMs: 60_000, banMs: 100 } };
+    for (let i = 0; i < 3; i++) expect((await redisStore.decide('k', policy)).verdict).toBe(i < 2 ? 'admitted' : 'rate_limited');
+    for (let i = 0; i < 3; i++) memoryStore.decide('k', policy);
+    clock.set(START + 200);
+    const banned = await redisStore.recordStrikes('k', policy, [START + 200, START + 500]);
+    // The ban ends at START + 300; a unit fits again at START + 500.
+    expect(banned).toEqual({ verdict: 'banned', decidedAt: START + 200, remaining: [0], resetAt: [START + 500], retryAt: START + 500 });
+    expect(memoryStore.decide('k', policy)).toEqual(banned);
   });
 
   it('with the server time, decides at the Redis clock', async () => {
@@ -402,6 +452,25 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       };
       for (let i = 0; i < 3; i++) await store.decide('banned', banning);
       expect(await redis.pttl('ttl:{q:banned}')).toBeGreaterThan(3 * DAY);
+    }));
+
+  it('keeps a burst rule as its level at the time counted to, marked burst in the windows, and lets the subject expire once the bucket has drained', () =>
+    withClient(async (redis) => {
+      const clock = new ManualClock(START);
+      const store = new RedisQuotaStore(redis, { prefix: 'burst:', time: clock });
+      const policy: QuotaPolicy = { rules: [{ name: 'burst', limit: 4, windowMs: 100_000, kind: 'burst' }] };
+      await store.decide('k', policy);
+      await store.decide('k', policy);
+      // Two units of 100000 unit-ms, draining 4 a millisecond: empty 50 s on, then the margin.
+      expect(await redis.hmget('burst:{q:k}', 'w', 'la', 'r1')).toEqual(['b100000', String(START), '200000']);
+      const ttl = await redis.pttl('burst:{q:k}');
+      expect(ttl).toBeGreaterThan(51_000 - 10_000);
+      expect(ttl).toBeLessThanOrEqual(51_000);
+      clock.advance(100);
+      expect(await store.peek('k', policy)).toMatchObject({ remaining: [2] });
+      expect(await redis.hget('burst:{q:k}', 'r1')).toBe('200000');
+      await store.decide('k', policy);
+      expect(await redis.hmget('burst:{q:k}', 'la', 'r1')).toEqual([String(START + 100), '299600']);
     }));
 
   it("moves a busy subject's expiry only when it must move later: once a granule of its rules, however many requests", () =>

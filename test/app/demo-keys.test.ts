@@ -52,7 +52,8 @@ describe('demo keys', () => {
 
   it('spell each window in the largest unit that divides it, and pad the labels to the widest plan name', () => {
     const { plans } = configOf({ PETSTORE_PLANS: examplePath('mobile.json') });
-    expect(planLimitsText(plans.get('mobile')!)).toBe('burst 30/15s; hour 600/1h; day 5000/1d; checkout 3/1m on placeOrder');
+    // A burst rule: its bucket over the time it refills in.
+    expect(planLimitsText(plans.get('mobile')!)).toBe('burst 30/15s bucket; hour 600/1h; day 5000/1d; checkout 3/3m bucket on placeOrder');
     expect(planLimitsText({ name: 'odd', rules: [{ name: 'tick', limit: 2, windowMs: 1_020, cost: 2 }] })).toBe('tick 2/1020ms cost 2');
     const plan = { name: 'a-rather-long-plan', rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }] };
     expect(demoKeyLines([{ key: 'k1', plan, role: 'customer' }, { key: 'k2', plan, role: 'staff' }])).toEqual([

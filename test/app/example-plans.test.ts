@@ -6,8 +6,7 @@ import { ManualClock } from '../support/manual-clock.js';
 
 /*
  * The plans docs/plans.md walks through, shipped in examples/plans/: each loads through
- * PETSTORE_PLANS as it is, and the GitHub-like and Stripe-like ones charge and refuse over HTTP
- * as their files say.
+ * PETSTORE_PLANS as it is, and each charges and refuses over HTTP as its file says.
  */
 
 const EXAMPLES = new URL('../../examples/plans/', import.meta.url);
@@ -19,13 +18,13 @@ const loaded = (file: string, apiKeys = ''): PetStoreConfig => {
   return config.value;
 };
 
-/** Each plan's rules as `name limit/windowMs [match] cost mode`, to read beside its file. */
+/** Each plan's rules as `name limit/windowMs kind [match] cost mode`, to read beside its file. */
 const rulesOf = (config: PetStoreConfig): Record<string, readonly string[]> =>
   Object.fromEntries(
     [...config.plans].map(([name, plan]) => [
       name,
-      plan.rules.map(({ name: rule, limit, windowMs, match, cost, mode }) =>
-        [`${rule} ${limit}/${windowMs}`, match && `[${match.join(' ')}]`, cost && `cost ${JSON.stringify(cost)}`, mode].filter(Boolean).join(' '),
+      plan.rules.map(({ name: rule, limit, windowMs, kind, match, cost, mode }) =>
+        [`${rule} ${limit}/${windowMs}`, kind, match && `[${match.join(' ')}]`, cost && `cost ${JSON.stringify(cost)}`, mode].filter(Boolean).join(' '),
       ),
     ]),
   );
@@ -47,7 +46,8 @@ describe('the example plans files', () => {
       ],
     });
     expect(rulesOf(loaded('mobile.json'))).toEqual({
-      mobile: ['burst 30/15000', 'hour 600/3600000', 'day 5000/86400000', 'checkout 3/60000 [placeOrder]'],
+      // 30 refilling 2 a second: full again in 15 s; 3 checkouts refilling one a minute.
+      mobile: ['burst 30/15000 burst', 'hour 600/3600000', 'day 5000/86400000', 'checkout 3/180000 burst [placeOrder]'],
     });
   });
 
@@ -76,14 +76,19 @@ describe('the example plans over HTTP, on the memory store', () => {
   const clock = new ManualClock(1_800_000_000_000);
   let github: RunningPetStore;
   let stripe: RunningPetStore;
+  let mobile: RunningPetStore;
   const start = (file: string, apiKeys: string): Promise<RunningPetStore> =>
     startPetStore({ PETSTORE_ENV: 'test', PETSTORE_LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', PETSTORE_PLANS: pathOf(file), PETSTORE_API_KEYS: apiKeys }, { clock });
 
   beforeAll(async () => {
-    [github, stripe] = await Promise.all([start('github-like.json', 'gh-trial-key-1:trial,gh-dev-key-01:developer'), start('stripe-like.json', 'stripe-key-01:standard')]);
+    [github, stripe, mobile] = await Promise.all([
+      start('github-like.json', 'gh-trial-key-1:trial,gh-dev-key-01:developer'),
+      start('stripe-like.json', 'stripe-key-01:standard'),
+      start('mobile.json', 'mobile-key-01:mobile'),
+    ]);
   });
   afterAll(async () => {
-    await Promise.all([github.close(0, 0), stripe.close(0, 0)]);
+    await Promise.all([github.close(0, 0), stripe.close(0, 0), mobile.close(0, 0)]);
   });
 
   it('github-like trial: ten searches a minute, then listPets is refused by the search rule while getPet still answers', async () => {
@@ -132,5 +137,30 @@ describe('the example plans over HTTP, on the memory store', () => {
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('4');
     // A read still fits what is left.
     expect((await api.request('GET', '/pets/1')).status).toBe(200);
+  });
+
+  it('mobile: a screen’s burst of 30 at once, then two a second; three checkouts at once, then one a minute', async () => {
+    const api = client(mobile, 'mobile-key-01');
+    const start = clock.now();
+    expect((await api.request('POST', '/pets', { json: { name: 'Rex', categoryId: 1 } })).status).toBe(201);
+    for (let i = 0; i < 3; i++) {
+      const order = await api.request('POST', '/store/orders', { json: { petId: 1 } });
+      // The first takes the pet, the others find it taken: admitted all the same.
+      expect(order.status).toBe(i === 0 ? 201 : 409);
+      expect(order.headers.get('ratelimit-policy')).toBe('"burst";q=30;w=15, "hour";q=600;w=3600, "day";q=5000;w=86400, "checkout";q=3;w=180');
+    }
+    const checkout = await api.request('POST', '/store/orders', { json: { petId: 1 } });
+    expect([checkout.status, checkout.headers.get('x-ratelimit-limit'), checkout.headers.get('retry-after')]).toEqual([429, '3', '60']);
+    // 26 of the bucket's 30 are left for the screen.
+    for (let i = 0; i < 26; i++) expect((await api.request('GET', '/pets/1')).status).toBe(200);
+    const burst = await api.request('GET', '/pets/1');
+    expect([burst.status, burst.headers.get('x-ratelimit-limit'), burst.headers.get('retry-after')]).toEqual([429, '30', '1']);
+    expect(burst.headers.get('ratelimit-policy')).toBe('"burst";q=30;w=15, "hour";q=600;w=3600, "day";q=5000;w=86400');
+    // A unit every 500 ms.
+    clock.set(start + 500);
+    expect((await api.request('GET', '/pets/1')).status).toBe(200);
+    expect((await api.request('GET', '/pets/1')).status).toBe(429);
+    clock.set(start + 15_500);
+    for (let i = 0; i < 30; i++) expect((await api.request('GET', '/pets/1')).status).toBe(200);
   });
 });

@@ -21,6 +21,7 @@ const WRITES: Plan = {
     { name: 'hour', limit: 1_000, windowMs: 3_600_000 },
     { name: 'orders', limit: 50, windowMs: 600_000, match: ['placeOrder', 'createPet'], cost: { placeOrder: 5, default: 1 } },
     { name: 'burst', limit: 20, windowMs: 90_000, mode: 'shadow' },
+    { name: 'bucket', limit: 30, windowMs: 1_500, kind: 'burst' },
   ],
 };
 
@@ -40,7 +41,7 @@ describe('the admin view of a key', () => {
     }
   });
 
-  it("lists a file plan's rules with their windows, modes, matches and costs, and leaves perMinute and perDay out", () => {
+  it("lists a file plan's rules with their windows, kinds, modes, matches and costs, and leaves perMinute and perDay out", () => {
     const view = keyView(keyOf(WRITES), NOW);
     expect(view).not.toHaveProperty('perMinute');
     expect(view).not.toHaveProperty('perDay');
@@ -48,6 +49,7 @@ describe('the admin view of a key', () => {
       { name: 'hour', limit: 1_000, windowMs: 3_600_000, mode: 'enforce' },
       { name: 'orders', limit: 50, windowMs: 600_000, mode: 'enforce', match: ['placeOrder', 'createPet'], cost: { placeOrder: 5, default: 1 } },
       { name: 'burst', limit: 20, windowMs: 90_000, mode: 'shadow' },
+      { name: 'bucket', limit: 30, windowMs: 1_500, kind: 'burst', mode: 'enforce' },
     ]);
     expect(isAdminKey(JSON.parse(JSON.stringify(view))), JSON.stringify(isAdminKey.errors)).toBe(true);
   });

@@ -69,6 +69,8 @@ describe('key changes are logged', () => {
     const id = /^id:\s+(\S+)/.exec(out[0] ?? '')?.[1] ?? '';
     const secrets = [/^key:\s+(\S+)/.exec(out[1] ?? '')?.[1] ?? ''];
     await run(['update', id, '--plan', 'enterprise', '--per-minute', '5', '--per-day', '100']);
+    await run(['update', id, '--limit', 'minute=9', '--limit', 'day=200:shadow']);
+    await run(['update', id, '--unset-limit', 'minute']);
     await run(['roll', id, '--grace', '1h']);
     secrets.push(/^key:\s+(\S+)/m.exec(out.join('\n'))?.[1] ?? '');
     await run(['unban', id]);
@@ -79,11 +81,16 @@ describe('key changes are logged', () => {
 
     const lines = keyLines(captured);
     expect(lines.map(({ keyId, change, by, level, msg }) => ({ keyId, change, by, level, msg }))).toEqual(
-      ['created', 'updated', 'rolled', 'unbanned', 'revoked'].map((change) => ({ keyId: id, change, by: 'cli', level: 30, msg: `key ${change}` })),
+      ['created', 'updated', 'updated', 'updated', 'rolled', 'unbanned', 'revoked'].map((change) => ({ keyId: id, change, by: 'cli', level: 30, msg: `key ${change}` })),
     );
     expect(lines[0]).toMatchObject({ plan: 'pro', role: 'customer', label: 'ci' });
     expect(lines[1]).toMatchObject({ plan: 'enterprise', minuteLimit: 5, dayLimit: 100 });
-    expect(lines[2]).toMatchObject({ previousKeyUntil: new Date(clock.now() + 3_600_000).toISOString() });
+    expect(lines[1]).not.toHaveProperty('overrides');
+    // The key's overrides after each change, as --limit writes them.
+    expect(lines[2]).toMatchObject({ overrides: 'minute=9,day=200:shadow' });
+    expect(lines[2]).not.toHaveProperty('plan');
+    expect(lines[3]).toMatchObject({ overrides: 'day=200:shadow' });
+    expect(lines[4]).toMatchObject({ previousKeyUntil: new Date(clock.now() + 3_600_000).toISOString() });
     for (const secret of secrets) {
       expect(secret).toMatch(/^ps_/);
       expect(captured.text()).not.toContain(secret);
@@ -115,6 +122,9 @@ describe('key changes are logged', () => {
       const id: string = created.json.key.id;
       const secrets: string[] = [created.json.secret];
       expect((await call('PATCH', `/keys/${id}`, { label: 'ops team' })).status).toBe(200);
+      expect((await call('PATCH', `/keys/${id}`, { overrides: { minute: { limit: 2_000 } } })).status).toBe(200);
+      expect((await call('PATCH', `/keys/${id}`, { overrides: { minute: null } })).status).toBe(200);
+      expect((await call('PATCH', `/keys/${id}`, { overrides: { hour: { limit: 5 } } })).status).toBe(400);
       const rolled = await call<Static<typeof IssuedKeySchema>>('POST', `/keys/${id}/roll`);
       expect(rolled.status).toBe(200);
       secrets.push(rolled.json.secret);
@@ -127,11 +137,12 @@ describe('key changes are logged', () => {
 
       const lines = keyLines(captured);
       expect(lines.map(({ keyId, change, by, level }) => ({ keyId, change, by, level }))).toEqual(
-        ['created', 'updated', 'rolled', 'unbanned', 'revoked'].map((change) => ({ keyId: id, change, by: 'admin_api', level: 30 })),
+        ['created', 'updated', 'updated', 'updated', 'rolled', 'unbanned', 'revoked'].map((change) => ({ keyId: id, change, by: 'admin_api', level: 30 })),
       );
       expect(lines[0]).toMatchObject({ plan: 'business', role: 'staff', label: 'ops' });
       expect(lines[1]).toMatchObject({ label: 'ops team' });
       expect(lines[1]).not.toHaveProperty('plan');
+      expect(lines.slice(2, 4).map((line) => line['overrides'])).toEqual(['minute=2000', 'none']);
       for (const secret of secrets) expect(captured.text()).not.toContain(secret);
     });
   });

@@ -47,6 +47,10 @@ interface Verbs {
   list(): Promise<{ id: string; state: string; usedToday: number | undefined }[]>;
   /** Input the verbs refuse before touching the store: true when every one was refused. */
   refusesBadInput(id: string): Promise<boolean>;
+  /** A limit of the key's own for a rule of its plan; `refused`: the overrides do not fit the plan. */
+  setLimit(id: string, rule: string, limit: number): Promise<'updated' | 'refused' | Refusal>;
+  /** The rule's limit back to the plan's. */
+  unsetLimit(id: string, rule: string): Promise<'updated' | 'refused' | Refusal>;
 }
 
 function cliVerbs(environ: Record<string, string>, clock: ManualClock): Verbs {
@@ -110,6 +114,14 @@ function cliVerbs(environ: Record<string, string>, clock: ManualClock): Verbs {
       ];
       const codes = await Promise.all(lines.map(async (argv) => (await run(argv)).code));
       return codes.every((code) => code === 2);
+    },
+    async setLimit(id, rule, limit) {
+      const { code, out } = await run(['update', id, '--limit', `${rule}=${limit}`]);
+      return code === 0 ? 'updated' : out.join('\n').includes('has no rule') ? 'refused' : refusal(out);
+    },
+    async unsetLimit(id, rule) {
+      const { code, out } = await run(['update', id, '--unset-limit', rule]);
+      return code === 0 ? 'updated' : out.join('\n').includes('has no rule') ? 'refused' : refusal(out);
     },
   };
 }
@@ -189,6 +201,14 @@ function adminApiVerbs(adminUrl: string): Verbs {
       const refusedAll = answers.every(({ status, json }) => status === 400 && json.code === 'invalid_request');
       return refusedAll && wrongToken.status === 401 && twoTokens === 400;
     },
+    async setLimit(id, rule, limit) {
+      const { status } = await call('PATCH', `/keys/${id}`, { overrides: { [rule]: { limit } } });
+      return status === 200 ? 'updated' : status === 400 ? 'refused' : refusal(status);
+    },
+    async unsetLimit(id, rule) {
+      const { status } = await call('PATCH', `/keys/${id}`, { overrides: { [rule]: null } });
+      return status === 200 ? 'updated' : status === 400 ? 'refused' : refusal(status);
+    },
   };
 }
 
@@ -262,6 +282,25 @@ async function walkEveryVerb({ server, clock }: Served, verbs: Verbs): Promise<v
   expect(await verbs.list()).toEqual(before);
 }
 
+/** A key's own limit of its plan's minute rule, on the API within the cache's 5 s, and back to the plan's; refused for a rule the plan has not. */
+async function walkOverrides({ server, clock }: Served, verbs: Verbs): Promise<void> {
+  const { id, secret } = await verbs.create('pro', 'overrides');
+  expect((await use(server, secret)).limit).toBe('300');
+  expect(await verbs.setLimit(id, 'minute', 2)).toBe('updated');
+  expect(await verbs.setLimit(id, 'hour', 2)).toBe('refused');
+  clock.advance(CACHE_MS);
+  // One request counted before: one more admitted under the key's own 2 a minute, then refused.
+  expect(await use(server, secret)).toEqual({ status: 200, code: undefined, limit: '2' });
+  expect(await use(server, secret)).toEqual({ status: 429, code: 'rate_limited', limit: '2' });
+  expect(await verbs.show(id)).toMatchObject({ minute: { limit: 2, used: 2 } });
+  expect(await verbs.unsetLimit(id, 'minute')).toBe('updated');
+  clock.advance(CACHE_MS);
+  expect(await use(server, secret)).toEqual({ status: 200, code: undefined, limit: '300' });
+  expect(await verbs.unsetLimit('key_0000', 'minute')).toBe('not_found');
+  expect(await verbs.revoke(id)).toBe('revoked');
+  expect(await verbs.setLimit(id, 'minute', 5)).toBe('revoked');
+}
+
 interface StoreSetup {
   readonly name: string;
   /** The store's environment variables, and how to tidy up after. */
@@ -326,6 +365,10 @@ describe.each(STORES)('every key verb on $name', (setup) => {
     await walkEveryVerb(served, adminApiVerbs(served.server.adminUrl ?? ''));
   });
 
+  it('overrides of a key through the admin API', async () => {
+    await walkOverrides(served, adminApiVerbs(served.server.adminUrl ?? ''));
+  });
+
   it('answers an id that cannot be a key\'s (a NUL byte, a bad escape decoded, too long) 404 in the Error format, for every verb', async () => {
     const { adminUrl } = served.server;
     for (const id of ['%00', 'key_%00', '%ED%A0%80', `key_${'0'.repeat(10_000)}`, 'key_0123456789ABCDEF']) {
@@ -350,6 +393,7 @@ describe.each(STORES)('every key verb on $name', (setup) => {
       return;
     }
     await walkEveryVerb(served, cliVerbs(cliEnviron, served.clock));
+    await walkOverrides(served, cliVerbs(cliEnviron, served.clock));
   });
 });
 

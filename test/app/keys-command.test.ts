@@ -101,7 +101,7 @@ describe('parseKeysArgs', () => {
   it('refuses an update without an id, with nothing to change, or with a value create would refuse', () => {
     expect(action(['update', '--plan', 'pro'])).toEqual({ error: 'update needs the ID of a key (petstore keys list shows them)' });
     expect(action(['update', 'a', 'b', '--plan', 'pro'])).toEqual({ error: 'update takes one ID' });
-    expect(action(['update', 'key_1'])).toEqual({ error: 'update needs something to change: --plan, --role, --expires-in or --label' });
+    expect(action(['update', 'key_1'])).toEqual({ error: 'update needs something to change: --plan, --role, --expires-in, --label or --limit' });
     expect(action(['update', 'key_1', '--plan', 'gold'])).toEqual({ error: '--plan "gold": must be one of free, pro, business, enterprise' });
     expect(action(['update', 'key_1', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'])).toEqual({ error: expect.stringContaining('--per-minute must be') });
     expect(action(['update', 'key_1', '--plan', 'enterprise', '--per-minute', '5', '--per-day', '4294967296'])).toEqual({ error: expect.stringContaining('--per-day must be') });
@@ -110,6 +110,31 @@ describe('parseKeysArgs', () => {
     expect(action(['update', 'key_1', '--expires-in', 'tomorrow'])).toEqual({ error: expect.stringContaining('--expires-in "tomorrow"') });
     expect(action(['update', 'key_1', '--role', 'admin'])).toEqual({ error: '--role "admin": must be customer or staff' });
     expect(action(['update', 'key_1', '--label', 'a\tb'])).toEqual({ error: expect.stringContaining('--label') });
+  });
+
+  it('reads --limit RULE=N[:MODE] (repeatable) on create and update, and --unset-limit RULE on update, unchecked against a plan until the key is known', () => {
+    expect(action(['create', '--plan', 'pro', '--limit', 'minute=600', '--limit', 'day=5000:shadow'])).toEqual({
+      kind: 'create',
+      key: { plan: STANDARD_PLANS.pro, role: 'customer', label: '', overrides: { set: { minute: { limit: 600 }, day: { limit: 5_000, mode: 'shadow' } }, unset: [] } },
+    });
+    expect(action(['update', 'key_1', '--limit', 'search=60:enforce', '--unset-limit', 'burst', '--unset-limit', 'week'])).toEqual({
+      kind: 'update',
+      id: 'key_1',
+      changes: { overrides: { set: { search: { limit: 60, mode: 'enforce' } }, unset: ['burst', 'week'] } },
+    });
+    expect(action(['update', 'key_1', '--unset-limit', 'search'])).toEqual({ kind: 'update', id: 'key_1', changes: { overrides: { set: {}, unset: ['search'] } } });
+  });
+
+  it('refuses a --limit that is not RULE=N[:MODE] with N a whole number from 1 to 4294967295, a rule given twice, and --unset-limit on create', () => {
+    expect(action(['update', 'key_1', '--limit', 'search'])).toEqual({ error: '--limit "search": expected RULE=N or RULE=N:MODE (search=60, burst=5:shadow)' });
+    expect(action(['update', 'key_1', '--limit', 'search=1.5'])).toEqual({ error: expect.stringContaining('--limit "search=1.5": expected RULE=N') });
+    expect(action(['update', 'key_1', '--limit', 'search=0'])).toEqual({ error: '--limit search=0: N must be a whole number from 1 to 4294967295' });
+    expect(action(['update', 'key_1', '--limit', 'search=4294967296'])).toEqual({ error: '--limit search=4294967296: N must be a whole number from 1 to 4294967295' });
+    expect(action(['update', 'key_1', '--limit', 'search=5:strict'])).toEqual({ error: '--limit search=5:strict: the mode must be enforce or shadow' });
+    expect(action(['update', 'key_1', '--limit', 'search=5', '--limit', 'search=6'])).toEqual({ error: '--limit names search twice' });
+    expect(action(['update', 'key_1', '--limit', 'search=5', '--unset-limit', 'search'])).toEqual({ error: 'search is given to both --limit and --unset-limit' });
+    expect(action(['create', '--plan', 'pro', '--unset-limit', 'minute'])).toEqual({ error: '--unset-limit is an option of update, not of create' });
+    expect(action(['show', 'key_1', '--limit', 'minute=5'])).toEqual({ error: '--limit is an option of create and update, not of show' });
   });
 
   it('reads list, show, revoke and --help', () => {
@@ -325,24 +350,79 @@ describe('runKeysCommand', () => {
     expect((await registry.findKey(id))?.key.plan).toEqual(STANDARD_PLANS.pro);
   });
 
-  it("prints a plans file's plan by its rules (limit per window, shadow ones marked), a built-in one by its two numbers", async () => {
+  it("prints a plans file's plan by its rules (limit per window, burst and shadow ones marked), a built-in one by its two numbers", async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'keys-plans-')), 'plans.json');
     const rules = [
       { name: 'minute', limit: 100, window: '1m' },
       { name: 'search', limit: 10, window: '90s', match: ['listPets'], cost: 2 },
       { name: 'burst', limit: 5, window: 1_020, mode: 'shadow' },
       { name: 'week', limit: 9_000, window: '7d' },
+      { name: 'refill', burst: 20, rate: 4, per: '1s' },
     ];
     writeFileSync(file, JSON.stringify({ plans: { github: { rules } } }));
     const { run, out } = harness();
     expect(await run(['create', '--plan', 'github'], { ...REDIS_ENV, PETSTORE_PLANS: file })).toBe(0);
-    const planLine = 'plan:    github (minute 100/1m, search 10/90s, burst 5/1020ms shadow, week 9000/7d), customer';
+    const planLine = 'plan:    github (minute 100/1m, search 10/90s, burst 5/1020ms shadow, week 9000/7d, refill 20/5s bucket), customer';
     expect(out[2]).toBe(planLine);
     const { id } = created(out);
     expect(await run(['show', id])).toBe(0);
     expect(out[2]).toBe(planLine);
     expect(await run(['list'])).toBe(0);
-    expect(out[1]?.split(/\s{2,}/)[2]).toBe('github (minute 100/1m, search 10/90s, burst 5/1020ms shadow, week 9000/7d)');
+    expect(out[1]?.split(/\s{2,}/)[2]).toBe('github (minute 100/1m, search 10/90s, burst 5/1020ms shadow, week 9000/7d, refill 20/5s bucket)');
+  });
+
+  it("gives a key limits of its own for rules of its plan: create and update print them beside the plan's, the grant decides by them, show counts against them", async () => {
+    const { run, out, registry, spend } = harness();
+    expect(await run(['create', '--plan', 'free', '--limit', 'minute=100'])).toBe(0);
+    expect(out[2]).toBe('plan:    free (minute 100/1m overriding 60, day 1000/1d), customer');
+    const { id, key } = created(out);
+    expect(registry.grantOf(digestApiKey(key))?.plan.rules.map((rule) => rule.limit)).toEqual([100, 1_000]);
+    spend(digestApiKey(key), 80);
+    await run(['show', id]);
+    expect(out.slice(-2)).toEqual([expect.stringMatching(/^minute\s+100\s+80\s+20\s/), expect.stringMatching(/^day\s+1000\s+80\s+920\s/)]);
+
+    expect(await run(['update', id, '--limit', 'day=2000:shadow'])).toBe(0);
+    expect(out[1]).toBe('plan:    free (minute 100/1m overriding 60, day 2000/1d shadow overriding 1000), customer');
+    expect(await run(['update', id, '--plan', 'pro', '--unset-limit', 'minute'])).toBe(0);
+    expect(out[1]).toBe('plan:    pro (minute 300/1m, day 2000/1d shadow overriding 10000), customer');
+    expect(await run(['update', id, '--unset-limit', 'day'])).toBe(0);
+    expect(out[1]).toBe('plan:    pro (300/min, 10000/day), customer');
+    expect((await registry.findKey(id))?.key).not.toHaveProperty('overrides');
+    expect(registry.grantOf(digestApiKey(key))?.plan).toEqual(STANDARD_PLANS.pro);
+  });
+
+  it("refuses overrides that do not fit the key's plan, naming the rule and what to give, exit 1: nothing changes", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'keys-plans-')), 'plans.json');
+    const rules = [
+      { name: 'minute', limit: 100, window: '1m' },
+      { name: 'search', limit: 10, window: '90s', match: ['listPets'], cost: 4 },
+    ];
+    writeFileSync(file, JSON.stringify({ plans: { github: { rules } } }));
+    const env = { ...REDIS_ENV, PETSTORE_PLANS: file };
+    const { run, out, err, registry } = harness();
+    expect(await run(['create', '--plan', 'github', '--limit', 'serch=60'], env)).toBe(1);
+    expect(err).toEqual(['petstore keys: --limit serch=N: plan github has no rule serch (its rules: minute, search); nothing changed']);
+    expect(await registry.listKeys()).toEqual([]);
+    expect(await run(['create', '--plan', 'github', '--limit', 'search=60'], env)).toBe(0);
+    const { id } = created(out);
+    const before = await registry.listKeys();
+
+    const refusals: [string[], string][] = [
+      [['update', id, '--limit', 'search=3'], "--limit search=N must be a whole number from 4 to 4294967295, the rule's largest cost being 4"],
+      [['update', id, '--limit', 'day=3'], '--limit day=N: plan github has no rule day (its rules: minute, search)'],
+      [['update', id, '--unset-limit', 'day'], '--unset-limit day: plan github has no rule day (its rules: minute, search)'],
+      [['update', id, '--limit', 'minute=5:shadow'], 'the overrides would leave plan github no enforced rule over every request: keep minute enforced'],
+      [['update', id, '--plan', 'pro'], 'the key overrides search, which plan pro has no rule of (its rules: minute, day): give --unset-limit search with the change of plan'],
+    ];
+    for (const [argv, reason] of refusals) {
+      expect(await run(argv, env), argv.join(' ')).toBe(1);
+      expect(err).toEqual([`petstore keys: ${reason}; nothing changed`]);
+    }
+    expect(await registry.listKeys()).toEqual(before);
+    expect(await run(['update', id, '--plan', 'pro', '--unset-limit', 'search'], env)).toBe(0);
+    expect((await registry.findKey(id))?.key).toMatchObject({ plan: STANDARD_PLANS.pro });
+    expect(await run(['update', 'key_unknown', '--limit', 'minute=5'])).toBe(1);
+    expect(err).toEqual(['petstore keys: no key has the id "key_unknown" (petstore keys list shows them)']);
   });
 
   it('shows a key: its plan, role, dates and state, and per rule its limit, used, remaining and reset; never the key', async () => {

@@ -10,18 +10,30 @@ import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
  * Three instances on one Redis, one key on a file plan of several rules with costs, a mixed
  * concurrent schedule: from the answers alone, no rule ever admits more units than its limit,
  * and a request is refused only when a rule it matches has no room for its cost. Every window
- * is an hour, so nothing the test counts expires while it runs.
+ * is an hour and the burst bucket refills one unit an hour, so nothing the test counts expires
+ * or refills while it runs. A second plan's bucket refills 20 a second: it admits its burst and
+ * never more than its refill since the first request.
  */
 
 // Three keys, each through the whole schedule at once: more requests racing on the same instances.
 const KEYS = ['multi-rule-key-1', 'multi-rule-key-2', 'multi-rule-key-3'];
-const RULES = [
+const HOUR = 3_600_000;
+const WINDOWS = [
   // Every request: a write spends 2 of it, anything else 1.
   { name: 'all', limit: 40, window: '1h', cost: { createPet: 2, default: 1 } },
   { name: 'writes', limit: 9, window: '1h', match: ['createPet'], cost: 3 },
   { name: 'lookups', limit: 5, window: '1h', match: ['getPet'] },
 ] as const;
-const PLAN_RULES: readonly PlanRule[] = RULES.map(({ window: _window, ...rule }) => ({ ...rule, windowMs: 3_600_000 }));
+/** Every request, 1 unit: a bucket of 35, one unit back an hour. */
+const BURST = { name: 'burst', burst: 35, rate: 1, per: '1h' } as const;
+const RULES = [...WINDOWS, BURST];
+const PLAN_RULES: readonly PlanRule[] = [
+  ...WINDOWS.map(({ window: _window, ...rule }) => ({ ...rule, windowMs: HOUR })),
+  { name: BURST.name, limit: BURST.burst, windowMs: BURST.burst * HOUR, kind: 'burst' },
+];
+const FAST_KEY = 'fast-bucket-key-1';
+/** A bucket of 10 refilling 20 a second (completely in 500 ms). */
+const FAST = { name: 'fast', burst: 10, rate: 20, per: '1s' } as const;
 
 type Operation = 'listPets' | 'getPet' | 'createPet';
 const REQUESTS: Record<Operation, { readonly method: string; readonly path: string; readonly body?: string }> = {
@@ -73,7 +85,7 @@ describe('plan rules across three instances on one Redis', () => {
     redis = await acquireTestRedis();
     dir = mkdtempSync(join(tmpdir(), 'plans-multi-'));
     const plans = join(dir, 'plans.json');
-    writeFileSync(plans, JSON.stringify({ plans: { mixed: { rules: RULES } } }));
+    writeFileSync(plans, JSON.stringify({ plans: { mixed: { rules: RULES }, fast: { rules: [FAST] } } }));
     const environ = {
       PORT: '0',
       PETSTORE_ENV: 'test',
@@ -82,7 +94,7 @@ describe('plan rules across three instances on one Redis', () => {
       REDIS_URL: redis.url,
       PETSTORE_REDIS_PREFIX: redis.prefix,
       PETSTORE_PLANS: plans,
-      PETSTORE_API_KEYS: KEYS.map((key) => `${key}:mixed`).join(','),
+      PETSTORE_API_KEYS: [...KEYS.map((key) => `${key}:mixed`), `${FAST_KEY}:fast`].join(','),
     };
     for (let i = 0; i < 3; i++) stores.push(await startPetStore(environ));
   });
@@ -95,25 +107,42 @@ describe('plan rules across three instances on one Redis', () => {
 
   /** The schedule of one key, in two rounds sent at once each. */
   const scheduleOf = async (key: string): Promise<void> => {
-    // Round 1 over-asks writes (18 units of 9) and lookups (8 of 5) while `all` (at most 30 asked of 40) cannot refuse.
+    // Round 1 over-asks writes (18 units of 9) and lookups (8 of 5) while `all` (at most 30 asked
+    // of 40) and the bucket (at most 24 of 35) cannot refuse.
     const first = await send(stores, key, { createPet: 6, getPet: 8, listPets: 10 });
-    expect(admittedUnits(first)).toEqual([3 * 2 + 5 + 10, 9, 5]);
+    expect(admittedUnits(first)).toEqual([3 * 2 + 5 + 10, 9, 5, 3 + 5 + 10]);
 
-    // Round 2 over-asks `all` with 25 lists for its 19 units left; writes and lookups, full, refuse theirs.
+    // Round 2 over-asks the bucket with 25 lists for its 17 units left (`all` has 19); writes and lookups, full, refuse theirs.
     const second = await send(stores, key, { createPet: 5, getPet: 5, listPets: 25 });
-    expect(second.filter((outcome) => outcome.admitted).map((outcome) => outcome.operation)).toEqual(Array<Operation>(19).fill('listPets'));
+    expect(second.filter((outcome) => outcome.admitted).map((outcome) => outcome.operation)).toEqual(Array<Operation>(17).fill('listPets'));
 
     const outcomes = [...first, ...second];
     const units = admittedUnits(outcomes);
-    expect(units).toEqual(PLAN_RULES.map((rule) => rule.limit));
-    // Counts only grow within the hour, so a rule that had no room for a refused request has none at the end either.
+    expect(units).toEqual([38, 9, 5, 35]);
+    // Counts only grow within the hour (the bucket gets no unit back), so a rule that had no room for a refused request has none at the end either.
     for (const { operation } of outcomes.filter((outcome) => !outcome.admitted)) {
       const exhausted = PLAN_RULES.filter((rule, i) => ruleCostOf(rule, operation) > 0 && units[i]! + ruleCostOf(rule, operation) > rule.limit);
       expect(exhausted.length, `a refused ${operation} had a rule without room`).toBeGreaterThan(0);
     }
   };
 
-  it('admits no unit over any rule, refuses only on an exhausted rule, and fills each rule the schedule over-asks exactly', async () => {
+  it('admits no unit over any rule, refuses only on an exhausted rule, and fills each rule the schedule over-asks exactly, the burst bucket included', async () => {
     await Promise.all(KEYS.map(scheduleOf));
+  });
+
+  it('a bucket refilling 20 a second admits its burst of 10 at once and, over d ms, never more than 10 + floor(d * 20 / 1000)', async () => {
+    const started = Date.now();
+    const outcomes = await Promise.all(
+      Array.from({ length: 90 }, async (_, i) => {
+        const response = await fetch(`${stores[i % stores.length]!.baseUrl}/pets/1`, { headers: { authorization: `Bearer ${FAST_KEY}` } });
+        await response.arrayBuffer();
+        return response.status !== 429;
+      }),
+    );
+    // Redis decided every request between these two moments of the same host's clock.
+    const elapsed = Date.now() - started;
+    const admitted = outcomes.filter(Boolean).length;
+    expect(admitted).toBeGreaterThanOrEqual(FAST.burst);
+    expect(admitted).toBeLessThanOrEqual(FAST.burst + Math.floor((elapsed * FAST.rate) / 1000));
   });
 });

@@ -89,7 +89,7 @@ describe('a plans file', () => {
       'plans.search.rules[1].match[0]: "searchPets" is not an operationId of the API; expected one of listPets, createPet, placeOrder',
       'plans.search.rules[1].match: names an operation twice',
       'plans.search.rules[1].mode: must be one of enforce, shadow',
-      'plans.search.rules[2].limits: unknown field; a rule has name, limit, window, match, cost, mode, refund',
+      'plans.search.rules[2].limits: unknown field; a rule has name, limit and window (a window) or burst, rate and per (a burst), match, cost, mode, refund',
       'plans.search.rules[2].name: must be 1 to 32 lower-case letters, digits, _ or -, starting with a letter',
       'plans.search.rules[2].cost.createPet: createPet is not in the rule\'s match: the rule never counts it',
       'plans.search.rules[2].cost.listPets: must be a whole number from 1 to 5, the rule\'s limit',
@@ -121,6 +121,61 @@ describe('a plans file', () => {
     for (const refund of [[], '5xx', { '5xx': true }]) {
       expect(problemsOf(refunding(refund))).toEqual(['plans.p.rules[0].refund: must be a list of answer classes, at least one: "1xx" to "5xx", or a status from "100" to "599"']);
     }
+  });
+
+  it('reads a burst rule as a bucket of `burst` units refilled completely in burst * per / rate ms, with match, cost and mode as a window’s', () => {
+    const parsed = parsePlansFile(
+      JSON.stringify({
+        plans: {
+          mobile: {
+            rules: [
+              minute,
+              { name: 'burst', burst: 50, rate: 10, per: '1s' },
+              { name: 'orders', burst: 3, rate: 1, per: 20_000, match: ['placeOrder'], cost: 2, mode: 'shadow' },
+              { name: 'slow', burst: 5, rate: 2, per: '1s' },
+            ],
+          },
+        },
+      }),
+      CONTEXT,
+    );
+    if (!parsed.ok) throw new Error(parsed.error.join('\n'));
+    expect(parsed.value.get('mobile')?.rules).toEqual([
+      { name: 'minute', limit: 100, windowMs: 60_000 },
+      { name: 'burst', limit: 50, windowMs: 5_000, kind: 'burst' },
+      { name: 'orders', limit: 3, windowMs: 60_000, kind: 'burst', mode: 'shadow', match: ['placeOrder'], cost: 2 },
+      // A burst rule's refill need not be a multiple of 60 ms as a window is.
+      { name: 'slow', limit: 5, windowMs: 2_500, kind: 'burst' },
+    ]);
+  });
+
+  it('reports each mistake of a burst rule, naming its path: each field, a refill of no whole millisecond or over 366 days, a level past 2^53, window fields beside burst ones', () => {
+    const burstPlan = (...rules: unknown[]) => ({ plans: { mobile: { rules: [minute, ...rules] } } });
+    expect(
+      problemsOf(
+        burstPlan(
+          { name: 'a', burst: 0, rate: 1.5, per: '1x' },
+          { name: 'b', burst: 10, rate: 3 },
+          { name: 'c', burst: 10, rate: 3, per: '1s' },
+          { name: 'd', burst: 1_000_000, rate: 1, per: '1d' },
+          { name: 'e', burst: 4_000_000_000, rate: 1_000_000, per: '1h' },
+          { name: 'f', burst: 10, rate: 1, per: '1s', limit: 10, window: '1m' },
+          { name: 'g', burst: 5, rate: 1, per: 0, cost: 6 },
+        ),
+      ),
+    ).toEqual([
+      'plans.mobile.rules[1].burst: must be a whole number from 1 to 4294967295, the units the bucket holds',
+      'plans.mobile.rules[1].rate: must be a whole number from 1 to 4294967295, the units refilled every `per`',
+      'plans.mobile.rules[1].per: must be a duration such as "1s", "1m", "1h", "1d" or whole milliseconds, from 1 ms to 366d',
+      'plans.mobile.rules[2].per: is required: a duration such as "1s", "1m", "1h", "1d" or whole milliseconds, from 1 ms to 366d',
+      'plans.mobile.rules[3]: a bucket of 10 refilling 3 every 1000 ms refills completely in 10 * 1000 / 3 ms, which must be whole milliseconds',
+      'plans.mobile.rules[4]: a bucket of 1000000 refilling 1 every 86400000 ms refills completely in 1000000 * 86400000 / 1 ms = 86400000000000 ms, which must be at most 366d',
+      'plans.mobile.rules[5]: a bucket of 4000000000 refilling 1000000 every 3600000 ms refills completely in 4000000000 * 3600000 / 1000000 ms = 14400000000 ms; 4000000000 * 14400000000 must be at most 9007199254740991: a smaller burst, or a faster rate',
+      'plans.mobile.rules[6].limit: not a field of a burst rule, which has burst, rate and per',
+      'plans.mobile.rules[6].window: not a field of a burst rule, which has burst, rate and per',
+      'plans.mobile.rules[7].per: must be a duration such as "1s", "1m", "1h", "1d" or whole milliseconds, from 1 ms to 366d',
+      "plans.mobile.rules[7].cost: must be a whole number from 1 to 5, the rule's limit",
+    ]);
   });
 
   it('names the line and column of a JSON syntax error', () => {

@@ -78,6 +78,18 @@ describe('docs/plans.md', () => {
     for (const window of ['1s', '10s', '20s', '367d', 960]) expect(accepts(window), String(window)).toBe(false);
   });
 
+  it('tells the burst rules a file accepts from those it refuses as the validator does, with the refill times it gives', () => {
+    const read = (burst: number, rate: number, per: string | number) => {
+      const parsed = parsePlansFile(JSON.stringify({ plans: { p: { rules: [{ name: 'b', burst, rate, per }] } } }), { operations: [], reservedRuleNames: [] });
+      return parsed.ok ? parsed.value.get('p')?.rules[0]?.windowMs : undefined;
+    };
+    const burstRules = section('### Burst rules');
+    expect(burstRules).toContain('`50` at `10` per `"1s"` refills in 5000 ms, `5` at `2` per `"1s"` in\n  2500 ms');
+    expect([read(50, 10, '1s'), read(5, 2, '1s'), read(10, 3, '1s')]).toEqual([5_000, 2_500, undefined]);
+    expect(burstRules).toContain('burst of `9` or `12`, or `10` at `1` per `300` milliseconds');
+    expect([read(9, 3, '1s'), read(12, 3, '1s'), read(10, 1, 300)]).toEqual([3_000, 4_000, 3_000]);
+  });
+
   describe('its session', () => {
     const KEY = 'gh-trial-key-1';
     let store: RunningPetStore;

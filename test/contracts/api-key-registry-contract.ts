@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROLES, type Role } from '../../src/domain/access/caller.js';
 import { enterprisePlan, STANDARD_PLANS, type Plan } from '../../src/domain/quota/plan.js';
+import type { PlanRule } from '../../src/domain/quota/plan-rules.js';
 import { holderOf, type ApiKeyGrant, type ApiKeyRegistry, type KeyAdmin, type ManagedApiKey } from '../../src/ports/api-key-registry.js';
 import type { Clock } from '../../src/ports/clock.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -156,14 +157,22 @@ export interface KeyAdminFixture {
   cleanup(): Promise<void>;
 }
 
-const managed = (id: string, createdAt: number, overrides: Partial<ManagedApiKey> = {}): ManagedApiKey => ({
+const managed = (id: string, createdAt: number, fields: Partial<ManagedApiKey> = {}): ManagedApiKey => ({
   id,
   label: `label of ${id}`,
   plan: STANDARD_PLANS.pro,
   role: 'customer',
   createdAt,
-  ...overrides,
+  ...fields,
 });
+
+const MINUTE_100: PlanRule = { name: 'minute', limit: 100, windowMs: 60_000 };
+const SEARCH: PlanRule = { name: 'search', limit: 10, windowMs: 90_000, match: ['listPets'], cost: { listPets: 2, default: 1 } };
+const BURST: PlanRule = { name: 'burst', limit: 5, windowMs: 1_020, mode: 'shadow' };
+/** A plans file's plan: a rule over every request, a matched rule with costs, a shadow rule. */
+const FILE_PLAN: Plan = { name: 'github', rules: [MINUTE_100, SEARCH, BURST] };
+const [PRO_MINUTE, PRO_DAY] = STANDARD_PLANS.pro.rules;
+const BUSINESS_DAY = STANDARD_PLANS.business.rules[1]!;
 
 /**
  * The behaviour of registries that also manage keys by id (`petstore keys`). `create` must give
@@ -299,6 +308,52 @@ export const describeKeyAdminContract = (adapterName: string, create: (clock: Cl
       const winner = plans.findIndex((plan) => JSON.stringify(plan) === JSON.stringify(final?.key.plan));
       expect(final?.key.label, 'plan and label from the same update').toBe(`update ${winner}`);
       expect(await registry.grantOf(digestOf('b'))).toEqual(customer(plans[winner]!));
+    });
+
+    describe('overrides of rules of a key\'s plan', () => {
+      const overrides = { search: { limit: 60 }, burst: { limit: 7, mode: 'enforce' } } as const;
+
+      it('a key created with overrides answers its plan with them applied, and is listed and found with its plan and its overrides apart', async () => {
+        const key = managed('key_a', T0, { plan: FILE_PLAN, overrides });
+        await registry.createKey(digestOf('a'), key);
+        const effective: Plan = { name: 'github', rules: [MINUTE_100, { ...SEARCH, limit: 60 }, { ...BURST, limit: 7, mode: 'enforce' }] };
+        expect(await registry.grantOf(digestOf('a'))).toEqual(customer(effective));
+        expect(await registry.findKey('key_a')).toEqual({ key, digest: digestOf('a') });
+        expect(await registry.listKeys()).toEqual([{ key, digest: digestOf('a') }]);
+      });
+
+      it('an update sets them whole at once; one that does not name them keeps them, through a change of plan too; {} removes them all', async () => {
+        await registry.createKey(digestOf('a'), managed('key_a', T0));
+        const minute600 = { minute: { limit: 600 } };
+        expect(await registry.updateKey('key_a', { overrides: minute600 }, T0 + 1)).toEqual({ updated: managed('key_a', T0, { overrides: minute600, updatedAt: T0 + 1 }) });
+        expect(await registry.grantOf(digestOf('a'))).toEqual(customer({ name: 'pro', rules: [{ ...PRO_MINUTE!, limit: 600 }, PRO_DAY!] }));
+
+        expect(await registry.updateKey('key_a', { label: 'renamed' }, T0 + 2)).toMatchObject({ updated: { overrides: minute600, label: 'renamed' } });
+        expect(await registry.updateKey('key_a', { plan: STANDARD_PLANS.business }, T0 + 3)).toMatchObject({ updated: { overrides: minute600 } });
+        expect(await registry.grantOf(digestOf('a'))).toEqual(customer({ name: 'business', rules: [{ name: 'minute', limit: 600, windowMs: 60_000 }, BUSINESS_DAY] }));
+
+        const removed = managed('key_a', T0, { plan: STANDARD_PLANS.business, label: 'renamed', updatedAt: T0 + 4 });
+        expect(await registry.updateKey('key_a', { overrides: {} }, T0 + 4)).toEqual({ updated: removed });
+        expect(await registry.findKey('key_a')).toEqual({ key: removed, digest: digestOf('a') });
+        expect((await registry.findKey('key_a'))?.key).not.toHaveProperty('overrides');
+        expect(await registry.grantOf(digestOf('a'))).toEqual(customer(STANDARD_PLANS.business));
+      });
+
+      it('a rolled key answers its overridden plan by both secrets, and an update of its overrides reaches both', async () => {
+        await registry.createKey(digestOf('old'), managed('key_a', T0, { plan: FILE_PLAN, overrides: { search: { limit: 20 } } }));
+        await registry.rollKey('key_a', digestOf('new'), T0 + 86_400_000, T0 + 1);
+        const searchLimit = async (secret: string): Promise<number | undefined> => (await registry.grantOf(digestOf(secret)))?.plan.rules[1]?.limit;
+        expect([await searchLimit('old'), await searchLimit('new')]).toEqual([20, 20]);
+        await registry.updateKey('key_a', { overrides: { search: { limit: 30 } } }, T0 + 2);
+        expect([await searchLimit('old'), await searchLimit('new')]).toEqual([30, 30]);
+        expect(await registry.findKey('key_a')).toMatchObject({ key: { overrides: { search: { limit: 30 } }, plan: FILE_PLAN }, digest: digestOf('old') });
+      });
+
+      it('a key without overrides answers its plan as it is: no overrides field, the plan unchanged', async () => {
+        await registry.createKey(digestOf('a'), managed('key_a', T0, { plan: FILE_PLAN }));
+        expect(await registry.grantOf(digestOf('a'))).toEqual(customer(FILE_PLAN));
+        expect((await registry.findKey('key_a'))?.key).not.toHaveProperty('overrides');
+      });
     });
 
     describe('rolling a key', () => {

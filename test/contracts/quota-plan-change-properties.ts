@@ -7,7 +7,7 @@ import type { Clock } from '../../src/ports/clock.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { check, expectSameDecision } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { type PlanChangeScenario, planChangeScenarioArb, realPlanChangeScenarioArb } from '../support/quota-schedules.js';
+import { burstPlanChangeScenarioArb, type PlanChangeScenario, planChangeScenarioArb, realPlanChangeScenarioArb } from '../support/quota-schedules.js';
 import { ReferenceQuota } from '../support/reference-quota.js';
 import { toldRetryAt } from '../support/retry-after.js';
 
@@ -31,7 +31,11 @@ const lowered = (then: QuotaPolicy, now: QuotaPolicy): boolean => now.rules.some
  */
 export const describePlanChangeProperties = (storeName: string, create: (clock: Clock) => QuotaStore, options: PlanChangeSuiteOptions): void => {
   const { numRuns } = options;
-  const scenarioArb = fc.oneof({ arbitrary: planChangeScenarioArb(options), weight: 3 }, realPlanChangeScenarioArb(options));
+  const scenarioArb = fc.oneof(
+    { arbitrary: planChangeScenarioArb(options), weight: 3 },
+    realPlanChangeScenarioArb(options),
+    burstPlanChangeScenarioArb(options),
+  );
 
   /** One store per property and a subject per schedule. */
   const harness = (): { clock: ManualClock; store: QuotaStore; subject: () => string } => {
@@ -91,14 +95,27 @@ export const describePlanChangeProperties = (storeName: string, create: (clock: 
       );
     });
 
-    it('never admits more in a rolling window of a rule than the limit in force at its last admission: a window across a plan change holds at most the larger of the old and the new limit', async () => {
+    it('never admits more in a rolling window of a rule than the limit in force at its last admission, and in any span of d ms of a burst rule more than limit + floor(d * limit / windowMs) for the largest limit of its plans', async () => {
       const { clock, store, subject } = harness();
       let windowsAcrossChanges = 0;
+      let spansAcrossChanges = 0;
       await fc.assert(
         fc.asyncProperty(scenarioArb, async (scenario) => {
           const decisions = await decideAll(clock, store, subject(), scenario);
           const admitted = scenario.times.flatMap((at, i) => (decisions[i]!.verdict === 'admitted' ? [{ at, policy: scenario.policyAt[i]! }] : []));
-          scenario.policies[0]!.rules.forEach(({ windowMs }, rule) => {
+          scenario.policies[0]!.rules.forEach(({ windowMs, kind }, rule) => {
+            if (kind === 'burst') {
+              // Each level drained at the rate of the limit in force, so the largest bounds every span.
+              const limit = Math.max(...scenario.policies.map((policy) => policy.rules[rule]!.limit));
+              admitted.forEach(({ at, policy }, last) => {
+                for (let first = last; first >= 0; first--) {
+                  const bound = limit + Math.floor(((at - admitted[first]!.at) * limit) / windowMs);
+                  check(last - first + 1 <= bound, () => `burst rule ${rule}: ${last - first + 1} admitted from ${admitted[first]!.at} to ${at}, over ${bound}`);
+                  if (admitted[first]!.policy !== policy) spansAcrossChanges++;
+                }
+              });
+              return;
+            }
             let first = 0;
             admitted.forEach(({ at, policy }, last) => {
               while (admitted[first]!.at <= at - windowMs) first++;
@@ -111,6 +128,7 @@ export const describePlanChangeProperties = (storeName: string, create: (clock: 
         { numRuns },
       );
       expect(windowsAcrossChanges).toBeGreaterThan(10 * numRuns);
+      expect(spansAcrossChanges).toBeGreaterThan(numRuns);
     });
 
     it("a client that waits out a 429's Retry-After, rate limited or banned, is admitted unless a limit of its plan was lowered while it waited", async () => {

@@ -390,6 +390,66 @@ export const describeQuotaStoreContract = (
       expect(other[0]?.remaining).toEqual([1]);
     });
 
+    it('a burst rule admits its whole bucket at once, then one unit every windowMs / limit ms, a refusal told when the next fits', async () => {
+      const policy: QuotaPolicy = { rules: [{ name: 'burst', limit: 3, windowMs: 1_000, kind: 'burst' }] };
+      const at = async (ms: number, cost = 1): Promise<QuotaDecision> => {
+        clock.set(START + ms);
+        return store.decide(subject('a'), policy, cost);
+      };
+      expect((await Promise.all([at(0), at(0), at(0)])).map(({ remaining }) => remaining[0])).toEqual([2, 1, 0]);
+      // A unit refills every 333 1/3 ms: the first at 334 ms, whole milliseconds rounded up.
+      expect(await at(333)).toEqual({ verdict: 'rate_limited', decidedAt: START + 333, remaining: [0], resetAt: [START + 334], retryAt: START + 334 });
+      expect(await at(334)).toMatchObject({ verdict: 'admitted', remaining: [0], resetAt: [START + 667] });
+      expect(await at(1_000, 2)).toMatchObject({ verdict: 'admitted', remaining: [0], resetAt: [START + 1_334] });
+      expect(await store.peek(subject('a'), policy)).toMatchObject({ verdict: 'rate_limited', remaining: [0], retryAt: START + 1_334 });
+    });
+
+    it('a burst rule beside a window: admitted only when both have room, counted by both, a shadow bucket reporting what it had no room for', async () => {
+      const policy: QuotaPolicy = {
+        rules: [
+          { name: 'minute', limit: 4, windowMs: MINUTE },
+          { name: 'burst', limit: 2, windowMs: 500, kind: 'burst' },
+          { name: 'trial', limit: 1, windowMs: 10_000, kind: 'burst', mode: 'shadow' },
+        ],
+      };
+      const decisions: QuotaDecision[] = [];
+      for (const ms of [0, 0, 0, 250, 500, 750]) {
+        clock.set(START + ms);
+        decisions.push(await store.decide(subject('a'), policy));
+      }
+      expect(decisions.map(({ verdict }) => verdict)).toEqual(['admitted', 'admitted', 'rate_limited', 'admitted', 'admitted', 'rate_limited']);
+      expect(decisions.map(({ remaining }) => remaining)).toEqual([
+        [3, 1, 0],
+        [2, 0, 0],
+        [2, 0, 0],
+        [1, 0, 0],
+        [0, 0, 0],
+        [0, 1, 0],
+      ]);
+      // A refusal too tells the shadow rules that had no room for it.
+      expect(decisions.map(({ shadowed }) => shadowed)).toEqual([undefined, [2], [2], [2], [2], [2]]);
+      // The window refuses the last; the bucket, drained to one unit, would have admitted it.
+      expect(decisions[5]?.retryAt).toBe(START + 61_000);
+    });
+
+    it('a shadow bucket counts past its size, its level stopping at 2^53 - 1: further requests move its reset no later', async () => {
+      const policy: QuotaPolicy = {
+        rules: [
+          { name: 'minute', limit: 10, windowMs: MINUTE },
+          { name: 'huge', limit: 1, windowMs: 2 ** 52, kind: 'burst', mode: 'shadow' },
+        ],
+      };
+      const decisions: QuotaDecision[] = [];
+      for (let i = 0; i < 3; i++) decisions.push(await store.decide(subject('a'), policy));
+      expect(decisions.map(({ verdict, remaining, shadowed }) => ({ verdict, remaining, shadowed }))).toEqual([
+        { verdict: 'admitted', remaining: [9, 0], shadowed: undefined },
+        { verdict: 'admitted', remaining: [8, 0], shadowed: [1] },
+        { verdict: 'admitted', remaining: [7, 0], shadowed: [1] },
+      ]);
+      // Empty again once the level drains, 1 unit-ms a millisecond: 2^52 ms after one unit, then 2^53 - 1 however many more it counts.
+      expect(decisions.map(({ resetAt }) => resetAt[1])).toEqual([START + 2 ** 52, START + Number.MAX_SAFE_INTEGER, START + Number.MAX_SAFE_INTEGER]);
+    });
+
     it('150 concurrent requests against a limit of 100 admit exactly 100', async () => {
       const decisions = await Promise.all(
         Array.from({ length: 150 }, async () => store.decide(subject('a'), minuteOnly(100))),

@@ -11,24 +11,25 @@ const WRITES: Plan = {
     { name: 'search', limit: 10, windowMs: 60_000, match: ['listPets', 'listOrders'], cost: 2 },
     { name: 'writes', limit: 50, windowMs: 3_600_000, match: ['placeOrder', 'createPet'], cost: { placeOrder: 5, default: 3 }, mode: 'shadow' },
     { name: 'weighed', limit: 500, windowMs: 86_400_000, cost: { createPet: 4 }, refund: ['5xx', '404'] },
+    { name: 'burst', limit: 20, windowMs: 2_500, kind: 'burst', match: ['listPets'] },
   ],
 };
 
 describe('costsOf', () => {
   it('charges each rule its cost for the operations it matches, 0 for the others', () => {
-    expect(costsOf(WRITES, 'listPets')).toEqual([1, 2, 0, 1]);
-    expect(costsOf(WRITES, 'placeOrder')).toEqual([1, 0, 5, 1]);
-    expect(costsOf(WRITES, 'createPet')).toEqual([1, 0, 3, 4]);
-    expect(costsOf(WRITES, 'getPet')).toEqual([1, 0, 0, 1]);
+    expect(costsOf(WRITES, 'listPets')).toEqual([1, 2, 0, 1, 1]);
+    expect(costsOf(WRITES, 'placeOrder')).toEqual([1, 0, 5, 1, 0]);
+    expect(costsOf(WRITES, 'createPet')).toEqual([1, 0, 3, 4, 0]);
+    expect(costsOf(WRITES, 'getPet')).toEqual([1, 0, 0, 1, 0]);
   });
 
   it('charges a request no operation was routed for (404, 405) under the rules without a match only, at their default', () => {
-    expect(costsOf(WRITES, undefined)).toEqual([1, 0, 0, 1]);
+    expect(costsOf(WRITES, undefined)).toEqual([1, 0, 0, 1, 0]);
   });
 
   it('reads only own per-operation costs: an operationId named like an Object method costs the default', () => {
-    expect(costsOf(WRITES, 'constructor')).toEqual([1, 0, 0, 1]);
-    expect(costsOf(WRITES, 'default')).toEqual([1, 0, 0, 1]);
+    expect(costsOf(WRITES, 'constructor')).toEqual([1, 0, 0, 1, 0]);
+    expect(costsOf(WRITES, 'default')).toEqual([1, 0, 0, 1, 0]);
   });
 
   it('calls today\'s plans uniform, so admission decides them with the plain cost 1', () => {
@@ -40,7 +41,7 @@ describe('costsOf', () => {
 });
 
 describe('plan records', () => {
-  it('round-trips a plan of rules with match, cost, mode and refund through JSON', () => {
+  it('round-trips a plan of rules with kind, match, cost, mode and refund through JSON', () => {
     const read = planOfRecord(JSON.parse(JSON.stringify(planRecord(WRITES))));
     expect(read).toEqual(WRITES);
     expect(Object.isFrozen(read?.rules[2]?.match)).toBe(true);
@@ -65,6 +66,7 @@ describe('plan records', () => {
       { name: '', rules: [] },
       { name: 'x', rules: [{ name: 'm', limit: '1', windowMs: 60_000 }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, mode: 'dry' }] },
+      { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, kind: 'bucket' }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, match: 'listPets' }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, cost: { listPets: '2' } }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, refund: '5xx' }] },

@@ -8,7 +8,7 @@ import { RING } from '../../src/domain/quota/sliding-window-counter.js';
 import { check, expectSameDecision } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { runs } from '../support/property-runs.js';
-import { modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { burstAndWindowRulesArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallBurstRuleArb, smallRulesArb } from '../support/quota-schedules.js';
 import { ReferenceQuotaStore } from '../support/reference-quota.js';
 
 /*
@@ -57,9 +57,12 @@ const stepArb = (rules: readonly QuotaRule[], costs: fc.Arbitrary<number | RuleC
  * with bursts, granule and window edges, idle gaps and clock steps back; refunds of earlier
  * admissions, at once or late, of what they spent or of other units; resets.
  */
-const scheduleOfArb = (maxRequests: number): fc.Arbitrary<readonly Request[]> =>
+const scheduleOfArb = (
+  maxRequests: number,
+  rulesArb: fc.Arbitrary<readonly QuotaRule[]> = fc.oneof(smallRulesArb, modedRulesArb),
+): fc.Arbitrary<readonly Request[]> =>
   fc
-    .tuple(fc.oneof(smallRulesArb, modedRulesArb), fc.option(smallBanArb, { nil: undefined }))
+    .tuple(rulesArb, fc.option(smallBanArb, { nil: undefined }))
     .chain(([rules, ban]) => {
       const main: QuotaPolicy = ban === undefined ? { rules } : { rules, ban };
       const otherLimits: QuotaPolicy = { ...main, rules: rules.map((rule) => ({ ...rule, limit: rule.limit + 1 })) };
@@ -90,9 +93,9 @@ interface Admitted {
 }
 
 describe('quota refunds against the reference model', () => {
-  it('decides and peeks every request like the reference model whatever was refunded (at once or late, what a request spent, more, or twice), across clock steps back, plan changes and resets', () => {
+  it('decides and peeks every request like the reference model whatever was refunded (at once or late, what a request spent, more, or twice), across clock steps back, plan changes and resets, windows and burst buckets alike', () => {
     fc.assert(
-      fc.property(scheduleOfArb(120), (requests) => {
+      fc.property(scheduleOfArb(120, fc.oneof(smallRulesArb, modedRulesArb, burstAndWindowRulesArb)), (requests) => {
         const clock = new ManualClock(0);
         // Never swept: with clocks stepping back, forgetting an idle subject may change a later decision.
         const store = new MemoryQuotaStore(clock, { sweepEvery: Number.POSITIVE_INFINITY });
@@ -182,6 +185,48 @@ describe('quota refunds against the reference model', () => {
         },
       ),
       { numRuns: runs(1_500) },
+    );
+  });
+});
+
+describe('burst refunds', () => {
+  it('the units a burst bucket keeps (admitted less refunded, in unit-milliseconds) in any span of d ms never pass limit × windowMs + d × limit: a refund gives back only what has not drained', () => {
+    fc.assert(
+      fc.property(
+        fc.tuple(smallBurstRuleArb('b'), fc.array(fc.tuple(fc.nat({ max: 400 }), fc.integer({ min: 1, max: 6 }), fc.option(fc.nat({ max: 300 }), { freq: 2 })), { maxLength: 80 })),
+        ([rule, steps]) => {
+          const policy: QuotaPolicy = { rules: [rule] };
+          const clock = new ManualClock(0);
+          const store = new MemoryQuotaStore(clock, { sweepEvery: Number.POSITIVE_INFINITY });
+          const kept: { readonly at: number; unitMs: number }[] = [];
+          let now = 0;
+          for (const [step, want, refundAfter] of steps) {
+            now += step;
+            clock.set(now);
+            const cost = Math.min(want, rule.limit);
+            const decision = store.decide('s', policy, [cost]);
+            if (decision.verdict !== 'admitted') continue;
+            const admission = { at: now, unitMs: cost * rule.windowMs };
+            kept.push(admission);
+            if (refundAfter !== null) {
+              // Given back at once or later, before the next request: what has not drained of it by then.
+              clock.set(now + refundAfter);
+              store.refund('s', policy, [cost], decision);
+              admission.unitMs -= Math.max(0, cost * rule.windowMs - refundAfter * rule.limit);
+              now += refundAfter;
+            }
+          }
+          for (let i = 0; i < kept.length; i++) {
+            let sum = 0;
+            for (let j = i; j < kept.length; j++) {
+              sum += kept[j]!.unitMs;
+              const bound = rule.limit * rule.windowMs + (kept[j]!.at - kept[i]!.at) * rule.limit;
+              check(sum <= bound, () => `${sum} unit-ms kept from ${kept[i]!.at} to ${kept[j]!.at}, over ${bound}`);
+            }
+          }
+        },
+      ),
+      { numRuns: runs(1_000) },
     );
   });
 });

@@ -175,6 +175,25 @@ describe('createRateLimiter', () => {
     expectTypeOf<RateLimitCheck['headers']>().toMatchTypeOf<Readonly<Record<string, string>>>();
   });
 
+  it('takes burst rules of any whole number of milliseconds: a bucket of 4 refilling in 1.5 s admits 4 at once, then one every 375 ms, w its refill time rounded up', () => {
+    const { clock, limiter } = memoryLimiter([{ name: 'burst', limit: 4, windowMs: 1_500, kind: 'burst' }, RULES[1]!]);
+    const answers = Array.from({ length: 5 }, () => checked(limiter, 'app:1'));
+    expect(answers.map(({ allowed }) => allowed)).toEqual([true, true, true, true, false]);
+    expect(answers[4]!.headers).toStrictEqual({
+      'X-RateLimit-Limit': '4',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(S0 + 1),
+      'RateLimit-Policy': '"burst";q=4;w=2, "hour";q=5;w=3600',
+      RateLimit: '"burst";r=0;t=1, "hour";r=1;t=3660',
+      'Retry-After': '1',
+    });
+    clock.advance(374);
+    expect(checked(limiter, 'app:1').allowed).toBe(false);
+    clock.advance(1);
+    expect(checked(limiter, 'app:1').allowed).toBe(true);
+    expect(limiter.policy.rules[0]).toEqual({ name: 'burst', limit: 4, windowMs: 1_500, kind: 'burst' });
+  });
+
   it('keeps its own copy of the rules: changing the caller’s array later changes nothing', () => {
     const rules: QuotaRule[] = [{ name: 'minute', limit: 1, windowMs: 60_000 }];
     const { limiter } = memoryLimiter(rules);
@@ -202,6 +221,8 @@ describe('createRateLimiter', () => {
       ['a ban of more strikes than a store keeps', [minute({})], { ...DEFAULT_BAN_POLICY, strikes: MAX_BAN_STRIKES + 1 }],
       ['a ban of no time', [minute({})], { ...DEFAULT_BAN_POLICY, banMs: 0 }],
       ['a strike window of NaN', [minute({})], { ...DEFAULT_BAN_POLICY, strikeWindowMs: Number.NaN }],
+      ['a burst rule refilling in no whole number of milliseconds', [minute({ kind: 'burst', windowMs: 1_000.5 })]],
+      ['a burst rule whose level could pass 2^53', [minute({ kind: 'burst', limit: 0xffff_ffff, windowMs: 86_400_000 })]],
     ];
     it.each(cases)('%s', (_, rules, ban) => {
       let decisions = 0;

@@ -30,13 +30,13 @@ const record = (verb: string): void => {
 };
 const keys: KeyAdministration = {
   isKeyId: (id) => /^key_[0-9a-f]{16}$/.test(id),
-  create: async (fields) => {
-    record(`create ${JSON.stringify(fields)}`);
+  create: async (fields, overrides) => {
+    record(`create ${JSON.stringify(fields)}${overrides === undefined ? '' : ` overrides ${JSON.stringify(overrides)}`}`);
     return fields['plan'] === 'gold' ? err({ invalid: 'plan "gold": must be one of free, pro, business, enterprise' }) : ok({ key: KEY, secret: 'ps_secret' });
   },
   list: async () => (record('list'), [{ key: KEY, usedToday: 3 }]),
   show: async (id) => (record(`show ${id}`), err('not_found')),
-  update: async (id) => (record(`update ${id}`), err('revoked')),
+  update: async (id, fields, overrides) => (record(`update ${id}${overrides === undefined ? '' : ` ${JSON.stringify(fields)} overrides ${JSON.stringify(overrides)}`}`), err('revoked')),
   unban: async (id) => (record(`unban ${id}`), ok(KEY)),
   roll: async (id, grace) => (record(`roll ${id} ${String(grace)}`), ok({ key: KEY, secret: 'ps_new' })),
   revoke: async (id) => (record(`revoke ${id}`), ok({ key: { ...KEY, revokedAt: KEY.createdAt } })),
@@ -140,6 +140,16 @@ describe('the admin key API on the shared HTTP stack', () => {
       `roll ${ID} undefined`,
       `roll ${ID} 0`,
       `revoke ${ID}`,
+    ]);
+  });
+
+  it("hands the verbs a body's overrides as the JSON given, beside its text fields, for them to read against the key's plan", async () => {
+    asked.length = 0;
+    await call('POST', '/keys', { body: '{"plan":"pro","overrides":{"minute":{"limit":600}}}' });
+    await call('PATCH', `/keys/${ID}`, { body: '{"label":"x","overrides":{"minute":null,"day":{"limit":5,"mode":"shadow"}}}' });
+    expect(asked).toEqual([
+      'create {"plan":"pro"} overrides {"minute":{"limit":600}}',
+      `update ${ID} {"label":"x"} overrides {"minute":null,"day":{"limit":5,"mode":"shadow"}}`,
     ]);
   });
 

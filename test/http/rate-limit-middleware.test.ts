@@ -55,6 +55,17 @@ describe('rateLimitMiddleware in express 5: the exact quota engine on chosen rou
     app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       res.status(500).json({ hostSaw: error instanceof RangeError ? error.message : String(error) });
     });
+    const tiered = createRateLimiter({
+      rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }],
+      store: new MemoryQuotaStore(new SystemClock()),
+      overrides: [
+        { subjects: 'tenant:acme', limits: { minute: 3 } },
+        { subjects: 'tenant:partner-*', limits: { minute: 2 } },
+      ],
+    });
+    app.get('/tiered', rateLimitMiddleware({ limiter: tiered, key: (req) => `tenant:${String(req.headers['x-tenant'])}` }), (_req, res) => {
+      res.json({ ok: true });
+    });
     const down = rateLimitMiddleware({ limiter: limiterOf(5, failingStore(new StoreUnavailableError('Redis'))) });
     app.get('/down', down, (_req, res) => {
       res.json({ ok: true });
@@ -111,6 +122,22 @@ describe('rateLimitMiddleware in express 5: the exact quota engine on chosen rou
     expect(weighed.get('bad')).toMatchObject({ decision: { remaining: [20] } });
   });
 
+  it("decides each key by its override's limits, an exact subject before a pattern, the others by the limiter's rules", async () => {
+    const admitted = async (tenant: string): Promise<{ admitted: number; policy: string | null }> => {
+      let count = 0;
+      let policy: string | null = null;
+      for (let i = 0; i < 5; i++) {
+        const answer = await get(`${host.origin}/tiered`, { 'x-tenant': tenant });
+        if (answer.status === 200) count++;
+        policy = answer.policy;
+      }
+      return { admitted: count, policy };
+    };
+    expect(await admitted('acme')).toEqual({ admitted: 3, policy: '"minute";q=3;w=60' });
+    expect(await admitted('partner-zed')).toEqual({ admitted: 2, policy: '"minute";q=2;w=60' });
+    expect(await admitted('zed')).toEqual({ admitted: 1, policy: '"minute";q=1;w=60' });
+  });
+
   it('answers 503 with Retry-After when its store cannot decide', async () => {
     const answer = await get(`${host.origin}/down`);
     expect([answer.status, answer.retryAfter, (answer.body as { code: string }).code]).toEqual([503, '1', 'service_unavailable']);
@@ -122,6 +149,12 @@ describe('rateLimitHook in fastify 5, on one route', () => {
   let origin: string;
   beforeAll(async () => {
     app.get('/limited', { onRequest: rateLimitHook({ limiter: limiterOf(1) }) }, async () => ({ ok: true }));
+    const partners = createRateLimiter({
+      rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }],
+      store: new MemoryQuotaStore(new SystemClock()),
+      overrides: [{ subjects: 'partner:*', limits: { minute: 2 } }],
+    });
+    app.get('/partners', { onRequest: rateLimitHook({ limiter: partners, key: (req) => String(req.headers['x-subject']) }) }, async () => ({ ok: true }));
     app.get('/free', async () => ({ ok: true }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -137,5 +170,15 @@ describe('rateLimitHook in fastify 5, on one route', () => {
     expect(second.body).toMatchObject({ code: 'rate_limited', status: 429 });
     const free = await get(`${origin}/free`);
     expect([free.status, free.policy]).toEqual([200, null]);
+  });
+
+  it("decides a subject a pattern override names by that override's limits", async () => {
+    const statuses = async (subject: string): Promise<number[]> => {
+      const seen: number[] = [];
+      for (let i = 0; i < 3; i++) seen.push((await get(`${origin}/partners`, { 'x-subject': subject })).status);
+      return seen;
+    };
+    expect(await statuses('partner:acme')).toEqual([200, 200, 429]);
+    expect(await statuses('ip:1')).toEqual([200, 429, 429]);
   });
 });

@@ -52,12 +52,16 @@ const stepArb = (maxBurst: number): fc.Arbitrary<Step> =>
     burst: fc.integer({ min: 1, max: maxBurst }),
   });
 
+/** The time a rule's count changes in: a window's granule, a burst bucket's emission interval rounded up to whole ms. */
+const stepMs = (rule: QuotaRule): number => (rule.kind === 'burst' ? Math.ceil(rule.windowMs / rule.limit) : rule.windowMs / 60);
+
 const timesOf = (rules: readonly QuotaRule[], start: number, steps: readonly Step[]): number[] => {
   const times: number[] = [];
   let t = start;
   for (const step of steps) {
-    const windowMs = rules[step.rule % rules.length]?.windowMs ?? 60_000;
-    const granule = windowMs / 60;
+    const rule = rules[step.rule % rules.length];
+    const windowMs = rule?.windowMs ?? 60_000;
+    const granule = rule === undefined ? 1_000 : stepMs(rule);
     let next = t;
     switch (step.kind) {
       case 'same':
@@ -236,3 +240,46 @@ export const ruleCostsArb = (rules: readonly QuotaRule[]): fc.Arbitrary<number |
     fc.integer({ min: 0, max: smallest }),
   );
 };
+
+/**
+ * A small burst rule, so buckets fill: 1 to 6 units refilling in a whole number of
+ * milliseconds, often not a multiple of the limit (an emission interval of a fraction of a ms).
+ */
+export const smallBurstRuleArb = (name: string): fc.Arbitrary<QuotaRule> =>
+  fc
+    .record({
+      windowMs: fc.oneof(fc.integer({ min: 1, max: 120 }), fc.constantFrom(1_000, 1_500, 7_001, 60_000)),
+      limit: fc.integer({ min: 1, max: 6 }),
+    })
+    .map(({ windowMs, limit }): QuotaRule => ({ name, limit, windowMs, kind: 'burst' }));
+
+/** Two to four small rules, windows and bursts (at least one burst), each enforced or (one in three) in shadow. */
+export const burstAndWindowRulesArb: fc.Arbitrary<readonly QuotaRule[]> = fc
+  .array(
+    fc.tuple(
+      fc.oneof(smallBurstRuleArb('r'), smallRuleArb('r')),
+      fc.oneof({ arbitrary: fc.constant<RuleMode>('enforce'), weight: 2 }, fc.constant<RuleMode>('shadow')),
+    ),
+    { minLength: 1, maxLength: 3 },
+  )
+  .chain((rules) => smallBurstRuleArb('r').map((burst) => [...rules, [burst, 'enforce'] as const]))
+  .chain((rules) => fc.shuffledSubarray(rules, { minLength: rules.length }))
+  .map((rules) => rules.map(([rule, mode], i): QuotaRule => ({ ...rule, name: `r${i}`, mode })));
+
+/**
+ * A key whose plan changes at random times among two to four plans of rules mixing windows and
+ * bursts, the same kinds and windows with other limits; with or without a ban.
+ */
+export const burstPlanChangeScenarioArb = (options: PlanChangeOptions = {}): fc.Arbitrary<PlanChangeScenario> =>
+  fc
+    .tuple(
+      fc.oneof(
+        fc.tuple(smallBurstRuleArb('burst')),
+        fc.tuple(smallBurstRuleArb('burst'), smallRuleArb('window')),
+        fc.tuple(smallRuleArb('window'), smallBurstRuleArb('burst')),
+      ),
+      fc.option(smallBanArb, { nil: undefined }),
+    )
+    .chain(([rules, ban]) =>
+      fc.array(otherLimitsArb(rules), { minLength: 1, maxLength: 3 }).chain((others) => planChangesOf([rules, ...others], ban, options, 8)),
+    );

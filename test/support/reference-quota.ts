@@ -1,52 +1,54 @@
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { QuotaPolicy, QuotaRule, RuleCosts } from '../../src/domain/quota/quota-rule.js';
+import { ReferenceBucket } from './reference-bucket.js';
 
 /**
- * The quota algorithm written the plain way, for comparison: every unit a rule counted keeps its
- * timestamp, a rule counts those whose bucket floor(a / g) is one of the 61 buckets ending at
- * floor(t / g), and strikes are a list. A request's cost is its units under each rule (one
+ * The quota algorithm written the plain way, for comparison: every unit a window rule counted
+ * keeps its timestamp, a window rule counts those whose bucket floor(a / g) is one of the 61
+ * buckets ending at floor(t / g), a burst rule is GCRA's theoretical arrival time
+ * (ReferenceBucket), and strikes are a list. A request's cost is its units under each rule (one
  * number: under every rule; 0: the rule neither decides nor counts it); it is admitted when
  * every enforced rule it matches has room, and then every rule it matches counts it. A shadow
  * rule never refuses: one without room is reported in `shadowed`. A clock that steps back
- * counts at the latest time counted at; a refund takes back units of the bucket a request was
- * counted in, while the rule still counts that bucket, and no more than it holds. A ban answers
- * what the units allowed when it started, worked out again only under other limits or modes.
+ * counts at the latest time a decision counted at, and answers at its own time. A refund takes
+ * back units of the bucket a window rule counted the request in, while the rule still counts
+ * that bucket, and no more than it holds; from a burst rule, what of the request's units has not
+ * drained yet were it drained from the moment it was counted.
  */
 export class ReferenceQuota {
-  /** Per rule, one timestamp per unit it counted: a request of cost c under the rule is c of them. */
+  /** Per window rule, one timestamp per unit it counted: a request of cost c under the rule is c of them. */
   private units: number[][] = [];
+  /** Per burst rule, its bucket. */
+  private buckets: ReferenceBucket[] = [];
   private strikes: number[] = [];
+  /** The latest time a decision outside a ban was made at: no rule counts earlier. */
+  private latest = Number.NEGATIVE_INFINITY;
   private refusedUntil = Number.NEGATIVE_INFINITY;
   private bannedUntil = Number.NEGATIVE_INFINITY;
-  /** The latest time counted at: a decision outside a ban moves it on, never back. */
-  private countedUpTo = Number.NEGATIVE_INFINITY;
-  /** The current ban's answer and the rules it was worked out for. */
-  private banAnswer: { readonly rules: readonly QuotaRule[]; readonly decision: QuotaDecision } | undefined;
+  /** The current ban's answer and the limits and modes it was worked out under: a ban answers what it found when it started. */
+  private banAnswer: { readonly terms: string; readonly decision: QuotaDecision } | undefined;
 
   /** `since`: when the store made this subject's state; a request counted before it was another state's. */
   constructor(private readonly since = Number.NEGATIVE_INFINITY) {}
 
   decide(policy: QuotaPolicy, now: number, cost: number | RuleCosts = 1): QuotaDecision {
     const { rules } = policy;
-    if (this.bannedUntil > now) return this.duringBan(rules, now, true);
-    this.countedUpTo = Math.max(this.countedUpTo, now);
-    const at = this.countedUpTo;
-    const counted = rules.map((rule, i) => countedBy(rule, this.unitsOf(rules)[i]!, at));
-    const costs = rules.map((_, i) => (typeof cost === 'number' ? cost : cost[i]!));
-    if (fitsEnforced(rules, counted, costs)) {
-      const decision = standing(rules, counted, now, costs, 'admitted');
-      rules.forEach((rule, i) => {
-        for (let unit = 0; unit < costs[i]!; unit++) this.unitsOf(rules)[i]!.push(at);
-        counted[i] = countedBy(rule, this.unitsOf(rules)[i]!, at);
-      });
+    if (this.bannedUntil > now) return this.banned(rules, now);
+    const costs = costsOf(rules, cost);
+    const at = Math.max(now, this.latest);
+    if (this.fitsEnforced(rules, costs, at)) {
+      const decision = this.standing(rules, costs, at, now, 'admitted');
+      rules.forEach((rule, i) => this.count(rule, i, costs[i]!, at));
+      this.advance(rules, at);
       return {
         ...decision,
-        remaining: rules.map((rule, i) => Math.max(0, rule.limit - counted[i]!.length)),
-        resetAt: rules.map((rule, i) => (counted[i]!.length === 0 ? now : dropTime(rule, counted[i]![0]!))),
+        remaining: rules.map((rule, i) => this.remaining(rule, i, at)),
+        resetAt: rules.map((rule, i) => this.resetAt(rule, i, at, now)),
         ...(at === now ? {} : { countedAt: at }),
       };
     }
-    const decision = standing(rules, counted, now, costs, 'rate_limited');
+    const decision = this.standing(rules, costs, at, now, 'rate_limited');
+    this.advance(rules, at);
     const ban = policy.ban;
     if (ban === undefined) return decision;
     const isStrike = now < this.refusedUntil;
@@ -55,9 +57,9 @@ export class ReferenceQuota {
     this.strikes = [...this.strikes, now].slice(-ban.strikes);
     if (this.strikes.length === ban.strikes && this.strikes[0]! > now - ban.strikeWindowMs) {
       this.bannedUntil = now + ban.banMs;
-      this.strikes = [];
       this.banAnswer = undefined;
-      return this.duringBan(rules, now, true);
+      this.strikes = [];
+      return this.banned(rules, now);
     }
     return decision;
   }
@@ -68,125 +70,171 @@ export class ReferenceQuota {
    */
   peek(policy: QuotaPolicy, now: number, cost: number | RuleCosts = 1): QuotaDecision {
     const { rules, ban } = policy;
-    if (this.bannedUntil > now) return { ...this.duringBan(rules, now, false), strikes: 0 };
-    const at = Math.max(this.countedUpTo, now);
-    const counted = rules.map((rule, i) => countedBy(rule, this.unitsOf(rules)[i]!, at));
-    const costs = rules.map((_, i) => (typeof cost === 'number' ? cost : cost[i]!));
-    const strikes = ban === undefined ? 0 : this.strikes.filter((at) => at > now - ban.strikeWindowMs).length;
-    return { ...standing(rules, counted, now, costs, fitsEnforced(rules, counted, costs) ? 'admitted' : 'rate_limited'), strikes };
+    if (this.bannedUntil > now) return { ...this.banned(rules, now, false), strikes: 0 };
+    const costs = costsOf(rules, cost);
+    const at = Math.max(now, this.latest);
+    const strikes = ban === undefined ? 0 : this.strikes.filter((struck) => struck > now - ban.strikeWindowMs).length;
+    return { ...this.standing(rules, costs, at, now, this.fitsEnforced(rules, costs, at) ? 'admitted' : 'rate_limited'), strikes };
   }
 
   /**
-   * Takes back, under each rule, up to `units[i]` of the units counted in the bucket of
-   * `countedAt`, if the rule still counts that bucket now (at the latest time counted at, if
-   * later); nothing of a request counted before this state was made or after its latest count.
+   * Gives back, under each rule, `units[i]` of a request counted at `countedAt`, as of `now` (the
+   * latest time counted at, if later); nothing of a request counted before this state was made
+   * or after its latest count.
    */
   refund(policy: QuotaPolicy, now: number, units: RuleCosts, countedAt: number): void {
-    if (countedAt < this.since || countedAt > this.countedUpTo) return;
-    const at = Math.max(now, this.countedUpTo);
+    if (countedAt < this.since || countedAt > this.latest) return;
+    const at = Math.max(now, this.latest);
     policy.rules.forEach((rule, i) => {
+      if (units[i] === 0) return;
+      if (isBurst(rule)) {
+        this.bucketOf(i).refund(rule, units[i]!, countedAt, at);
+        return;
+      }
       const b = bucket(rule, countedAt);
       if (b < bucket(rule, at) - 60) return;
       let left = units[i]!;
-      const kept: number[] = [];
-      for (const unit of this.unitsOf(policy.rules)[i]!) {
-        if (left > 0 && bucket(rule, unit) === b) left--;
-        else kept.push(unit);
-      }
-      this.units[i] = kept;
+      this.units[i] = this.unitsOf(i).filter((unit) => {
+        if (left === 0 || bucket(rule, unit) !== b) return true;
+        left--;
+        return false;
+      });
+    });
+  }
+
+  private unitsOf(i: number): number[] {
+    while (this.units.length <= i) this.units.push([]);
+    return this.units[i]!;
+  }
+
+  private bucketOf(i: number): ReferenceBucket {
+    while (this.buckets.length <= i) this.buckets.push(new ReferenceBucket());
+    return this.buckets[i]!;
+  }
+
+  /** The last `counted` of each window rule, kept while its time, window and units are the same: a decision asks several times. */
+  private countedMemo: { at: number; windowMs: number; units: number; list: number[] }[] = [];
+
+  /** A window rule's units still counted at `at`, oldest first. */
+  private counted(rule: QuotaRule, i: number, at: number): number[] {
+    const units = this.unitsOf(i);
+    const memo = this.countedMemo[i];
+    if (memo?.at === at && memo.windowMs === rule.windowMs && memo.units === units.length) return memo.list;
+    const list = units.filter((a) => bucket(rule, a) >= bucket(rule, at) - 60);
+    this.countedMemo[i] = { at, windowMs: rule.windowMs, units: units.length, list };
+    return list;
+  }
+
+  /** Whether rule i has no room for `cost` units: it matches the request and would pass its limit. */
+  private full(rule: QuotaRule, i: number, cost: number, now: number): boolean {
+    if (cost === 0) return false;
+    return isBurst(rule) ? !this.bucketOf(i).fits(rule, cost, now) : this.counted(rule, i, now).length + cost > rule.limit;
+  }
+
+  private fitsEnforced(rules: readonly QuotaRule[], costs: readonly number[], now: number): boolean {
+    return rules.every((rule, i) => isShadow(rule) || !this.full(rule, i, costs[i]!, now));
+  }
+
+  private remaining(rule: QuotaRule, i: number, now: number): number {
+    return isBurst(rule) ? this.bucketOf(i).remaining(rule, now) : Math.max(0, rule.limit - this.counted(rule, i, now).length);
+  }
+
+  /** `now` when the rule counts nothing at `at`. */
+  private resetAt(rule: QuotaRule, i: number, at: number, now: number): number {
+    if (isBurst(rule)) return this.bucketOf(i).resetAt(rule, at, now);
+    const counted = this.counted(rule, i, at);
+    return counted.length === 0 ? now : dropTime(rule, counted[0]!);
+  }
+
+  /** When `cost` units fit rule i again, if nothing else is counted: enough of its oldest units dropped, or its bucket drained. */
+  private retryAt(rule: QuotaRule, i: number, cost: number, now: number): number {
+    if (isBurst(rule)) return this.bucketOf(i).retryAt(rule, cost, now);
+    const counted = this.counted(rule, i, now);
+    return dropTime(rule, counted[counted.length - rule.limit + cost - 1]!);
+  }
+
+  private count(rule: QuotaRule, i: number, cost: number, now: number): void {
+    if (isBurst(rule)) {
+      if (cost > 0) this.bucketOf(i).count(rule, cost, now);
+      return;
+    }
+    for (let unit = 0; unit < cost; unit++) this.unitsOf(i).push(now);
+  }
+
+  private advance(rules: readonly QuotaRule[], at: number): void {
+    this.latest = at;
+    rules.forEach((rule, i) => {
+      if (isBurst(rule)) this.bucketOf(i).advance(rule, at);
     });
   }
 
   /**
-   * The ban's answer under `rules`: the one kept when worked out for their limits and modes,
-   * else worked out from the units now (and kept, unless `keep` is false).
+   * Each rule's room and reset at `at` before the request, when its costs fit every enforced
+   * rule it matches, and the shadow rules without room; answered at `now`.
    */
-  private duringBan(rules: readonly QuotaRule[], now: number, keep: boolean): QuotaDecision {
+  private standing(rules: readonly QuotaRule[], costs: readonly number[], at: number, now: number, verdict: QuotaDecision['verdict']): QuotaDecision {
+    let retryAt = now;
+    const shadowed: number[] = [];
+    rules.forEach((rule, i) => {
+      if (!this.full(rule, i, costs[i]!, at)) return;
+      if (isShadow(rule)) shadowed.push(i);
+      else retryAt = Math.max(retryAt, this.retryAt(rule, i, costs[i]!, at));
+    });
+    const decision: QuotaDecision = {
+      verdict,
+      decidedAt: now,
+      remaining: rules.map((rule, i) => this.remaining(rule, i, at)),
+      resetAt: rules.map((rule, i) => this.resetAt(rule, i, at, now)),
+      retryAt,
+    };
+    return shadowed.length === 0 ? decision : { ...decision, shadowed };
+  }
+
+  /**
+   * Nothing before `bannedUntil`; after it, a window rule admits one unit once the unit `limit`
+   * places back from its newest of those counted at the last decision has stopped being
+   * counted, a burst rule once one unit fits its bucket as the last decision left it. Retry-After waits for the enforced rules. Worked out
+   * when the ban starts and again under other limits or modes only (a clock stepping back into
+   * a ban finds it as it started). A peek (`keep` false) keeps nothing: a refund during the ban
+   * may have changed the units since it started.
+   */
+  private banned(rules: readonly QuotaRule[], now: number, keep = true): QuotaDecision {
+    const terms = JSON.stringify(rules.map((rule) => [rule.limit, isShadow(rule)]));
     let answer = this.banAnswer;
-    const sameTerms = answer?.rules.every((rule, i) => rule.limit === rules[i]!.limit && isShadow(rule) === isShadow(rules[i]!)) === true;
-    if (answer === undefined || !sameTerms) {
-      // The units counted at the latest time counted at: a clock stepped back since counts no dropped one again.
-      const counted = this.unitsOf(rules).map((units, i) => countedBy(rules[i]!, units, this.countedUpTo));
-      answer = { rules, decision: banned(rules, counted, now, this.bannedUntil) };
+    if (answer?.terms !== terms) {
+      answer = { terms, decision: this.banDecision(rules) };
       if (keep) this.banAnswer = answer;
     }
     return { ...answer.decision, decidedAt: now };
   }
 
-  /** Each rule's units, a list per rule of the policy. */
-  private unitsOf(rules: readonly QuotaRule[]): number[][] {
-    while (this.units.length < rules.length) this.units.push([]);
-    return this.units;
+  private banDecision(rules: readonly QuotaRule[]): QuotaDecision {
+    const bannedUntil = this.bannedUntil;
+    const resetAt = rules.map((rule, i) => {
+      if (isBurst(rule)) return Math.max(bannedUntil, this.bucketOf(i).banRetryAt(rule) ?? bannedUntil);
+      const list = this.counted(rule, i, this.latest);
+      return list.length < rule.limit ? bannedUntil : Math.max(bannedUntil, dropTime(rule, list[list.length - rule.limit]!));
+    });
+    return {
+      verdict: 'banned',
+      decidedAt: bannedUntil,
+      remaining: rules.map(() => 0),
+      resetAt,
+      retryAt: Math.max(bannedUntil, ...resetAt.filter((_, i) => !isShadow(rules[i]!))),
+    };
   }
 }
 
 const isShadow = (rule: QuotaRule): boolean => rule.mode === 'shadow';
-
-/** Whether rule i has no room for the request: it matches it and its count would pass the limit. */
-const full = (rules: readonly QuotaRule[], counted: readonly number[][], costs: readonly number[], i: number): boolean =>
-  costs[i]! > 0 && counted[i]!.length + costs[i]! > rules[i]!.limit;
-
-const fitsEnforced = (rules: readonly QuotaRule[], counted: readonly number[][], costs: readonly number[]): boolean =>
-  rules.every((rule, i) => isShadow(rule) || !full(rules, counted, costs, i));
-
-/**
- * Each rule's room and reset before the request, when its costs fit every enforced rule it
- * matches (when enough of the oldest units have dropped), and the shadow rules without room.
- */
-const standing = (
-  rules: readonly QuotaRule[],
-  counted: readonly number[][],
-  now: number,
-  costs: readonly number[],
-  verdict: QuotaDecision['verdict'],
-): QuotaDecision => {
-  let retryAt = now;
-  const shadowed: number[] = [];
-  rules.forEach((rule, i) => {
-    if (!full(rules, counted, costs, i)) return;
-    if (isShadow(rule)) shadowed.push(i);
-    else {
-      const list = counted[i]!;
-      retryAt = Math.max(retryAt, dropTime(rule, list[list.length - rule.limit + costs[i]! - 1]!));
-    }
-  });
-  const decision: QuotaDecision = {
-    verdict,
-    decidedAt: now,
-    remaining: rules.map((rule, i) => Math.max(0, rule.limit - counted[i]!.length)),
-    resetAt: rules.map((rule, i) => (counted[i]!.length === 0 ? now : dropTime(rule, counted[i]![0]!))),
-    retryAt,
-  };
-  return shadowed.length === 0 ? decision : { ...decision, shadowed };
-};
+const isBurst = (rule: QuotaRule): boolean => rule.kind === 'burst';
+const costsOf = (rules: readonly QuotaRule[], cost: number | RuleCosts): number[] => rules.map((_, i) => (typeof cost === 'number' ? cost : cost[i]!));
 
 const granule = (rule: QuotaRule): number => rule.windowMs / 60;
 const bucket = (rule: QuotaRule, at: number): number => Math.floor(at / granule(rule));
 /** When the bucket holding `at` stops being counted. */
 const dropTime = (rule: QuotaRule, at: number): number => (bucket(rule, at) + 61) * granule(rule);
-/** Oldest first. */
-const countedBy = (rule: QuotaRule, units: readonly number[], now: number): number[] =>
-  units.filter((a) => bucket(rule, a) >= bucket(rule, now) - 60);
 
-/**
- * Nothing before `bannedUntil`; after it, a rule admits one unit once the unit `limit` places
- * back from its newest has stopped being counted. Retry-After waits for the enforced rules.
- */
-const banned = (rules: readonly QuotaRule[], units: readonly (readonly number[])[], now: number, bannedUntil: number): QuotaDecision => {
-  const resetAt = rules.map((rule, i) => {
-    const list = units[i]!;
-    return list.length < rule.limit ? bannedUntil : Math.max(bannedUntil, dropTime(rule, list[list.length - rule.limit]!));
-  });
-  return {
-    verdict: 'banned',
-    decidedAt: now,
-    remaining: rules.map(() => 0),
-    resetAt,
-    retryAt: Math.max(bannedUntil, ...resetAt.filter((_, i) => !isShadow(rules[i]!))),
-  };
-};
-
-const windowsOf = (policy: QuotaPolicy): string => policy.rules.map((rule) => rule.windowMs).join(',');
+const windowsOf = (policy: QuotaPolicy): string => policy.rules.map((rule) => `${rule.kind ?? 'window'}:${rule.windowMs}`).join(',');
 
 /**
  * The reference as a store keeps it: one ReferenceQuota per subject, made when the subject is

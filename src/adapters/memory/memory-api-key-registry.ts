@@ -1,4 +1,5 @@
 import type { Plan } from '../../domain/quota/plan.js';
+import type { RuleOverrides } from '../../domain/quota/rule-overrides.js';
 import {
   isExpired,
   type ApiKeyGrant,
@@ -11,6 +12,7 @@ import {
   secretGrant,
   type StoredApiKey,
   type UpdateOutcome,
+  updatedKey,
 } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 
@@ -21,7 +23,11 @@ const frozenPlan = (plan: Plan): Plan =>
 const frozenCopy = ({ plan, role, expiresAt, holder }: ApiKeyGrant): ApiKeyGrant =>
   Object.freeze({ plan: frozenPlan(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }), ...(holder === undefined ? {} : { holder }) });
 
-const frozenKey = (key: ManagedApiKey): ManagedApiKey => Object.freeze({ ...key, plan: frozenPlan(key.plan) });
+const frozenOverrides = (overrides: RuleOverrides): RuleOverrides =>
+  Object.freeze(Object.fromEntries(Object.entries(overrides).map(([rule, override]) => [rule, Object.freeze({ ...override })])));
+
+const frozenKey = (key: ManagedApiKey): ManagedApiKey =>
+  Object.freeze({ ...key, plan: frozenPlan(key.plan), ...(key.overrides === undefined ? {} : { overrides: frozenOverrides(key.overrides) }) });
 
 interface ManagedEntry {
   /** The digest the key was created with, which its quota and orders are known by. */
@@ -90,7 +96,7 @@ export class MemoryApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     const entry = this.managed.get(id);
     if (entry === undefined) return 'not_found';
     if (entry.key.revokedAt !== undefined) return 'revoked';
-    entry.key = frozenKey({ ...entry.key, ...changes, updatedAt: at });
+    entry.key = frozenKey(updatedKey(entry.key, changes, at));
     this.grantSecrets(entry);
     return { updated: entry.key };
   }

@@ -1,6 +1,7 @@
 import { ROLES, type Role } from '../../domain/access/caller.js';
 import { planOfRecord, planRecord } from '../../domain/quota/plan-record.js';
 import type { Plan } from '../../domain/quota/plan.js';
+import { overridesOfRecord, overridesRecord, type RuleOverrides } from '../../domain/quota/rule-overrides.js';
 import {
   isExpired,
   type ApiKeyGrant,
@@ -22,6 +23,7 @@ interface KeyRow {
   readonly id: string | null;
   readonly label: string;
   readonly plan: unknown;
+  readonly overrides: unknown;
   readonly role: string;
   readonly created_at: string | null;
   readonly expires_at: string | null;
@@ -35,14 +37,15 @@ const isRole = (value: unknown): value is Role => ROLES.some((role) => role === 
 
 const malformed = (): Error => new Error('Malformed API key row in PostgreSQL');
 
-/** Rows are written only by this class; a malformed one means the table was edited by hand. */
-const planAndRole = (row: KeyRow): { plan: Plan; role: Role } => {
+/** Rows are written only by this class; a malformed one means the table was edited by hand. Rows made before 0005 have no overrides. */
+const planAndRole = (row: KeyRow): { plan: Plan; overrides?: RuleOverrides; role: Role } => {
   const plan = planOfRecord(row.plan);
-  if (plan === undefined || !isRole(row.role)) throw malformed();
-  return { plan, role: row.role };
+  const overrides = overridesOfRecord(row.overrides);
+  if (plan === undefined || overrides === false || !isRole(row.role)) throw malformed();
+  return { plan, ...(overrides === undefined ? {} : { overrides }), role: row.role };
 };
 
-const KEY_COLUMNS = 'digest, id, label, plan, role, created_at, expires_at, revoked_at, updated_at, rolled_at, previous_until';
+const KEY_COLUMNS = 'digest, id, label, plan, overrides, role, created_at, expires_at, revoked_at, updated_at, rolled_at, previous_until';
 
 const timeOf = (column: string | null): number | undefined => (column === null ? undefined : Number(column));
 
@@ -103,13 +106,14 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     );
   }
 
-  async createKey(keyDigest: string, { id, label, plan, role, createdAt, expiresAt }: ManagedApiKey): Promise<void> {
+  async createKey(keyDigest: string, { id, label, plan, overrides, role, createdAt, expiresAt }: ManagedApiKey): Promise<void> {
     // The primary key and the unique id refuse a second key under either: never two keys under one id, or one under two.
-    await this.db.query('INSERT INTO api_keys (digest, id, label, plan, role, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    await this.db.query('INSERT INTO api_keys (digest, id, label, plan, overrides, role, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
       keyDigest,
       id,
       label,
       planRecord(plan),
+      overrides === undefined ? null : overridesRecord(overrides),
       role,
       createdAt,
       expiresAt ?? null,
@@ -141,16 +145,26 @@ export class PostgresApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     return outcome?.known === true ? 'already_revoked' : 'not_found';
   }
 
-  async updateKey(id: string, { plan, role, label, expiresAt }: KeyChanges, at: number): Promise<UpdateOutcome> {
+  async updateKey(id: string, { plan, overrides, role, label, expiresAt }: KeyChanges, at: number): Promise<UpdateOutcome> {
     // One statement under the row lock: a concurrent revocation either comes first (nothing updated) or after.
+    // Overrides removed are stored as NULL, as a key that never had any.
     const { rows } = await this.db.query<KeyRow & { updated: boolean }>(
       `WITH updated AS (
          UPDATE api_keys SET plan = COALESCE($2, plan), role = COALESCE($3, role), label = COALESCE($4, label),
-                             expires_at = COALESCE($5, expires_at), updated_at = $6
+                             expires_at = COALESCE($5, expires_at), updated_at = $6,
+                             overrides = CASE WHEN $7::jsonb IS NULL THEN overrides ELSE NULLIF($7::jsonb, '{}'::jsonb) END
          WHERE id = $1 AND revoked_at IS NULL RETURNING ${KEY_COLUMNS})
        SELECT true AS updated, * FROM updated
        UNION ALL SELECT false, ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM updated)`,
-      [id, plan === undefined ? null : planRecord(plan), role ?? null, label ?? null, expiresAt ?? null, at],
+      [
+        id,
+        plan === undefined ? null : planRecord(plan),
+        role ?? null,
+        label ?? null,
+        expiresAt ?? null,
+        at,
+        overrides === undefined ? null : overridesRecord(overrides),
+      ],
     );
     const row = rows[0];
     if (row === undefined) return 'not_found';

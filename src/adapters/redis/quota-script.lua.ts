@@ -3,6 +3,7 @@
  * stated), composed once when this module loads with the constants below and the domain's: the
  * granule count and the buckets a rule counts are the domain's, never typed in Lua.
  */
+import { MAX_BURST_LEVEL } from '../../domain/quota/burst-bucket.js';
 import { GRANULES_PER_WINDOW, RING } from '../../domain/quota/sliding-window-counter.js';
 import { composeLua } from './lua-source.js';
 
@@ -17,6 +18,12 @@ export const REPLY_MARKS = { none: -1, failed: -2 } as const;
 
 /** A rule's mode as a policy's arguments give it. */
 export const RULE_MODE_ARGS = { enforce: 'e', shadow: 's' } as const;
+
+/**
+ * Before a burst rule's windowMs in a policy's arguments (`b1000`), and so in the windows a
+ * subject's hash was kept for: a burst rule's state is not a window's.
+ */
+export const BURST_WINDOW_MARK = 'b';
 
 /** Between the costs of a decision's rules, when they differ (one number: that cost under every rule). */
 export const COST_SEPARATOR = ',';
@@ -51,6 +58,8 @@ export const QUOTA_CALLS_LUA = composeLua('quota.lua', {
   CALL_STRIKES: CALL_KINDS.strikes,
   CALL_REFUND: CALL_KINDS.refund,
   SHADOW: RULE_MODE_ARGS.shadow,
+  BURST: BURST_WINDOW_MARK,
+  MAX_BURST_LEVEL,
   COST_SEPARATOR,
   GRANULES: GRANULES_PER_WINDOW,
   RING,

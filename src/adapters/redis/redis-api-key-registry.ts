@@ -1,6 +1,7 @@
 import type { RedisClient } from './redis-client.js';
 import { ROLES, type Role } from '../../domain/access/caller.js';
 import { planOfRecord, planRecord } from '../../domain/quota/plan-record.js';
+import { overridesOfRecord, overridesRecord, type RuleOverrides } from '../../domain/quota/rule-overrides.js';
 import {
   isExpired,
   type ApiKeyGrant,
@@ -13,6 +14,7 @@ import {
   secretGrant,
   type StoredApiKey,
   type UpdateOutcome,
+  updatedKey,
 } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import { CREATE_API_KEY_LUA, REVOKE_API_KEY_LUA, ROLL_API_KEY_LUA, UPDATE_API_KEY_LUA } from './api-key-scripts.lua.js';
@@ -44,12 +46,13 @@ const ID_FIELD = 'id:';
  * (one Cluster slot whatever the prefix) and a lookup stays one HGET:
  *
  * - field `<digest>` (64 hex digits) of each secret: the grant, `{name, rules, role}` (the
- *   plan's fields and the role), with `expiresAt` (epoch ms) when the key expires and `holder`
- *   when the secret is a rolled key's. Records written before keys had roles lack `role` and are
- *   customers; records written by `register` have no expiry.
- * - field `id:<id>`, for keys created through KeyAdmin: `{digest, label, name, rules, role,
- *   createdAt, expiresAt?, revokedAt?, updatedAt?, rolledAt?, secret?, previousSecret?,
- *   previousSecretUntil?}`, what `listKeys` shows. `digest` is the one the key was created with;
+ *   plan's fields, its overrides applied, and the role), with `expiresAt` (epoch ms) when the
+ *   key expires and `holder` when the secret is a rolled key's. Records written before keys had
+ *   roles lack `role` and are customers; records written by `register` have no expiry.
+ * - field `id:<id>`, for keys created through KeyAdmin: `{digest, label, name, rules,
+ *   overrides?, role, createdAt, expiresAt?, revokedAt?, updatedAt?, rolledAt?, secret?,
+ *   previousSecret?, previousSecretUntil?}`, what `listKeys` shows: the plan as it is, and the
+ *   key's overrides of its rules beside it (absent: none). `digest` is the one the key was created with;
  *   after a roll, `secret` is its current secret's digest and `previousSecret` the one before,
  *   kept until the next roll or the revocation (its grant expires with its grace).
  *
@@ -88,9 +91,9 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
   }
 
   async createKey(keyDigest: string, key: ManagedApiKey): Promise<void> {
-    const { id, label, plan, role, createdAt, expiresAt } = key;
+    const { id, label, plan, overrides, role, createdAt, expiresAt } = key;
     const expiry = expiresAt === undefined ? {} : { expiresAt };
-    const managed = JSON.stringify({ digest: keyDigest, label, ...planRecord(plan), role, createdAt, ...expiry });
+    const managed = JSON.stringify({ digest: keyDigest, label, ...planRecord(plan), ...overridesField(overrides), role, createdAt, ...expiry });
     const grant = grantRecord(secretGrant(key, keyDigest, keyDigest, false));
     // Ids and keys are random, but two keys under one id, or one key under two, must never be.
     const created = await fromRedis(this.redis, () =>
@@ -141,13 +144,15 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
       const managed = managedKeyOf(id, read);
       const { key, digest } = managed;
       if (key.revokedAt !== undefined) return 'revoked';
-      const updated: ManagedApiKey = Object.freeze({ ...key, ...changes, updatedAt: at });
-      const { label, plan, role, expiresAt } = updated;
+      const updated: ManagedApiKey = Object.freeze(updatedKey(key, changes, at));
+      const { label, plan, overrides, role, expiresAt } = updated;
       // Over the record read, as revokeKey: fields this class does not know of are kept.
+      const { overrides: _before, ...fields } = JSON.parse(read) as Record<string, unknown>;
       const record = JSON.stringify({
-        ...(JSON.parse(read) as object),
+        ...fields,
         label,
         ...planRecord(plan),
+        ...overridesField(overrides),
         role,
         ...(expiresAt === undefined ? {} : { expiresAt }),
         updatedAt: at,
@@ -180,6 +185,9 @@ export class RedisApiKeyRegistry implements ApiKeyRegistry, KeyAdmin {
     }
   }
 }
+
+const overridesField = (overrides: RuleOverrides | undefined): { overrides?: object } =>
+  overrides === undefined ? {} : { overrides: overridesRecord(overrides) };
 
 const grantRecord = ({ plan, role, expiresAt, holder }: ApiKeyGrant): string =>
   JSON.stringify({ ...planRecord(plan), role, ...(expiresAt === undefined ? {} : { expiresAt }), ...(holder === undefined ? {} : { holder }) });
@@ -222,7 +230,9 @@ const managedKeyOf = (id: string, record: string): ManagedRecord => {
   const { plan, role } = grantOf(record);
   const fields = JSON.parse(record) as Record<string, unknown>;
   const { digest, label, createdAt, expiresAt, revokedAt, updatedAt, rolledAt, secret, previousSecret, previousSecretUntil } = fields;
+  const overrides = overridesOfRecord(fields['overrides']);
   if (
+    overrides === false ||
     typeof digest !== 'string' ||
     typeof label !== 'string' ||
     !isTime(createdAt) ||
@@ -240,6 +250,7 @@ const managedKeyOf = (id: string, record: string): ManagedRecord => {
     id,
     label,
     plan,
+    ...(overrides === undefined ? {} : { overrides }),
     role,
     createdAt,
     ...(expiresAt === undefined ? {} : { expiresAt }),

@@ -1,4 +1,5 @@
 import { sendCorkedNow, type RedisClient } from './redis-client.js';
+import { isBurst } from '../../domain/quota/burst-bucket.js';
 import { countedAtOf, type QuotaDecision } from '../../domain/quota/quota-decision.js';
 import { assertDecidablePolicy, assertRuleCosts } from '../../domain/quota/decidable-policy.js';
 import type { QuotaPolicy, RuleCosts } from '../../domain/quota/quota-rule.js';
@@ -6,7 +7,16 @@ import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { StrikeRecorder, StrikesReported } from '../../ports/strike-recorder.js';
 import { TurnBatch } from '../turn-batch.js';
-import { CALL_KINDS, COST_SEPARATOR, DECIDE_MODES, QUOTA_CALLS_LUA, REPLY_MARKS, RULE_MODE_ARGS, VERDICT_CODES } from './quota-script.lua.js';
+import {
+  BURST_WINDOW_MARK,
+  CALL_KINDS,
+  COST_SEPARATOR,
+  DECIDE_MODES,
+  QUOTA_CALLS_LUA,
+  REPLY_MARKS,
+  RULE_MODE_ARGS,
+  VERDICT_CODES,
+} from './quota-script.lua.js';
 import { failureOfCall, fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
 
@@ -191,7 +201,9 @@ export class RedisQuotaStore implements QuotaStore, StrikeRecorder {
     if (args === undefined) {
       assertDecidablePolicy(policy);
       const built: (number | string)[] = [policy.rules.length];
-      for (const rule of policy.rules) built.push(rule.limit, rule.windowMs, RULE_MODE_ARGS[rule.mode ?? 'enforce']);
+      for (const rule of policy.rules) {
+        built.push(rule.limit, isBurst(rule) ? `${BURST_WINDOW_MARK}${rule.windowMs}` : rule.windowMs, RULE_MODE_ARGS[rule.mode ?? 'enforce']);
+      }
       const { ban } = policy;
       built.push(...(ban === undefined ? [0, 0, 0] : [ban.strikes, ban.strikeWindowMs, ban.banMs]));
       args = built.map((arg) => `${arg} `).join('');

@@ -279,7 +279,8 @@ export class LocalRefusals implements QuotaStore {
 
   /**
    * A rule's retry is at most a window and one bucket after the ban's start (its newest bucket
-   * dropping), and the store may start a ban up to the strike lag after its last strike.
+   * dropping; a burst rule's, a unit's refill, windowMs / limit), and the store may start a ban
+   * up to the strike lag after its last strike.
    */
   #banEndKnown(policy: QuotaPolicy): boolean {
     let known = this.#banEnds.get(policy);

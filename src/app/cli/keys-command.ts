@@ -13,7 +13,7 @@ import { failureLine } from './store-failure.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { flaggedSettings, flagOptions, flagUsage, withFlags } from './setting-flags.js';
-import { FLAG_OF, type KeyVerb, type VerbContext } from './keys/key-verb.js';
+import { FLAG_OF, REPEATABLE_FLAGS, type Flags, type KeyVerb, type VerbContext } from './keys/key-verb.js';
 import { KEY_VERBS as VERBS } from './keys/verbs.js';
 
 type ActionOf<Verb> = Verb extends KeyVerb<infer Action> ? Action : never;
@@ -54,7 +54,7 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
       args: [...argv],
       options: {
         ...flagOptions(STORE_FLAGS),
-        ...Object.fromEntries(VERB_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
+        ...Object.fromEntries(VERB_FLAGS.map((flag) => [flag, { type: 'string' as const, multiple: REPEATABLE_FLAGS.includes(flag) }])),
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: true,
@@ -64,8 +64,9 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
     if (isArgumentError(error)) return err(error.message);
     throw error;
   }
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const values = parsed.values as Record<string, string | string[] | boolean | undefined>;
   const strings = Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const flags: Flags = { ...strings, ...Object.fromEntries(REPEATABLE_FLAGS.flatMap((flag) => (Array.isArray(values[flag]) ? [[flag, values[flag]]] : []))) };
   const withStore = withFlags(environ, strings, STORE_FLAGS);
   if (values['help'] === true) return ok({ action: { kind: 'help' }, environ: withStore });
 
@@ -73,7 +74,7 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
   if (command === undefined) return err(`a command is required: ${COMMANDS}`);
   const verb = verbNamed(command);
   if (verb === undefined) return err(`unknown command ${JSON.stringify(command)}: expected ${COMMANDS}`);
-  const foreign = VERB_FLAGS.find((flag) => strings[flag] !== undefined && !verb.flags.includes(flag));
+  const foreign = VERB_FLAGS.find((flag) => flags[flag] !== undefined && !verb.flags.includes(flag));
   if (foreign !== undefined) {
     const owners = VERBS.filter((candidate) => candidate.flags.includes(foreign)).map((candidate) => candidate.name);
     return err(`--${foreign} is an option of ${owners.join(' and ')}, not of ${command}`);
@@ -83,7 +84,7 @@ export function parseKeysArgs(argv: readonly string[], environ: Environ): Result
   const plansFile = strings[FLAG_OF.plan] === undefined ? undefined : withStore[plansSetting.variable];
   const plans = plansFile === undefined || plansFile === '' ? ok(plansSetting.defaultFor(false)) : plansSetting.parse(plansFile);
   if (!plans.ok) return err(plans.error.split('\n').map((problem) => `${plansSetting.variable}=${JSON.stringify(plansFile)}: ${problem}`).join('\n'));
-  const action = verb.parse(operands, strings, plans.value);
+  const action = verb.parse(operands, flags, plans.value);
   return action.ok ? ok({ action: action.value, environ: withStore }) : action;
 }
 

@@ -3,7 +3,7 @@ import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
 import type { PlanCatalog } from '../../domain/quota/plan-parser.js';
 import { DEFAULT_COST_KEY, PLAN_NAME_PATTERN, type PlanRule, type RuleCost } from '../../domain/quota/plan-rules.js';
 import { isBuiltInPlan, type Plan } from '../../domain/quota/plan.js';
-import { RULE_MODES } from '../../domain/quota/quota-rule.js';
+import { RULE_MODES, type QuotaRule } from '../../domain/quota/quota-rule.js';
 import { ANSWER_CLASS_SHAPE, statusesOf } from '../../domain/quota/rule-refunds.js';
 import { GRANULES_PER_WINDOW } from '../../domain/quota/sliding-window-counter.js';
 import { err, ok, type Result } from '../../domain/result.js';
@@ -23,7 +23,12 @@ export const WINDOW_UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_00
 const MIN_WINDOW_MS = WINDOW_UNITS_MS.s;
 const MAX_WINDOW_MS = 366 * WINDOW_UNITS_MS.d;
 const WINDOW_SHAPE = `must be a duration such as "60s", "1m", "1h", "1d" or whole milliseconds, from 1s to 366d, a multiple of ${GRANULES_PER_WINDOW} ms`;
-const RULE_FIELDS = ['name', 'limit', 'window', 'match', 'cost', 'mode', 'refund'] as const;
+const PER_SHAPE = 'must be a duration such as "1s", "1m", "1h", "1d" or whole milliseconds, from 1 ms to 366d';
+/** A window rule's own fields, and a burst rule's: a rule has the ones or the others. */
+const WINDOW_FIELDS = ['limit', 'window'] as const;
+const BURST_FIELDS = ['burst', 'rate', 'per'] as const;
+const RULE_FIELDS = ['name', ...WINDOW_FIELDS, ...BURST_FIELDS, 'match', 'cost', 'mode', 'refund'] as const;
+const RULE_FIELDS_TEXT = 'name, limit and window (a window) or burst, rate and per (a burst), match, cost, mode, refund';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isWhole = (value: unknown, max: number): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= max;
@@ -43,6 +48,13 @@ function syntaxProblem(text: string, error: SyntaxError): string {
   return `line ${line}, column ${column}: not JSON: ${reason}`;
 }
 
+/** A duration as a file writes it (`"90s"`, `"1m"`, or whole milliseconds); NaN when it is none. */
+function durationMs(value: unknown): number {
+  if (typeof value === 'number') return value;
+  const match = typeof value === 'string' ? /^([0-9]{1,9})([smhd])$/.exec(value) : null;
+  return match === null ? Number.NaN : Number(match[1]) * WINDOW_UNITS_MS[match[2] as keyof typeof WINDOW_UNITS_MS];
+}
+
 class PlanChecker {
   readonly problems: string[] = [];
 
@@ -54,14 +66,47 @@ class PlanChecker {
   }
 
   private windowOf(path: string, value: unknown): number | undefined {
-    let ms = Number.NaN;
-    if (typeof value === 'number') ms = value;
-    else if (typeof value === 'string') {
-      const match = /^([0-9]{1,9})([smhd])$/.exec(value);
-      if (match !== null) ms = Number(match[1]) * WINDOW_UNITS_MS[match[2] as keyof typeof WINDOW_UNITS_MS];
-    }
+    const ms = durationMs(value);
     const decidable = Number.isInteger(ms) && ms >= MIN_WINDOW_MS && ms <= MAX_WINDOW_MS && ms % GRANULES_PER_WINDOW === 0;
     return decidable ? ms : this.refuse(path, WINDOW_SHAPE);
+  }
+
+  /** A window rule's limit and window. */
+  private windowShapeOf(path: string, { limit, window }: Record<string, unknown>): Omit<QuotaRule, 'name'> | undefined {
+    const counted = isWhole(limit, MAX_RULE_LIMIT) ? limit : this.refuse(`${path}.limit`, `must be a whole number from 1 to ${MAX_RULE_LIMIT}`);
+    const windowMs = window === undefined ? this.refuse(`${path}.window`, `is required: ${WINDOW_SHAPE.replace('must be ', '')}`) : this.windowOf(`${path}.window`, window);
+    return counted === undefined || windowMs === undefined ? undefined : { limit: counted, windowMs };
+  }
+
+  /**
+   * A burst rule's bucket of `burst` units refilling `rate` units every `per`: limit `burst`,
+   * refilled completely in windowMs = burst * per / rate (at least 1 ms, burst and per being
+   * whole), which must be whole milliseconds, at most 366 days, and keep burst * windowMs an
+   * exact integer (the level the stores keep).
+   */
+  private burstShapeOf(path: string, { burst, rate, per }: Record<string, unknown>): Omit<QuotaRule, 'name'> | undefined {
+    const whole = (field: string, value: unknown, what: string): number | undefined =>
+      isWhole(value, MAX_RULE_LIMIT) ? value : this.refuse(`${path}.${field}`, `must be a whole number from 1 to ${MAX_RULE_LIMIT}, ${what}`);
+    const limit = whole('burst', burst, 'the units the bucket holds');
+    const refill = whole('rate', rate, 'the units refilled every `per`');
+    const perMs = durationMs(per);
+    const every =
+      per === undefined
+        ? this.refuse(`${path}.per`, `is required: ${PER_SHAPE.replace('must be ', '')}`)
+        : Number.isInteger(perMs) && perMs >= 1 && perMs <= MAX_WINDOW_MS
+          ? perMs
+          : this.refuse(`${path}.per`, PER_SHAPE);
+    if (limit === undefined || refill === undefined || every === undefined) return undefined;
+    // Exact whatever the numbers: burst * per may pass 2^53.
+    const refillMs = BigInt(limit) * BigInt(every);
+    const windowMs = Number(refillMs / BigInt(refill));
+    const refills = `a bucket of ${limit} refilling ${refill} every ${every} ms refills completely in ${limit} * ${every} / ${refill} ms`;
+    if (refillMs % BigInt(refill) !== 0n) return this.refuse(path, `${refills}, which must be whole milliseconds`);
+    if (windowMs > MAX_WINDOW_MS) return this.refuse(path, `${refills} = ${windowMs} ms, which must be at most 366d`);
+    if (!Number.isSafeInteger(limit * windowMs)) {
+      return this.refuse(path, `${refills} = ${windowMs} ms; ${limit} * ${windowMs} must be at most ${Number.MAX_SAFE_INTEGER}: a smaller burst, or a faster rate`);
+    }
+    return { limit, windowMs, kind: 'burst' };
   }
 
   private operationOf(path: string, value: unknown): string | undefined {
@@ -117,29 +162,35 @@ class PlanChecker {
   private ruleOf(path: string, value: unknown): PlanRule | undefined {
     if (!isObject(value)) return this.refuse(path, 'must be an object: {"name": "minute", "limit": 60, "window": "1m"}');
     for (const field of Object.keys(value)) {
-      if (!(RULE_FIELDS as readonly string[]).includes(field)) this.refuse(member(path, field), `unknown field; a rule has ${RULE_FIELDS.join(', ')}`);
+      if (!(RULE_FIELDS as readonly string[]).includes(field)) this.refuse(member(path, field), `unknown field; a rule has ${RULE_FIELDS_TEXT}`);
     }
-    const { name, limit, window, match, cost, mode, refund } = value;
+    const { name, match, cost, mode, refund } = value;
+    const isBurst = BURST_FIELDS.some((field) => value[field] !== undefined);
+    if (isBurst) {
+      for (const field of WINDOW_FIELDS) {
+        if (value[field] !== undefined) this.refuse(`${path}.${field}`, 'not a field of a burst rule, which has burst, rate and per');
+      }
+    }
     const named =
       typeof name === 'string' && NAME.test(name)
         ? this.context.reservedRuleNames.includes(name)
           ? this.refuse(`${path}.name`, `${name} is the name of a rule of the service's own`)
           : name
         : this.refuse(`${path}.name`, `must be ${NAME_SHAPE}`);
-    const counted = isWhole(limit, MAX_RULE_LIMIT) ? limit : this.refuse(`${path}.limit`, `must be a whole number from 1 to ${MAX_RULE_LIMIT}`);
-    const windowMs = window === undefined ? this.refuse(`${path}.window`, `is required: ${WINDOW_SHAPE.replace('must be ', '')}`) : this.windowOf(`${path}.window`, window);
+    const shape = isBurst ? this.burstShapeOf(path, value) : this.windowShapeOf(path, value);
+    // The limit as written (a burst rule's burst), which no cost may pass.
+    const written = isBurst ? value['burst'] : value['limit'];
     const matched = match === undefined ? undefined : this.matchOf(`${path}.match`, match);
-    const charged = cost === undefined ? undefined : this.costOf(`${path}.cost`, cost, counted, matched);
+    const charged = cost === undefined ? undefined : this.costOf(`${path}.cost`, cost, isWhole(written, MAX_RULE_LIMIT) ? written : undefined, matched);
     const moded =
       mode === undefined ? undefined : (RULE_MODES.find((known) => known === mode) ?? this.refuse(`${path}.mode`, `must be one of ${RULE_MODES.join(', ')}`));
     const refunded = refund === undefined ? undefined : this.refundOf(`${path}.refund`, refund);
-    if (named === undefined || counted === undefined || windowMs === undefined) return undefined;
+    if (named === undefined || shape === undefined) return undefined;
     const refused = (given: unknown, read: unknown): boolean => given !== undefined && read === undefined;
     if (refused(match, matched) || refused(cost, charged) || refused(mode, moded) || refused(refund, refunded)) return undefined;
     return Object.freeze({
       name: named,
-      limit: counted,
-      windowMs,
+      ...shape,
       ...(moded === undefined ? {} : { mode: moded }),
       ...(matched === undefined ? {} : { match: matched }),
       ...(charged === undefined ? {} : { cost: charged }),

@@ -1,5 +1,9 @@
 import { digestApiKey } from '../../adapters/api-key-digest.js';
+import { isBurst } from '../../domain/quota/burst-bucket.js';
+import { overridesText } from '../../domain/keys/key-overrides.js';
+import { editOverrides, NO_OVERRIDE_EDITS, type OverrideEdits, type OverrideProblem } from '../../domain/quota/override-edits.js';
 import { DAY_MS, type Plan } from '../../domain/quota/plan.js';
+import { hasOverrides, withOverrides, type RuleOverrides } from '../../domain/quota/rule-overrides.js';
 import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { keySubject } from '../../domain/quota/request-admission.js';
@@ -29,12 +33,16 @@ export interface KeyOperationsDependencies {
 export interface KeyChange {
   readonly keyId: string;
   readonly change: 'created' | 'updated' | 'rolled' | 'unbanned' | 'revoked';
-  /** What the change set: plan, limits, role, label, expiry, grace; absent fields did not change. */
+  /** What the change set: plan, limits, overrides, role, label, expiry, grace; absent fields did not change. */
   readonly details: Readonly<Record<string, string | number>>;
 }
 
 const planDetails = (plan: Plan | undefined): Record<string, string | number> =>
   plan === undefined ? {} : { plan: plan.name, ...Object.fromEntries(plan.rules.map((rule) => [`${rule.name}Limit`, rule.limit])) };
+
+/** The key's overrides after the change, as `--limit` values (`search=60,burst=5:shadow`, or `none`). */
+const overridesDetails = (overrides: RuleOverrides | undefined): Record<string, string> =>
+  overrides === undefined ? {} : { overrides: overridesText(overrides) };
 
 const isoOf = (ms: number): string => new Date(ms).toISOString();
 
@@ -46,6 +54,11 @@ export interface IssuedSecret {
 
 /** Why a verb changed nothing: no key has the id, or the key is revoked (and stays so). */
 export type KeyRefusal = 'not_found' | 'revoked';
+
+/** Overrides that do not fit the key's plan (after the change): nothing was changed. */
+export interface OverridesRefused {
+  readonly overrides: OverrideProblem;
+}
 
 /** What `create` names a key: `key_` and 16 hex digits. Nothing else names one, so nothing else is looked up. */
 const KEY_ID = /^key_[0-9a-f]{16}$/;
@@ -69,14 +82,18 @@ const usedOf = (usage: QuotaDecision, rule: number, limit: number): number | und
 export class KeyOperations {
   constructor(private readonly deps: KeyOperationsDependencies) {}
 
-  async create(request: NewKeyRequest): Promise<IssuedSecret> {
+  /** Refused, creating nothing, when its overrides do not fit its plan. */
+  async create(request: NewKeyRequest): Promise<Result<IssuedSecret, OverridesRefused>> {
     const { admin, clock, randomBytes } = this.deps;
+    const overrides = editOverrides(request.plan, undefined, request.overrides ?? NO_OVERRIDE_EDITS);
+    if (!overrides.ok) return err({ overrides: overrides.error });
     const secret = newSecret(randomBytes);
     const createdAt = clock.now();
     const key: ManagedApiKey = {
       id: `key_${Buffer.from(randomBytes(8)).toString('hex')}`,
       label: request.label,
       plan: request.plan,
+      ...(hasOverrides(overrides.value) ? { overrides: overrides.value } : {}),
       role: request.role,
       createdAt,
       ...(request.expiresInMs === undefined ? {} : { expiresAt: createdAt + request.expiresInMs }),
@@ -85,14 +102,31 @@ export class KeyOperations {
     this.deps.changed({
       keyId: key.id,
       change: 'created',
-      details: { ...planDetails(key.plan), role: key.role, label: key.label, ...(key.expiresAt === undefined ? {} : { expiresAt: isoOf(key.expiresAt) }) },
+      details: {
+        ...planDetails(key.plan),
+        ...overridesDetails(key.overrides),
+        role: key.role,
+        label: key.label,
+        ...(key.expiresAt === undefined ? {} : { expiresAt: isoOf(key.expiresAt) }),
+      },
     });
-    return { key, secret };
+    return ok({ key, secret });
   }
 
-  async update(id: string, { expiresInMs, ...options }: KeyOptions): Promise<Result<ManagedApiKey, KeyRefusal>> {
+  /**
+   * Refused, changing nothing, when the key's overrides would not fit its plan after the change:
+   * those it sets, and those it keeps through a change of plan (which must unset any naming a
+   * rule the new plan has not).
+   */
+  async update(id: string, { expiresInMs, overrides: edits, ...options }: KeyOptions): Promise<Result<ManagedApiKey, KeyRefusal | OverridesRefused>> {
+    const overrides = await this.overridesAfter(id, options.plan, edits);
+    if (!overrides.ok) return overrides;
     const at = this.deps.clock.now();
-    const changes: KeyChanges = { ...options, ...(expiresInMs === undefined ? {} : { expiresAt: at + expiresInMs }) };
+    const changes: KeyChanges = {
+      ...options,
+      ...(overrides.value === undefined ? {} : { overrides: overrides.value }),
+      ...(expiresInMs === undefined ? {} : { expiresAt: at + expiresInMs }),
+    };
     const outcome = await this.deps.admin.updateKey(id, changes, at);
     if (typeof outcome === 'string') return err(outcome);
     const { plan, role, label, expiresAt } = changes;
@@ -101,6 +135,7 @@ export class KeyOperations {
       change: 'updated',
       details: {
         ...planDetails(plan),
+        ...overridesDetails(changes.overrides),
         ...(role === undefined ? {} : { role }),
         ...(label === undefined ? {} : { label }),
         ...(expiresAt === undefined ? {} : { expiresAt: isoOf(expiresAt) }),
@@ -155,12 +190,31 @@ export class KeyOperations {
     return ok({ key: outcome.rolled, secret });
   }
 
+  /**
+   * The overrides an update leaves the key, checked against its plan after the update: undefined
+   * when it sets or unsets none (they stay as they are). The key is read only when its plan or
+   * its overrides change.
+   */
+  private async overridesAfter(
+    id: string,
+    plan: Plan | undefined,
+    edits: OverrideEdits | undefined,
+  ): Promise<Result<RuleOverrides | undefined, KeyRefusal | OverridesRefused>> {
+    if (plan === undefined && edits === undefined) return ok(undefined);
+    const stored = await this.deps.admin.findKey(id);
+    if (stored === undefined) return err('not_found');
+    if (stored.key.revokedAt !== undefined) return err('revoked');
+    const next = editOverrides(plan ?? stored.key.plan, stored.key.overrides, edits ?? NO_OVERRIDE_EDITS);
+    if (!next.ok) return err({ overrides: next.error });
+    return ok(edits === undefined ? undefined : next.value);
+  }
+
   private async standingOf(quotas: QuotaStore, stored: StoredApiKey): Promise<KeyStanding> {
     const usage = await peekKeyUsage(quotas, stored, this.deps.ban);
     const { key } = stored;
     return {
       key,
-      rules: key.plan.rules.map((rule, index) => {
+      rules: withOverrides(key.plan, key.overrides).rules.map((rule, index) => {
         const resetAt = usage.resetAt[index] ?? usage.decidedAt;
         return {
           name: rule.name,
@@ -176,5 +230,6 @@ export class KeyOperations {
   }
 }
 
-/** Requests counted today (the plan's day rule): the `used today` of a list. */
-export const usedToday = ({ key, rules }: KeyStanding): number | undefined => rules[key.plan.rules.findIndex((rule) => rule.windowMs === DAY_MS)]?.used;
+/** Requests counted today (the plan's day rule, a window: a bucket refilling in a day holds no day's count): the `used today` of a list. */
+export const usedToday = ({ key, rules }: KeyStanding): number | undefined =>
+  rules[key.plan.rules.findIndex((rule) => rule.windowMs === DAY_MS && !isBurst(rule))]?.used;

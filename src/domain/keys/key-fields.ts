@@ -2,6 +2,7 @@ import { ROLES, type Role } from '../access/caller.js';
 import { MAX_RULE_LIMIT } from '../quota/decidable-policy.js';
 import { NO_FILE_PLANS, parsePlan, planNamesOf, type PlanCatalog } from '../quota/plan-parser.js';
 import type { Plan } from '../quota/plan.js';
+import type { OverrideEdits } from '../quota/override-edits.js';
 import { err, ok, type Result } from '../result.js';
 
 /**
@@ -12,7 +13,8 @@ import { err, ok, type Result } from '../result.js';
 export const KEY_FIELDS = ['plan', 'perMinute', 'perDay', 'role', 'label', 'expiresIn'] as const;
 export type KeyField = (typeof KEY_FIELDS)[number];
 export type KeyFieldValues = Readonly<Partial<Record<KeyField | 'grace', string>>>;
-export type FieldNames = (field: KeyField | 'grace') => string;
+/** A field as a front end names it; `overrides`: what sets a key's overrides (key-overrides.ts reads them). */
+export type FieldNames = (field: KeyField | 'grace' | 'overrides') => string;
 
 /** The options of create and update, as given: update changes only these. */
 export interface KeyOptions {
@@ -20,6 +22,8 @@ export interface KeyOptions {
   readonly role?: Role;
   readonly expiresInMs?: number;
   readonly label?: string;
+  /** Read, not yet checked against the key's plan: the key verbs do that, knowing the plan it has. */
+  readonly overrides?: OverrideEdits;
 }
 
 export interface NewKeyRequest extends KeyOptions {
@@ -99,8 +103,8 @@ type OptionReader<Option extends keyof KeyOptions> = (
   plans: PlanCatalog,
 ) => Result<NonNullable<KeyOptions[Option]>, string>;
 
-/** Each option: the fields it is read from (any one given), and its reader. */
-const KEY_OPTIONS: { readonly [Option in keyof KeyOptions]-?: { readonly fields: readonly KeyField[]; readonly read: OptionReader<Option> } } = {
+/** Each option read from text fields: the fields it is read from (any one given), and its reader. */
+const KEY_OPTIONS: { readonly [Option in Exclude<keyof KeyOptions, 'overrides'>]-?: { readonly fields: readonly KeyField[]; readonly read: OptionReader<Option> } } = {
   plan: { fields: ['plan', 'perMinute', 'perDay'], read: planOf },
   role: { fields: ['role'], read: (values, names) => roleOf(values.role ?? '', names) },
   label: { fields: ['label'], read: (values, names) => labelOf(values.label ?? '', names) },
@@ -119,18 +123,30 @@ function readKeyOptions(values: KeyFieldValues, names: FieldNames, plans: PlanCa
   return ok(options as KeyOptions);
 }
 
-export function readNewKey(values: KeyFieldValues, names: FieldNames, plans: PlanCatalog = NO_FILE_PLANS): Result<NewKeyRequest, string> {
+/** `overrides`: as the front end read them (key-overrides.ts); undefined when none were given. */
+export function readNewKey(
+  values: KeyFieldValues,
+  names: FieldNames,
+  plans: PlanCatalog = NO_FILE_PLANS,
+  overrides?: OverrideEdits,
+): Result<NewKeyRequest, string> {
   const options = readKeyOptions(values, names, plans);
   if (!options.ok) return options;
   const { plan, role = 'customer', label = '' } = options.value;
   if (plan === undefined) return err(`create needs ${names('plan')} ${planNamesOf(plans).replaceAll(', ', '|')}`);
-  return ok({ ...options.value, plan, role, label });
+  return ok({ ...options.value, plan, role, label, ...(overrides === undefined ? {} : { overrides }) });
 }
 
-export function readKeyChanges(values: KeyFieldValues, names: FieldNames, plans: PlanCatalog = NO_FILE_PLANS): Result<KeyOptions, string> {
+export function readKeyChanges(
+  values: KeyFieldValues,
+  names: FieldNames,
+  plans: PlanCatalog = NO_FILE_PLANS,
+  overrides?: OverrideEdits,
+): Result<KeyOptions, string> {
   const options = readKeyOptions(values, names, plans);
   if (!options.ok) return options;
-  return Object.keys(options.value).length > 0
-    ? options
-    : err(`update needs something to change: ${names('plan')}, ${names('role')}, ${names('expiresIn')} or ${names('label')}`);
+  const changes = { ...options.value, ...(overrides === undefined ? {} : { overrides }) };
+  return Object.keys(changes).length > 0
+    ? ok(changes)
+    : err(`update needs something to change: ${names('plan')}, ${names('role')}, ${names('expiresIn')}, ${names('label')} or ${names('overrides')}`);
 }

@@ -1,21 +1,22 @@
 import type { Plan } from './plan.js';
 import type { PlanRule, RuleCost } from './plan-rules.js';
-import { RULE_MODES, type RuleMode } from './quota-rule.js';
+import { RULE_KINDS, RULE_MODES, type RuleKind, type RuleMode } from './quota-rule.js';
 import { statusesOf } from './rule-refunds.js';
 
 /**
- * A plan as stores keep it (a JSON object): its name and rules, nothing else. A rule's mode,
- * match, cost and refund are written only when set, so a record of today's plans is what it always was.
+ * A plan as stores keep it (a JSON object): its name and rules, nothing else. A rule's kind,
+ * mode, match, cost and refund are written only when set, so a record of today's plans is what it always was.
  */
 export interface PlanRecord {
   readonly name: string;
   readonly rules: PlanRule[];
 }
 
-const ruleRecord = ({ name, limit, windowMs, mode, match, cost, refund }: PlanRule): PlanRule => ({
+const ruleRecord = ({ name, limit, windowMs, kind, mode, match, cost, refund }: PlanRule): PlanRule => ({
   name,
   limit,
   windowMs,
+  ...(kind === undefined ? {} : { kind }),
   ...(mode === undefined ? {} : { mode }),
   ...(match === undefined ? {} : { match: [...match] }),
   ...(cost === undefined ? {} : { cost: typeof cost === 'number' ? cost : { ...cost } }),
@@ -30,14 +31,17 @@ const isStrings = (value: unknown): value is string[] => Array.isArray(value) &&
 
 const isMode = (value: unknown): value is RuleMode => RULE_MODES.some((mode) => mode === value);
 
+const isKind = (value: unknown): value is RuleKind => RULE_KINDS.some((kind) => kind === value);
+
 const isCost = (value: unknown): value is RuleCost =>
   typeof value === 'number' || (isObject(value) && Object.values(value).every((cost) => typeof cost === 'number'));
 
 // Absent optional fields are absent in the rule read, so a record read back equals the plan written.
 const ruleOf = (value: unknown): PlanRule | undefined => {
   if (!isObject(value)) return undefined;
-  const { name, limit, windowMs, mode, match, cost, refund } = value;
+  const { name, limit, windowMs, kind, mode, match, cost, refund } = value;
   if (typeof name !== 'string' || typeof limit !== 'number' || typeof windowMs !== 'number') return undefined;
+  if (kind !== undefined && !isKind(kind)) return undefined;
   if (mode !== undefined && !isMode(mode)) return undefined;
   if (match !== undefined && !isStrings(match)) return undefined;
   if (cost !== undefined && !isCost(cost)) return undefined;
@@ -46,6 +50,7 @@ const ruleOf = (value: unknown): PlanRule | undefined => {
     name,
     limit,
     windowMs,
+    ...(kind === undefined ? {} : { kind }),
     ...(mode === undefined ? {} : { mode }),
     ...(match === undefined ? {} : { match: Object.freeze([...match]) }),
     ...(cost === undefined ? {} : { cost: typeof cost === 'number' ? cost : Object.freeze({ ...cost }) }),

@@ -15,7 +15,7 @@ export const PLAN_NAME_PATTERN = '[a-z][a-z0-9_-]{0,31}';
 /** The key of a per-operation cost that stands for every operation it does not name. */
 export const DEFAULT_COST_KEY = 'default';
 
-/** A plan's rule: a sliding window (QuotaRule), the operations it applies to, what each spends and what it gives back. */
+/** A plan's rule: a sliding window or a burst bucket (QuotaRule), the operations it applies to, what each spends and what it gives back. */
 export interface PlanRule extends QuotaRule {
   /** The operationIds the rule applies to; absent: every request, routed or not. */
   readonly match?: readonly string[];
@@ -28,8 +28,9 @@ export interface PlanRule extends QuotaRule {
   readonly refund?: readonly string[];
 }
 
-/** What a rule counts and how, as the service shows it: its mode always, `match`, `cost` and `refund` when set. */
+/** What a rule counts and how, as the service shows it: its mode always, `kind` for a burst rule, `match`, `cost` and `refund` when set. */
 export const ruleTermsOf = (rule: PlanRule) => ({
+  ...(rule.kind === 'burst' ? { kind: rule.kind } : {}),
   mode: rule.mode ?? 'enforce',
   ...(rule.match === undefined ? {} : { match: [...rule.match] }),
   ...(rule.cost === undefined ? {} : { cost: rule.cost }),

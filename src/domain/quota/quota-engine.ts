@@ -1,3 +1,4 @@
+import { burstFits, burstRemaining, burstResetTime, burstRetryTime, countedLevel, drainedLevel, isBurst, undrainedUnits } from './burst-bucket.js';
 import { assertDecidablePolicy, assertRuleCosts, costUnder } from './decidable-policy.js';
 import { type BanState, isBanned, registerRefusal, strikesCounting, strikesExpired } from './ban-policy.js';
 import type { QuotaDecision } from './quota-decision.js';
@@ -17,11 +18,16 @@ import {
 
 /**
  * Everything one subject's quota needs, mutated in place by `decideQuota`: the counters of
- * every rule of its policy in one typed array, and the ban state.
+ * every rule of its policy in one typed array, the burst rules' levels, and the ban state.
  */
 export interface QuotaState extends BanState {
   readonly cells: Uint32Array;
-  /** The policy last decided with: the store keeps a state only for policies of the same windows. */
+  /**
+   * Each burst rule's level at `lastAt` (burst-bucket.ts), indexed like the rules: levels pass a
+   * counter's 32 bits. Null for a policy without burst rules, which allocates nothing for them.
+   */
+  readonly levels: Float64Array | null;
+  /** The policy last decided with: the store keeps a state only for policies of the same kinds and windows. */
   policy: QuotaPolicy;
   /** The latest time the counters were advanced to. */
   lastAt: number;
@@ -41,6 +47,7 @@ export const createQuotaState = (policy: QuotaPolicy, since = Number.NEGATIVE_IN
   assertDecidablePolicy(policy);
   return {
     cells: windowCells(policy.rules.length),
+    levels: policy.rules.some(isBurst) ? new Float64Array(policy.rules.length) : null,
     policy,
     lastAt: Number.NEGATIVE_INFINITY,
     since,
@@ -52,20 +59,23 @@ export const createQuotaState = (policy: QuotaPolicy, since = Number.NEGATIVE_IN
   };
 };
 
-/** Whether `state` can decide for `policy`: the same windows in the same order (limits may differ). */
+/** Whether `state` can decide for `policy`: rules of the same kinds and windows in the same order (limits may differ). */
 export const stateFitsPolicy = (state: QuotaState, policy: QuotaPolicy): boolean => {
   const held = state.policy.rules;
   const rules = policy.rules;
   if (held === rules) return true;
   if (held.length !== rules.length) return false;
-  for (let i = 0; i < rules.length; i++) if (held[i]!.windowMs !== rules[i]!.windowMs) return false;
+  for (let i = 0; i < rules.length; i++) {
+    if (held[i]!.windowMs !== rules[i]!.windowMs || isBurst(held[i]!) !== isBurst(rules[i]!)) return false;
+  }
   return true;
 };
 
 /**
  * True when forgetting the subject changes no future decision: not banned, no Retry-After
- * running, no strike that can still count, and every rule's newest bucket (so every bucket)
- * has stopped being counted. Reads no counter, so sweeping stays cheap.
+ * running, no strike that can still count, every window rule's newest bucket (so every bucket)
+ * has stopped being counted and every burst bucket has drained. Reads no window counter, so
+ * sweeping stays cheap.
  */
 export const isQuotaStateIdle = (state: QuotaState, now: number): boolean => {
   if (state.bannedUntil > now || state.refusedUntil > now || !strikesExpired(state, state.policy.ban, now)) {
@@ -73,7 +83,12 @@ export const isQuotaStateIdle = (state: QuotaState, now: number): boolean => {
   }
   const rules = state.policy.rules;
   for (let i = 0; i < rules.length; i++) {
-    const granule = granuleMs(rules[i]!.windowMs);
+    const rule = rules[i]!;
+    if (isBurst(rule)) {
+      if (drainedLevel(state.levels![i]!, now - state.lastAt, rule.limit) !== 0) return false;
+      continue;
+    }
+    const granule = granuleMs(rule.windowMs);
     if ((Math.floor(state.lastAt / granule) + GRANULES_PER_WINDOW + 1) * granule > now) return false;
   }
   return true;
@@ -95,7 +110,11 @@ const banDecision = (state: QuotaState, rules: readonly QuotaRule[], now: number
   for (let i = 0; i < ruleCount; i++) {
     const rule = rules[i]!;
     let reset = bannedUntil;
-    if (countedRequests(cells, i) >= rule.limit) {
+    if (isBurst(rule)) {
+      // The level at lastAt: nothing drains it out of turn, and nothing is counted during a ban.
+      const level = state.levels![i]!;
+      if (!burstFits(rule, level, 1)) reset = Math.max(reset, burstRetryTime(rule, level, state.lastAt, 1));
+    } else if (countedRequests(cells, i) >= rule.limit) {
       const granule = granuleMs(rule.windowMs);
       // A ban tells when one request fits again, whatever the cost of the one refused.
       const ruleRetry = retryTime(cells, i, ruleCount, Math.floor(state.lastAt / granule), granule, rule.limit, 1);
@@ -143,6 +162,14 @@ const advanceAll = (state: QuotaState, rules: readonly QuotaRule[], now: number,
   let fits = true;
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i]!;
+    if (isBurst(rule)) {
+      const levels = state.levels!;
+      const level = drainedLevel(levels[i]!, at - last, rule.limit);
+      levels[i] = level;
+      const units = costUnder(cost, i);
+      if (units !== 0 && !burstFits(rule, level, units) && !isShadow(rule)) fits = false;
+      continue;
+    }
     const granule = granuleMs(rule.windowMs);
     advanceWindow(cells, i, rules.length, Math.floor(last / granule), Math.floor(at / granule));
     const units = costUnder(cost, i);
@@ -165,10 +192,23 @@ const standing = (state: QuotaState, rules: readonly QuotaRule[], now: number, a
   let shadowed: number[] | undefined;
   for (let i = 0; i < ruleCount; i++) {
     const rule = rules[i]!;
+    const units = costUnder(cost, i);
+    if (isBurst(rule)) {
+      const level = state.levels![i]!;
+      remaining[i] = burstRemaining(rule, level);
+      resetAt[i] = burstResetTime(rule, level, at, now);
+      if (units !== 0 && !burstFits(rule, level, units)) {
+        if (isShadow(rule)) (shadowed ??= []).push(i);
+        else {
+          const ruleRetry = burstRetryTime(rule, level, at, units);
+          if (ruleRetry > retryAt) retryAt = ruleRetry;
+        }
+      }
+      continue;
+    }
     const granule = granuleMs(rule.windowMs);
     const current = Math.floor(at / granule);
     const counted = countedRequests(cells, i);
-    const units = costUnder(cost, i);
     remaining[i] = counted < rule.limit ? rule.limit - counted : 0;
     resetAt[i] = counted === 0 ? now : oldestDropTime(cells, i, current, granule);
     if (units !== 0 && counted + units > rule.limit) {
@@ -210,14 +250,26 @@ export const decideQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
     const remaining = new Array<number>(ruleCount);
     const resetAt = new Array<number>(ruleCount);
     let shadowed: number[] | undefined;
+    // Only a shadow rule can lack room here: the enforced ones all had it.
     for (let i = 0; i < ruleCount; i++) {
       const rule = rules[i]!;
+      const units = costUnder(cost, i);
+      if (isBurst(rule)) {
+        const levels = state.levels!;
+        let level = levels[i]!;
+        if (units !== 0) {
+          if (!burstFits(rule, level, units)) (shadowed ??= []).push(i);
+          level = countedLevel(rule, level, units);
+          levels[i] = level;
+        }
+        remaining[i] = burstRemaining(rule, level);
+        resetAt[i] = burstResetTime(rule, level, at, now);
+        continue;
+      }
       const granule = granuleMs(rule.windowMs);
       const current = Math.floor(at / granule);
-      const units = costUnder(cost, i);
       let counted = countedRequests(cells, i);
       if (units !== 0) {
-        // Only a shadow rule can lack room here: the enforced ones all had it.
         if (counted + units > rule.limit) (shadowed ??= []).push(i);
         countRequest(cells, i, ruleCount, current, units);
         counted += units;
@@ -257,7 +309,7 @@ export const peekQuota = (state: QuotaState, policy: QuotaPolicy, now: number, c
     // The ban emptied the strikes, and nothing strikes during it.
     return { ...ban, decidedAt: now, strikes: 0 };
   }
-  const probe: QuotaState = { ...state, cells: state.cells.slice(), policy };
+  const probe: QuotaState = { ...state, cells: state.cells.slice(), levels: state.levels === null ? null : state.levels.slice(), policy };
   const fits = advanceAll(probe, policy.rules, now, cost);
   return {
     verdict: fits ? 'admitted' : 'rate_limited',
@@ -273,7 +325,10 @@ export const peekQuota = (state: QuotaState, policy: QuotaPolicy, now: number, c
  * to the bucket that counted them, floor(countedAt / granule), if that bucket is still counted
  * at `now` (or at the latest time counted to, when the clock stepped back), and at most what
  * it holds: no count goes below zero, no other bucket changes, and what a rule keeps in any
- * rolling window stays within its limit. A request counted before the state was made (by one
+ * rolling window stays within its limit. A burst rule's level loses what of the units would not
+ * have drained by then were they drained from `countedAt` on (undrainedUnits): never more than
+ * the request still holds in the bucket, so it never admits more than it would have without
+ * the request. A request counted before the state was made (by one
  * since forgotten) or after its latest count (never by it) gets nothing back. Strikes, a ban
  * and its answer, and the Retry-After told stand: what was given back is there once the ban ends.
  */
@@ -285,7 +340,15 @@ export const refundQuota = (state: QuotaState, policy: QuotaPolicy, now: number,
   const at = now > last ? now : last;
   for (let i = 0; i < rules.length; i++) {
     if (units[i] === 0) continue;
-    const granule = granuleMs(rules[i]!.windowMs);
+    const rule = rules[i]!;
+    if (isBurst(rule)) {
+      // The level as of lastAt: less by what is given back at `at`, it drains to what it would be then.
+      const levels = state.levels!;
+      const back = undrainedUnits(rule, units[i]!, at - countedAt);
+      levels[i] = levels[i]! > back ? levels[i]! - back : 0;
+      continue;
+    }
+    const granule = granuleMs(rule.windowMs);
     const bucket = Math.floor(countedAt / granule);
     // Dropped out of the window by now: what it held is counted nowhere any more.
     if (bucket <= Math.floor(at / granule) - RING) continue;

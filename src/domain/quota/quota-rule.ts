@@ -5,12 +5,22 @@
 export const RULE_MODES = ['enforce', 'shadow'] as const;
 export type RuleMode = (typeof RULE_MODES)[number];
 
-/** One sliding-window rule: at most `limit` admitted units in any rolling `windowMs`. */
+/**
+ * `window`: a sliding window, at most `limit` admitted units in any rolling `windowMs`.
+ * `burst`: a token bucket (GCRA) of `limit` units that refills completely in `windowMs`, one
+ * unit every windowMs / limit ms: a full bucket admits `limit` at once, then the refill rate.
+ */
+export const RULE_KINDS = ['window', 'burst'] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+/** One rule: a sliding window (the default) or a burst bucket, of `limit` units over `windowMs`. */
 export interface QuotaRule {
   /** The name used in the IETF RateLimit fields: `minute`, `day`. */
   readonly name: string;
   readonly limit: number;
   readonly windowMs: number;
+  /** Default `window`. */
+  readonly kind?: RuleKind;
   /** Default `enforce`. */
   readonly mode?: RuleMode;
 }

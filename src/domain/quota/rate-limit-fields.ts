@@ -1,6 +1,6 @@
 import { bindingRuleIndex, isAdvertised } from './binding-rule.js';
 import type { QuotaDecision } from './quota-decision.js';
-import type { QuotaPolicy, RuleCosts } from './quota-rule.js';
+import type { QuotaPolicy, QuotaRule, RuleCosts } from './quota-rule.js';
 
 /**
  * The values of the rate-limit header fields of one decision, formatted once for every
@@ -22,6 +22,12 @@ export interface RateLimitFields {
   readonly retryAfter: number | undefined;
 }
 
+/**
+ * A rule's window in whole seconds, rounded up (RateLimit-Policy's `w` is an integer): a window
+ * rule's rolling window, a burst rule's time to refill completely.
+ */
+export const windowSeconds = (rule: QuotaRule): number => Math.ceil(rule.windowMs / 1000);
+
 // Keyed by the policy (a request of 1 under every rule) or by the RuleCosts an admission keeps
 // per plan and operation, so each field is built once.
 const policyFields = new WeakMap<QuotaPolicy | RuleCosts, string>();
@@ -36,7 +42,7 @@ export const rateLimitPolicyField = (policy: QuotaPolicy, costs: number | RuleCo
   if (field === undefined) {
     field = policy.rules
       .filter((_rule, i) => isAdvertised(policy.rules, costs, i))
-      .map((rule) => `"${rule.name}";q=${rule.limit};w=${rule.windowMs / 1000}`)
+      .map((rule) => `"${rule.name}";q=${rule.limit};w=${windowSeconds(rule)}`)
       .join(', ');
     policyFields.set(key, field);
   }

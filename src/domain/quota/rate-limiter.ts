@@ -1,20 +1,40 @@
 import type { QuotaStore } from '../../ports/quota-store.js';
-import { assertDecidablePolicy } from './decidable-policy.js';
+import { assertDecidablePolicy, MAX_RULE_LIMIT } from './decidable-policy.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { BanPolicy, QuotaPolicy, QuotaRule } from './quota-rule.js';
 import { type RateLimitHeaders, rateLimitFields, rateLimitHeaders } from './rate-limit-fields.js';
+import { subjectPicker } from './subject-patterns.js';
+
+/**
+ * Limits of their own for some subjects: `{ subjects: 'partner:*', limits: { minute: 600 } }`.
+ * The windows stay the rules'; a rule not named keeps its limit.
+ */
+export interface SubjectOverride {
+  /**
+   * One subject (`partner:acme`), or a pattern where `*` stands for any run of characters, none
+   * included (`partner:*`, `*:eu`, `tenant:*:search`). A subject named exactly gets its own
+   * override before any pattern's; else the first pattern in the list that matches it wins.
+   */
+  readonly subjects: string;
+  /** New limits by rule name: each a whole number from 1 to 4294967295. */
+  readonly limits: Readonly<Record<string, number>>;
+}
 
 export interface RateLimiterOptions<S extends QuotaStore = QuotaStore> {
   /**
-   * Every rule must admit the request: at most `limit` requests in any rolling `windowMs`.
-   * `windowMs` a multiple of 3000 (60 sub-windows of whole milliseconds, and whole seconds
-   * for `RateLimit-Policy`'s `w`); `name` a distinct label of printable ASCII without `"` or `\`.
+   * Every rule must admit the request: at most `limit` requests in any rolling `windowMs`, its
+   * `windowMs` a multiple of 3000 (60 sub-windows of whole milliseconds, and whole seconds for
+   * `RateLimit-Policy`'s `w`); or, with `kind: 'burst'`, a bucket of `limit` refilling
+   * completely in `windowMs`, any whole number of milliseconds (`w` its seconds rounded up).
+   * `name` a distinct label of printable ASCII without `"` or `\`.
    */
   readonly rules: readonly QuotaRule[];
   /** Where the counters live: a MemoryQuotaStore (synchronous) or a RedisQuotaStore (shared by instances). */
   readonly store: S;
   /** Bans a subject refused again and again before its Retry-After (DEFAULT_BAN_POLICY: 20 strikes in 10 min ban for 15 min). Absent: never banned. */
   readonly ban?: BanPolicy;
+  /** Other limits for the subjects they name (SubjectOverride); absent: every subject is decided by `rules`. */
+  readonly overrides?: readonly SubjectOverride[];
 }
 
 /** One request's answer. */
@@ -38,12 +58,14 @@ export type RateLimitCheckOf<S extends QuotaStore> = [ReturnType<S['decide']>] e
     : RateLimitCheck | Promise<RateLimitCheck>;
 
 export interface RateLimiter<S extends QuotaStore = QuotaStore> {
-  /** The validated rules and ban, as handed to the store. */
+  /** The validated rules and ban, as handed to the store for a subject no override names. */
   readonly policy: QuotaPolicy;
+  /** What `subject` is decided by: `policy`, or the one its override gives (the same object for every subject of that override). */
+  policyFor(subject: string): QuotaPolicy;
   /**
    * Decides and counts one request of `subject` (a client address, an API key...) in one
    * atomic step of the store, weighing `cost` units (default 1; a whole number up to the
-   * smallest limit, else a RangeError). Limiters sharing a store share subjects: give each
+   * smallest limit of the subject's policy, else a RangeError). Limiters sharing a store share subjects: give each
    * limiter's subjects a prefix of its own (`search:${ip}`). Rejects with StoreUnavailableError
    * when a remote store cannot answer.
    */
@@ -66,7 +88,9 @@ const LIMITER_WINDOW_STEP_MS = 3_000;
 /** Throws on what the store or the header fields could not honour. */
 const assertLimiterPolicy = (policy: QuotaPolicy): void => {
   // Checked before the store's own rule (60 whole-millisecond sub-windows) so that the message names the limiter's, in its units.
-  for (const { name, windowMs } of policy.rules) {
+  for (const { name, windowMs, kind } of policy.rules) {
+    // A bucket has no sub-windows: any whole number of milliseconds, the store's own rule.
+    if (kind === 'burst') continue;
     if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % LIMITER_WINDOW_STEP_MS !== 0) {
       throw new RangeError(`rate limiter rule ${name}: windowMs must be a multiple of 3 s (3000, 60000, 3600000...): whole seconds cut into 60 sub-windows`);
     }
@@ -90,37 +114,101 @@ const assertLimiterPolicy = (policy: QuotaPolicy): void => {
   }
 };
 
+/** One policy's answers: the check it settles into, and the costs it can weigh. */
+interface Decider {
+  readonly policy: QuotaPolicy;
+  settle(decision: QuotaDecision): RateLimitCheck;
+  checkedCost(cost: number): number;
+}
+
+const deciderOf = (policy: QuotaPolicy): Decider => {
+  const smallestLimit = Math.min(...policy.rules.map((rule) => rule.limit));
+  return {
+    policy,
+    settle: (decision) => ({ allowed: decision.verdict === 'admitted', decision, headers: rateLimitHeaders(rateLimitFields(policy, decision)) }),
+    checkedCost: (cost) => {
+      if (!Number.isSafeInteger(cost) || cost < 1 || cost > smallestLimit) {
+        throw new RangeError(`rate limiter: cost must be a whole number from 1 to ${smallestLimit} (the smallest limit), not ${String(cost)}`);
+      }
+      return cost;
+    },
+  };
+};
+
+/** `policy` with the limits `override` gives; a RangeError naming the override for a rule it has not or a limit out of range. */
+function overriddenPolicy(policy: QuotaPolicy, { subjects, limits }: SubjectOverride, index: number): QuotaPolicy {
+  const named = typeof subjects === 'string' && subjects !== '' ? JSON.stringify(subjects) : undefined;
+  if (named === undefined) throw new RangeError(`rate limiter override ${index}: subjects must be a subject or a pattern with *, not ${JSON.stringify(subjects)}`);
+  const given = typeof limits === 'object' && limits !== null ? Object.entries(limits) : [];
+  if (given.length === 0) throw new RangeError(`rate limiter override ${named}: limits must name at least one rule: { ${policy.rules[0]?.name}: 100 }`);
+  const ruleNames = policy.rules.map((rule) => rule.name);
+  for (const [name, limit] of given) {
+    if (!ruleNames.includes(name)) throw new RangeError(`rate limiter override ${named}: no rule is named ${JSON.stringify(name)} (the rules: ${ruleNames.join(', ')})`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RULE_LIMIT) {
+      throw new RangeError(`rate limiter override ${named}: the limit of ${name} must be an integer from 1 to ${MAX_RULE_LIMIT}, not ${String(limit)}`);
+    }
+  }
+  const rules = policy.rules.map((rule) => (Object.hasOwn(limits, rule.name) ? Object.freeze({ ...rule, limit: limits[rule.name]! }) : rule));
+  return Object.freeze({ ...policy, rules: Object.freeze(rules) });
+}
+
 /**
- * An exact sliding-window limiter of its own, for an embedder's routes: every rule at once,
- * bans, and the header fields of each answer. Throws a RangeError here, at creation, on a
- * rule or ban no store could decide, never on a request.
+ * Who gets which decider: undefined when there are no overrides (every subject gets `base`,
+ * and asks nothing). Each override's policy is built and checked here, once.
  */
-export const createRateLimiter = <S extends QuotaStore>({ rules, store, ban }: RateLimiterOptions<S>): RateLimiter<S> => {
-  const ownRules = rules.map(({ name, limit, windowMs }): QuotaRule => Object.freeze({ name, limit, windowMs }));
+function deciderPicker(base: Decider, overrides: readonly SubjectOverride[] | undefined): ((subject: string) => Decider) | undefined {
+  if (overrides === undefined || overrides.length === 0) return undefined;
+  const seen = new Set<string>();
+  const entries = overrides.map((override, index) => {
+    const decider = deciderOf(overriddenPolicy(base.policy, override, index));
+    if (seen.has(override.subjects)) throw new RangeError(`rate limiter override ${JSON.stringify(override.subjects)}: given twice; the first would always win`);
+    seen.add(override.subjects);
+    return [override.subjects, decider] as const;
+  });
+  return subjectPicker(entries, base);
+}
+
+/**
+ * An exact limiter of its own, of sliding windows and burst buckets, for an embedder's routes:
+ * every rule at once, bans, the header fields of each answer, and other limits for the subjects
+ * `overrides` name. Throws a RangeError here, at creation, on a rule, ban or override no store
+ * could decide, never on a request. A limiter without overrides asks nothing of a subject but its counts.
+ */
+export const createRateLimiter = <S extends QuotaStore>({ rules, store, ban, overrides }: RateLimiterOptions<S>): RateLimiter<S> => {
+  const ownRules = rules.map(
+    ({ name, limit, windowMs, kind }): QuotaRule => Object.freeze(kind === undefined ? { name, limit, windowMs } : { name, limit, windowMs, kind }),
+  );
   const policy: QuotaPolicy = Object.freeze(
     ban === undefined
       ? { rules: Object.freeze(ownRules) }
       : { rules: Object.freeze(ownRules), ban: Object.freeze({ strikes: ban.strikes, strikeWindowMs: ban.strikeWindowMs, banMs: ban.banMs }) },
   );
   assertLimiterPolicy(policy);
-  const settle = (decision: QuotaDecision): RateLimitCheck => ({
-    allowed: decision.verdict === 'admitted',
-    decision,
-    headers: rateLimitHeaders(rateLimitFields(policy, decision)),
-  });
-  const smallestLimit = Math.min(...policy.rules.map((rule) => rule.limit));
-  const checkedCost = (cost: number): number => {
-    if (!Number.isSafeInteger(cost) || cost < 1 || cost > smallestLimit) {
-      throw new RangeError(`rate limiter: cost must be a whole number from 1 to ${smallestLimit} (the smallest limit), not ${String(cost)}`);
-    }
-    return cost;
-  };
-  const answer = (decided: QuotaDecision | Promise<QuotaDecision>): RateLimitCheckOf<S> =>
+  const base = deciderOf(policy);
+  const pick = deciderPicker(base, overrides);
+  const answer = ({ settle }: Decider, decided: QuotaDecision | Promise<QuotaDecision>): RateLimitCheckOf<S> =>
     (decided instanceof Promise ? decided.then(settle) : settle(decided)) as RateLimitCheckOf<S>;
+  const reset = (subject: string) => store.reset(subject) as ReturnType<S['reset']>;
+  if (pick === undefined) {
+    return {
+      policy,
+      policyFor: () => policy,
+      check: (subject, cost = 1) => answer(base, store.decide(subject, policy, base.checkedCost(cost))),
+      get: (subject, cost = 1) => answer(base, store.peek(subject, policy, base.checkedCost(cost))),
+      reset,
+    };
+  }
   return {
     policy,
-    check: (subject, cost = 1) => answer(store.decide(subject, policy, checkedCost(cost))),
-    get: (subject, cost = 1) => answer(store.peek(subject, policy, checkedCost(cost))),
-    reset: (subject) => store.reset(subject) as ReturnType<S['reset']>,
+    policyFor: (subject) => pick(subject).policy,
+    check: (subject, cost = 1) => {
+      const decider = pick(subject);
+      return answer(decider, store.decide(subject, decider.policy, decider.checkedCost(cost)));
+    },
+    get: (subject, cost = 1) => {
+      const decider = pick(subject);
+      return answer(decider, store.peek(subject, decider.policy, decider.checkedCost(cost)));
+    },
+    reset,
   };
 };

@@ -6,7 +6,7 @@ import { hasBody, pathParameter, sendError, sendJson, type RequestContext } from
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import { err, ok, type Result } from '../../../domain/result.js';
 import type { Clock } from '../../../ports/clock.js';
-import { IssuedKeySchema, KeyAnswerSchema, KeyChangesSchema, KeyListSchema, KeyStandingSchema, NewKeySchema, RollSchema } from './admin-key-schemas.js';
+import { IssuedKeySchema, KeyAnswerSchema, KeyChangesSchema, KeyListSchema, KeyStandingSchema, NewKeySchema, OVERRIDES_FIELD, RollSchema } from './admin-key-schemas.js';
 import type { KeyAdministration, KeyFieldText, KeyRefusal } from './key-administration.js';
 import { keyView, standingView } from '../../key-view.js';
 import { WITHIN_CHANGES_REACH_INSTANCES } from '../../change-propagation.js';
@@ -54,7 +54,8 @@ const answerOf = <Value>(outcome: Result<Value, KeyRefusal>, status: number, bod
 
 /**
  * A JSON body as the fields the key verbs read: an object of the named properties only, limits
- * as whole numbers and the rest as strings, so the checks are the command line's own.
+ * as whole numbers and the rest as strings, so the checks are the command line's own. The
+ * overrides are left to overridesOf: the verbs read that JSON themselves.
  */
 function fieldsOf(body: unknown, schema: TSchema): Result<KeyFieldText, KeyRefusal> {
   const properties: Readonly<Record<string, { readonly type?: unknown }>> = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
@@ -63,6 +64,7 @@ function fieldsOf(body: unknown, schema: TSchema): Result<KeyFieldText, KeyRefus
   const values: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
     if (!allowed.includes(name)) return err({ invalid: `Unknown field ${JSON.stringify(name)}: expected ${allowed.join(', ')}.` });
+    if (name === OVERRIDES_FIELD) continue;
     if (properties[name]?.type === 'integer') {
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) return err({ invalid: `${name} must be a whole number.` });
       values[name] = String(value);
@@ -73,6 +75,9 @@ function fieldsOf(body: unknown, schema: TSchema): Result<KeyFieldText, KeyRefus
   }
   return ok(values);
 }
+
+/** The body's overrides as given (undefined: absent), once fieldsOf has read the body as an object. */
+const overridesOf = (body: unknown): unknown => (body as Record<string, unknown>)[OVERRIDES_FIELD];
 
 /** The verb as an operation: the body read as declared, every answer in JSON, a store that did not answer a 503 that says so. */
 function keyOperation({ answer, ...declaration }: KeyVerb): AdminOperation {
@@ -120,11 +125,11 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     tags: TAGS,
     summary: 'Create a key',
     description: 'A new random key for a plan and a role. The answer holds the key itself, shown this once: the store keeps only its digest.',
-    body: { description: 'The plan, and optionally role, label and expiry.', schema: NewKeySchema },
+    body: { description: 'The plan, and optionally role, label, expiry and overrides of its rules.', schema: NewKeySchema },
     responses: { 201: { description: 'The key and its secret.', body: IssuedKeySchema } },
     async answer({ body, now }, keys) {
       const fields = fieldsOf(body, NewKeySchema);
-      const created = fields.ok ? await keys.create(fields.value) : fields;
+      const created = fields.ok ? await keys.create(fields.value, overridesOf(body)) : fields;
       return answerOf(created, 201, ({ key, secret }) => ({ key: keyView(key, now), secret }));
     },
   }),
@@ -161,13 +166,13 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     auth: 'apiKey',
     tags: TAGS,
     summary: 'Change a key',
-    description: `Plan, limits, role, label or expiry; what is not given stays. Every instance applies it ${WITHIN_CHANGES_REACH_INSTANCES}; what was counted stays counted.`,
+    description: `Plan, limits, overrides of the plan's rules, role, label or expiry; what is not given stays. Every instance applies it ${WITHIN_CHANGES_REACH_INSTANCES}; what was counted stays counted.`,
     params: KEY_ID,
     body: { description: 'What changes.', schema: KeyChangesSchema },
     responses: { 200: { description: 'The key as changed.', body: KeyAnswerSchema }, 404: REFUSALS.not_found, 409: REFUSALS.revoked },
     async answer({ id, body, now }, keys) {
       const fields = fieldsOf(body, KeyChangesSchema);
-      const updated = fields.ok ? await keys.update(id, fields.value) : fields;
+      const updated = fields.ok ? await keys.update(id, fields.value, overridesOf(body)) : fields;
       return answerOf(updated, 200, (key) => ({ key: keyView(key, now) }));
     },
   }),

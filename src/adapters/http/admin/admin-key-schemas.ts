@@ -1,7 +1,8 @@
 import Type, { type TSchema } from 'typebox';
-import { ErrorSchema, RuleCostSchema, RuleMatchSchema, RuleModeSchema, RuleRefundSchema } from '../contract/schemas.js';
+import { ErrorSchema, RuleCostSchema, RuleKindSchema, RuleMatchSchema, RuleModeSchema, RuleRefundSchema } from '../contract/schemas.js';
 import { ROLES, type Role } from '../../../domain/access/caller.js';
 import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
+import { RULE_MODES, type RuleMode } from '../../../domain/quota/quota-rule.js';
 import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
 import { DEFAULT_ROLL_GRACE, DURATION_RANGE, MAX_LABEL_LENGTH } from '../../../domain/keys/key-fields.js';
 
@@ -20,16 +21,38 @@ const role = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES], description: 
 const limit = (window: string) => Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: `Requests admitted in any rolling ${window}.` });
 const DURATION_PATTERN = '^[0-9]{1,7}[smhd]$';
 
-/** A rule of a key's plan, as the plan (built in, or of the PETSTORE_PLANS file) defines it. */
+const overrideLimit = Type.Integer({
+  minimum: 1,
+  maximum: MAX_RULE_LIMIT,
+  description: "The key's own limit of the rule, at least the rule's largest cost. The window, match and cost stay the plan's.",
+});
+
+/** One rule's override, as a key is given it. */
+export const RuleOverrideSchema = Type.Object(
+  { limit: overrideLimit, mode: Type.Optional(Type.Unsafe<RuleMode>({ type: 'string', enum: [...RULE_MODES], description: "Absent: the plan's mode." })) },
+  { additionalProperties: false },
+);
+
+/** A rule of a key's plan, as the key's requests are decided: the plan's (built in, or of the PETSTORE_PLANS file), the key's overrides applied. */
 export const PlanRuleSchema = Type.Object(
   {
     name: Type.String({ description: 'As in RateLimit-Policy: `minute`, `day`, or a plans file rule.' }),
-    limit: Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: 'Units (requests, or their costs) admitted in any rolling window.' }),
-    windowMs: Type.Integer({ minimum: 1, description: 'The rolling window, in milliseconds.' }),
+    limit: Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: 'Units (requests, or their costs) admitted in any rolling window; a burst rule’s bucket size.' }),
+    windowMs: Type.Integer({ minimum: 1, description: 'The rolling window, or a burst rule’s time to refill completely, in milliseconds.' }),
+    kind: Type.Optional(RuleKindSchema),
     mode: RuleModeSchema,
     match: Type.Optional(RuleMatchSchema),
     cost: Type.Optional(RuleCostSchema),
     refund: Type.Optional(RuleRefundSchema),
+    overridden: Type.Optional(
+      Type.Object(
+        {
+          limit: Type.Integer({ minimum: 1, maximum: MAX_RULE_LIMIT, description: "The plan's own limit." }),
+          mode: Type.Unsafe<RuleMode>({ type: 'string', enum: [...RULE_MODES], description: "The plan's own mode." }),
+        },
+        { additionalProperties: false, description: "Present when the key overrides the rule: the plan's own terms, which `limit` and `mode` replace for this key." },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -41,7 +64,10 @@ export const AdminKeySchema = Type.Object(
     plan,
     perMinute: Type.Optional(limit('minute (built-in plans only)')),
     perDay: Type.Optional(limit('day (built-in plans only)')),
-    rules: Type.Array(PlanRuleSchema, { minItems: 1, description: "The plan's rules, in its order: every one counts each request it matches." }),
+    rules: Type.Array(PlanRuleSchema, {
+      minItems: 1,
+      description: "The plan's rules, in its order, with the key's overrides applied (each marked `overridden`): every one counts each request it matches.",
+    }),
     role,
     state: Type.Unsafe<KeyState>({ type: 'string', enum: [...KEY_STATES] }),
     createdAt: time('When the key was created.'),
@@ -109,6 +135,9 @@ const keyFields = {
   expiresIn: Type.String({ pattern: DURATION_PATTERN, description: `From now: a whole number and a unit s, m, h or d (90s, 30m, 12h, 7d), ${DURATION_RANGE}.` }),
 };
 
+/** The body field of a key's overrides: the key verbs read it as JSON (key-overrides.ts), the other fields as text. */
+export const OVERRIDES_FIELD = 'overrides';
+
 export const NewKeySchema = Type.Object(
   {
     ...keyFields,
@@ -117,15 +146,31 @@ export const NewKeySchema = Type.Object(
     perMinute: Type.Optional(keyFields.perMinute),
     perDay: Type.Optional(keyFields.perDay),
     expiresIn: Type.Optional(keyFields.expiresIn),
+    [OVERRIDES_FIELD]: Type.Optional(
+      Type.Record(Type.String(), RuleOverrideSchema, {
+        description: 'Limits (and modes) of rules of the plan, by rule name, of this key only: `{"search": {"limit": 60}}`.',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'role defaults to customer, label to empty; no expiresIn: the key never expires.' },
 );
 
 export const KeyChangesSchema = Type.Object(
-  Object.fromEntries(Object.entries(keyFields).map(([name, schema]) => [name, Type.Optional(schema)])) as {
-    [Name in keyof typeof keyFields]: ReturnType<typeof Type.Optional<(typeof keyFields)[Name]>>;
+  {
+    ...(Object.fromEntries(Object.entries(keyFields).map(([name, schema]) => [name, Type.Optional(schema)])) as {
+      [Name in keyof typeof keyFields]: ReturnType<typeof Type.Optional<(typeof keyFields)[Name]>>;
+    }),
+    [OVERRIDES_FIELD]: Type.Optional(
+      Type.Record(Type.String(), Type.Union([RuleOverrideSchema, Type.Null()]), {
+        description: "Overrides to set, by rule name, replacing what the rule had; null gives a rule back its plan's terms. Rules not named keep theirs.",
+      }),
+    ),
   },
-  { additionalProperties: false, minProperties: 1, description: 'Only what is given changes; perMinute and perDay go with plan enterprise.' },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'Only what is given changes; perMinute and perDay go with plan enterprise. A new plan keeps the key\'s overrides; one naming a rule the plan has not must be removed (null) in the same change.',
+  },
 );
 
 export const RollSchema = Type.Object(
@@ -141,6 +186,7 @@ export const RollSchema = Type.Object(
 export const ADMIN_NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   AdminKey: AdminKeySchema,
   PlanRule: PlanRuleSchema,
+  RuleOverride: RuleOverrideSchema,
   RuleUsage: RuleUsageSchema,
   KeyStanding: KeyStandingSchema,
   KeyList: KeyListSchema,

@@ -28,10 +28,11 @@ export interface ListedKey {
 export interface KeyAdministration {
   /** Whether `id` can name a key at all: any other is a 404 without asking a store or reading a body. */
   isKeyId(id: string): boolean;
-  create(fields: KeyFieldText): Promise<Result<IssuedKey, KeyRefusal>>;
+  /** `overrides`: the body's JSON `overrides` as given; undefined when absent. */
+  create(fields: KeyFieldText, overrides: unknown): Promise<Result<IssuedKey, KeyRefusal>>;
   list(): Promise<readonly ListedKey[]>;
   show(id: string): Promise<Result<KeyStanding, KeyRefusal>>;
-  update(id: string, fields: KeyFieldText): Promise<Result<ManagedApiKey, KeyRefusal>>;
+  update(id: string, fields: KeyFieldText, overrides: unknown): Promise<Result<ManagedApiKey, KeyRefusal>>;
   unban(id: string): Promise<Result<ManagedApiKey, KeyRefusal>>;
   /** `grace` as given: a duration, `0`, or absent for the default. */
   roll(id: string, grace: string | undefined): Promise<Result<IssuedKey, KeyRefusal>>;

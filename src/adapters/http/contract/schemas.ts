@@ -4,8 +4,8 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../../../domain/paging/page-
 import { ORDER_STATUSES, type OrderStatus } from '../../../domain/orders/order.js';
 import { STAFF_STATUSES, type StaffStatus } from '../../../domain/orders/order-status-machine.js';
 import { MAX_ID, PET_STATUSES, type PetStatus } from '../../../domain/pets/pet.js';
-import { RULE_MODES, type RuleMode } from '../../../domain/quota/quota-rule.js';
 import { ANSWER_CLASS_PATTERN } from '../../../domain/quota/rule-refunds.js';
+import { RULE_KINDS, RULE_MODES, type RuleKind, type RuleMode } from '../../../domain/quota/quota-rule.js';
 import { HTTP_ERRORS, type HttpErrorCode } from '../wire/http-errors.js';
 
 /*
@@ -119,6 +119,12 @@ export const RuleModeSchema = Type.Unsafe<RuleMode>({
   enum: [...RULE_MODES],
   description: 'enforce: refuses a request it has no room for; shadow: counts and reports, never refuses (not in RateLimit-Policy). Sent for every rule.',
 });
+export const RuleKindSchema = Type.Unsafe<RuleKind>({
+  type: 'string',
+  enum: [...RULE_KINDS],
+  description:
+    'burst: a token bucket (GCRA) of `limit` units that refills completely in the window, one unit every window / limit, so a full bucket admits `limit` at once. Absent: window, a sliding window.',
+});
 export const RuleMatchSchema = Type.Array(Type.String(), { minItems: 1, description: 'The operationIds the rule counts; absent: every request.' });
 export const RuleCostSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.Record(Type.String(), Type.Integer({ minimum: 1 }))], {
   description: 'What a matched request spends: one number, or one per operationId with `default` for the others (1 when absent). Absent: 1.',
@@ -132,14 +138,15 @@ export const RuleRefundSchema = Type.Array(Type.String({ pattern: ANSWER_CLASS_P
 export const RateLimitRuleSchema = Type.Object(
   {
     name: Type.String({ description: 'As in RateLimit-Policy: `minute`, `day`.' }),
-    limit: Type.Integer({ minimum: 1, description: 'Units (requests, or their costs) admitted in any rolling window of the rule.' }),
-    windowSeconds: Type.Integer({ minimum: 1 }),
+    limit: Type.Integer({ minimum: 1, description: 'Units (requests, or their costs) admitted in any rolling window of the rule; a burst rule’s bucket size.' }),
+    windowSeconds: Type.Integer({ minimum: 1, description: 'The rolling window, or a burst rule’s time to refill completely, in whole seconds rounded up, as RateLimit-Policy’s `w`.' }),
     remaining: Type.Integer({ minimum: 0, description: 'Requests the rule still admits now (0 during a ban).' }),
     reset: Type.Integer({
       minimum: 0,
       description: 'Unix time in whole seconds, rounded up, at which `remaining` next goes up (the current time when the rule counts nothing), as `X-RateLimit-Reset`.',
     }),
     // Optional so that a client of this document still reads a server from before plans had rules.
+    kind: Type.Optional(RuleKindSchema),
     mode: Type.Optional(RuleModeSchema),
     match: Type.Optional(RuleMatchSchema),
     cost: Type.Optional(RuleCostSchema),

@@ -11,13 +11,13 @@ export interface Refusal {
 }
 
 export interface RateLimitMiddlewareOptions {
-  /** The exact sliding windows, bans and store: `createRateLimiter({ rules, store, ban })`. */
+  /** The exact sliding windows, bans, store and subject overrides: `createRateLimiter({ rules, store, ban, overrides })`. */
   readonly limiter: RateLimiter;
-  /** Whom a request counts against; default its client address (the socket's peer: set `key` behind a proxy). */
+  /** Whom a request counts against, the subject the limiter's overrides match; default its client address (the socket's peer: set `key` behind a proxy). */
   readonly key?: (req: IncomingMessage) => string;
   /** Requests the limiter leaves alone: not counted, no fields written. */
   readonly skip?: (req: IncomingMessage) => boolean;
-  /** How many units a request spends (default 1): a whole number up to the smallest limit, else the request fails with a RangeError. */
+  /** How many units a request spends (default 1): a whole number up to the smallest limit its subject gets, else the request fails with a RangeError. */
   readonly cost?: (req: IncomingMessage) => number;
   /** The answer to a refused request (the rate-limit fields and Retry-After are written whatever it is). */
   readonly refusal?: (check: RateLimitCheck, req: IncomingMessage) => Refusal;

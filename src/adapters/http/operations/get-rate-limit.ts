@@ -1,4 +1,5 @@
 import { ruleTermsOf } from '../../../domain/quota/plan-rules.js';
+import { windowSeconds } from '../../../domain/quota/rate-limit-fields.js';
 import type { Operation } from '../contract/operation.js';
 import { getRateLimitDeclaration } from '../contract/declarations/get-rate-limit.js';
 import type { RateLimitStatusBody } from '../contract/schemas.js';
@@ -9,7 +10,7 @@ const statusBody = ({ plan, decision }: QuotaStanding): RateLimitStatusBody => (
   rules: plan.rules.map((rule, i) => ({
     name: rule.name,
     limit: rule.limit,
-    windowSeconds: rule.windowMs / 1000,
+    windowSeconds: windowSeconds(rule),
     remaining: decision.remaining[i] ?? 0,
     reset: Math.ceil((decision.resetAt[i] ?? decision.decidedAt) / 1000),
     ...ruleTermsOf(rule),

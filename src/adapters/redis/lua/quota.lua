@@ -10,17 +10,20 @@
 --
 -- Numbers: Redis runs Lua 5.1, whose numbers are doubles. Granules are whole milliseconds
 -- (windows are multiples of __GRANULES__ ms), so times, bucket indices and drop times are integers far
--- below 2^53 and every operation is exact, as in JavaScript. Lua's own number-to-string
--- conversion keeps only 14 digits (1e+15), so every number stored goes through num ('%d' or
--- '%.17g'), which writes such integers in full. Numbers answered are packed as doubles, exact.
+-- below 2^53 and every operation is exact, as in JavaScript. A burst rule's level is whole
+-- unit-milliseconds up to limit * windowMs, below 2^53 (the arithmetic of burst-bucket.ts).
+-- Lua's own number-to-string conversion keeps only 14 digits (1e+15), so every number stored
+-- goes through num ('%d' or '%.17g'), which writes such integers in full. Numbers answered are
+-- packed as doubles, exact.
 --
 -- The wire: the arguments of a script call are one string, the reply one binary string (and
 -- the calls' errors). The instance is the busier side, and ioredis spends per argument and per
 -- reply value (a call of eight decisions: 59 arguments cost 17 µs to encode, 56 integer
 -- replies 20 µs to decode, where one string each way costs 2 µs and packed doubles 1.3 µs).
 --
--- Hash     w    the windows the state was kept for; other windows start the subject over.
---               Other limits or modes (a plan change) keep everything: they decide from then on.
+-- Hash     w    the windows the state was kept for, a burst rule's marked __BURST__; other windows or
+--               kinds start the subject over. Other limits or modes (a plan change) keep
+--               everything: they decide from then on.
 --          la   lastAt: the latest time counted to. A clock stepping back keeps counting in
 --               the newest bucket rather than rewriting the past.
 --          r<i> rule i's __RING__-bucket ring, stored sparse and packed: the running total (uint32),
@@ -28,6 +31,7 @@
 --               at most __RING__ pairs, and 16 bytes for a subject seen once. Requests
 --               are only counted in the newest bucket and buckets only drop from the oldest
 --               end, so a decision reads and rewrites the two ends, not every bucket.
+--               A burst rule's instead: its level at la in unit-milliseconds, a decimal (none: 0).
 --          ru   refusedUntil: the end of the last Retry-After told, in whole seconds.
 --          st   the strike ring's size, then the times of the last strikes, oldest first.
 --          bu   bannedUntil.
@@ -71,10 +75,25 @@ end
 local PAIR = 12
 local function pairAt(raw, j) return struct.unpack('<dI4', raw, 5 + (j - 1) * PAIR) end
 
--- When a request of cost fits a rule again if nothing else is counted: dropping buckets
--- oldest first, the drop time of the one that brings its count to limit - cost. nil when it
--- fits already.
+-- A burst rule (rule.w, its windowMs) past its room for cost units, in unit-milliseconds:
+-- positive when the request does not fit.
+local function overflow(rule, cost) return rule.level - rule.cap + cost * rule.w end
+
+-- Whether a rule has no room for a request of cost.
+local function full(rule, cost)
+  if rule.w then return overflow(rule, cost) > 0 end
+  return rule.count + cost > rule.limit
+end
+
+-- When a request of cost fits a rule again if nothing else is counted: a burst rule's level
+-- drained enough; a window's buckets dropped oldest first, the drop time of the one that brings
+-- its count to limit - cost. nil when it fits already.
 local function ruleRetry(rule, cost)
+  if rule.w then
+    local over = overflow(rule, cost)
+    if over <= 0 then return nil end
+    return rule.at + math.ceil(over / rule.limit)
+  end
   local count = rule.count
   if count + cost <= rule.limit then return nil end
   for j = rule.first, rule.pairs do
@@ -97,6 +116,24 @@ local function packed(rule, upTo, last)
 end
 local function oldestDropTime(rule) return (pairAt(rule.raw, rule.first) + __RING__) * rule.g end
 
+-- What a rule still admits at once.
+local function remainingOf(rule)
+  if rule.w then
+    local room = rule.cap - rule.level
+    return room > 0 and math.floor(room / rule.w) or 0
+  end
+  return math.max(0, rule.limit - rule.count)
+end
+
+-- When a rule's remaining next rises: t when it counts nothing.
+local function resetOf(rule, t)
+  if rule.w then
+    if rule.level == 0 then return t end
+    return ruleRetry(rule, remainingOf(rule) + 1)
+  end
+  return rule.count == 0 and t or oldestDropTime(rule)
+end
+
 -- What an admitted decision reports as strikes; never changed (readStrikes makes a new ring).
 local NO_STRIKES = {}
 
@@ -115,21 +152,26 @@ local function checkLayout(key, layout)
   end
 end
 
--- The policy whose arguments start at A[at]: rule count n, limit, windowMs and mode of each
--- rule (__SHADOW__ for a shadow rule, which never refuses), then the ban policy: strikes,
--- strikeWindowMs, banMs (strikes 0: none). Returns it and where the next argument starts.
+-- The policy whose arguments start at A[at]: rule count n, limit, windowMs (__BURST__ before a
+-- burst rule's) and mode of each rule (__SHADOW__ for a shadow rule, which never refuses), then
+-- the ban policy: strikes, strikeWindowMs, banMs (strikes 0: none). Returns it and where the
+-- next argument starts.
 local function policyAt(at)
   local n = tonumber(A[at])
-  local policy = { n = n, limits = {}, g = {}, shadow = {}, fields = {} }
-  local limitArgs, windowArgs, termArgs = {}, {}, {}
+  local policy = { n = n, limits = {}, g = {}, w = {}, shadow = {}, fields = {} }
+  local termArgs, windowArgs = {}, {}
   for i, field in ipairs(STATE_FIELDS) do policy.fields[i] = field end
   for i = 1, n do
-    limitArgs[i] = A[at + 3 * i - 2]
+    -- Limit and mode: under other modes the engine works a ban's answer out again, as under other limits.
+    termArgs[i] = A[at + 3 * i - 2] .. A[at + 3 * i]
     windowArgs[i] = A[at + 3 * i - 1]
-    policy.limits[i] = tonumber(limitArgs[i])
-    policy.g[i] = tonumber(windowArgs[i]) / __GRANULES__
+    policy.limits[i] = tonumber(A[at + 3 * i - 2])
+    if string.sub(windowArgs[i], 1, 1) == __BURST__ then
+      policy.w[i] = tonumber(string.sub(windowArgs[i], 2))
+    else
+      policy.g[i] = tonumber(windowArgs[i]) / __GRANULES__
+    end
     policy.shadow[i] = A[at + 3 * i] == __SHADOW__
-    termArgs[i] = limitArgs[i] .. A[at + 3 * i]
     policy.fields[RINGS + i] = 'r' .. i
   end
   policy.signature = table.concat(windowArgs, ',')
@@ -170,8 +212,18 @@ local function bannedReply(policy, t, bannedUntil, resets)
   return reply
 end
 
--- Rule i's ring advanced to its current bucket c at time at: only buckets c-__GRANULES__ .. c are counted.
-local function loadRule(policy, i, raw, at)
+-- Rule i advanced from lastAt to at: a window's ring to its current bucket c (only buckets
+-- c-__GRANULES__ .. c are counted), a burst rule's level drained (compared first, so the product stays
+-- below the level: the engine's drainedLevel).
+local function loadRule(policy, i, raw, at, lastAt)
+  local w = policy.w[i]
+  if w then
+    local limit = policy.limits[i]
+    local stored = tonumber(raw) or 0
+    local level = 0
+    if at - lastAt < math.ceil(stored / limit) then level = stored - (at - lastAt) * limit end
+    return { limit = limit, w = w, cap = limit * w, level = level, stored = stored, at = at }
+  end
   local g = policy.g[i]
   local c = math.floor(at / g)
   local rule = { limit = policy.limits[i], g = g, c = c, raw = raw, pairs = 0, first = 1, count = 0 }
@@ -246,7 +298,7 @@ local function banAnswer(key, policy, bx, bl, bannedUntil)
   local stored = redis.call('HMGET', key, unpack(fields))
   local lastAt = tonumber(stored[1])
   local rules = {}
-  for i = 1, policy.n do rules[i] = loadRule(policy, i, stored[1 + i] or '', lastAt) end
+  for i = 1, policy.n do rules[i] = loadRule(policy, i, stored[1 + i] or '', lastAt, lastAt) end
   return resetsOf(policy, bannedUntil, rules), true
 end
 -- The strikes stored that would count towards a ban at t: those within strikeWindowMs.
@@ -269,8 +321,8 @@ local function standing(policy, rules, t, costs, remaining, resetAt)
   local retryAt = t
   for i = 1, policy.n do
     local rule = rules[i]
-    remaining[i] = math.max(0, rule.limit - rule.count)
-    resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
+    remaining[i] = remainingOf(rule)
+    resetAt[i] = resetOf(rule, t)
     local retry = costs[i] > 0 and not policy.shadow[i] and ruleRetry(rule, costs[i])
     if retry then retryAt = math.max(retryAt, retry) end
   end
@@ -349,13 +401,13 @@ local function decide(key, policy, nowArg, costs, mode, alike)
   local shadowed = {}
   if peek then alike = 1 end
   for i = 1, n do
-    local rule = loadRule(policy, i, stored[RINGS + i] or '', at)
+    local rule = loadRule(policy, i, stored[RINGS + i] or '', at, lastAt)
     local cost = costs[i]
     if cost > 0 then
-      if rule.count + cost > rule.limit then
+      if full(rule, cost) then
         if policy.shadow[i] then shadowed[#shadowed + 1] = i else admitted = false end
       end
-      if rule.count + alike * cost > rule.limit then alike = 1 end
+      if full(rule, alike * cost) then alike = 1 end
     end
     rules[i] = rule
   end
@@ -375,8 +427,16 @@ local function decide(key, policy, nowArg, costs, mode, alike)
       local cost = costs[i]
       if cost == 0 then
         -- Not matched: counts nothing, reported as it stands.
-        remaining[i] = math.max(0, rule.limit - rule.count)
-        resetAt[i] = rule.count == 0 and t or oldestDropTime(rule)
+        remaining[i] = remainingOf(rule)
+        resetAt[i] = resetOf(rule, t)
+      elseif rule.w then
+        -- The first decision's answer; the level counts all alike. Only a shadow rule passes
+        -- its capacity (alone then), and it stops at __MAX_BURST_LEVEL__, as in the engine.
+        local level = rule.level
+        rule.level = math.min(level + cost * rule.w, __MAX_BURST_LEVEL__)
+        remaining[i] = remainingOf(rule)
+        resetAt[i] = resetOf(rule, t)
+        if alike > 1 then rule.level = level + alike * cost * rule.w end
       else
         local counted = alike * cost
         remaining[i] = math.max(0, rule.limit - rule.count - cost)
@@ -399,10 +459,19 @@ local function decide(key, policy, nowArg, costs, mode, alike)
     for i = 1, n do
       local rule = rules[i]
       -- Keep the forgetting, so later refusals do not redo it.
-      if rule.first > 1 then
+      if not rule.w and rule.first > 1 then
         writes[#writes + 1] = policy.fields[RINGS + i]
         writes[#writes + 1] = packed(rule, rule.pairs, '')
       end
+    end
+  end
+
+  -- Burst levels are kept as of la, just written.
+  for i = 1, n do
+    local rule = rules[i]
+    if rule.w and rule.level ~= rule.stored then
+      writes[#writes + 1] = policy.fields[RINGS + i]
+      writes[#writes + 1] = num(rule.level)
     end
   end
 
@@ -425,11 +494,18 @@ local function decide(key, policy, nowArg, costs, mode, alike)
   end
 
   -- Expire the subject once nothing kept can change a decision (as the in-memory store forgets
-  -- it): every counted bucket dropped, the Retry-After told passed, the strikes out of their
-  -- window, the ban over. The margin covers the rounding to whole milliseconds. Set only when
-  -- that is later than the expiry set last (ex).
+  -- it): every counted bucket dropped, every bucket drained, the Retry-After told passed, the
+  -- strikes out of their window, the ban over. The margin covers the rounding to whole
+  -- milliseconds. Set only when that is later than the expiry set last (ex).
   local ttl = math.max(bannedUntil - t, refusedUntil - t)
-  for i = 1, n do ttl = math.max(ttl, (rules[i].c + __RING__) * rules[i].g - t) end
+  for i = 1, n do
+    local rule = rules[i]
+    if rule.w then
+      ttl = math.max(ttl, rule.at + math.ceil(rule.level / rule.limit) - t)
+    else
+      ttl = math.max(ttl, (rule.c + __RING__) * rule.g - t)
+    end
+  end
   if policy.banStrikes > 0 then ttl = math.max(ttl, policy.strikeWindowMs) end
   ttl = math.ceil(ttl) + 1000
   local expires = t + ttl > (tonumber(stored[8]) or -math.huge)
@@ -485,8 +561,9 @@ local function recordStrikes(key, policy, nowArg, from, to)
   local resets
   if banStart then
     local rules = {}
-    local at = math.max(t, tonumber(stored[2]) or -math.huge)
-    for i = 1, n do rules[i] = loadRule(policy, i, stored[RINGS + i] or '', at) end
+    local lastAt = tonumber(stored[2]) or -math.huge
+    local at = math.max(t, lastAt)
+    for i = 1, n do rules[i] = loadRule(policy, i, stored[RINGS + i] or '', at, lastAt) end
     bannedUntil, resets = writeBan(policy, writes, banStart, rules)
   end
   writeStrikes(policy, writes, strikes)
@@ -501,10 +578,11 @@ local function recordStrikes(key, policy, nowArg, from, to)
   if not resets then resets = banAnswer(key, policy, stored[6], stored[7], bannedUntil) end
   return bannedReply(policy, t, bannedUntil, resets)
 end
--- A refund of a request counted at countedAt (the engine's refundQuota): each rule's units of
+-- A refund of a request counted at countedAt (the engine's refundQuota): each window rule's units of
 -- costs (costsOf) back to the pair of the bucket that counted them, floor(countedAt / g),
 -- while it is still counted at the later of t and la, at most what it holds, the pair dropped
--- once empty; no other pair changes, and la stays. A hash kept for other windows, made after countedAt (sa)
+-- once empty; no other pair changes, and la stays. A burst rule's level at la loses what of the
+-- units would not have drained by then, drained from countedAt on (never below 0). A hash kept for other windows, made after countedAt (sa)
 -- or last counted to before it (la) is another subject's state: nothing. Strikes, a ban and its
 -- answer (bx), and the Retry-After told stand. Counts only fall, so the expiry set still covers them.
 -- Returns  nil.
@@ -521,22 +599,33 @@ local function refund(key, policy, nowArg, countedAt, costArg)
   local at = math.max(t, lastAt)
   local writes = {}
   for i = 1, policy.n do
-    -- The ring as counted to la, which a refund leaves where it is: a clock stepped back still counts from there.
-    local rule = loadRule(policy, i, stored[#REFUND_FIELDS + i] or '', lastAt)
-    local b = math.floor(countedAt / rule.g)
-    if costs[i] > 0 and b > math.floor(at / rule.g) - __RING__ then
-      -- Pairs are oldest first: past b, it has none (it held nothing).
-      for j = rule.first, rule.pairs do
-        local bucket, k = pairAt(rule.raw, j)
-        if bucket >= b then
-          if bucket == b then
-            local back = math.min(k, costs[i])
-            rule.count = rule.count - back
-            local kept = k > back and struct.pack('<dI4', b, k - back) or ''
-            writes[#writes + 1] = policy.fields[RINGS + i]
-            writes[#writes + 1] = packed(rule, j - 1, kept .. string.sub(rule.raw, 5 + j * PAIR))
+    local w = policy.w[i]
+    if w then
+      local whole, limit = costs[i] * w, policy.limits[i]
+      -- Compared first, as drainedLevel does, so that no product passes 2^53.
+      if costs[i] > 0 and at - countedAt < math.ceil(whole / limit) then
+        local level = tonumber(stored[#REFUND_FIELDS + i]) or 0
+        writes[#writes + 1] = policy.fields[RINGS + i]
+        writes[#writes + 1] = num(math.max(0, level - (whole - (at - countedAt) * limit)))
+      end
+    else
+      -- The ring as counted to la, which a refund leaves where it is: a clock stepped back still counts from there.
+      local rule = loadRule(policy, i, stored[#REFUND_FIELDS + i] or '', lastAt)
+      local b = math.floor(countedAt / rule.g)
+      if costs[i] > 0 and b > math.floor(at / rule.g) - __RING__ then
+        -- Pairs are oldest first: past b, it has none (it held nothing).
+        for j = rule.first, rule.pairs do
+          local bucket, k = pairAt(rule.raw, j)
+          if bucket >= b then
+            if bucket == b then
+              local back = math.min(k, costs[i])
+              rule.count = rule.count - back
+              local kept = k > back and struct.pack('<dI4', b, k - back) or ''
+              writes[#writes + 1] = policy.fields[RINGS + i]
+              writes[#writes + 1] = packed(rule, j - 1, kept .. string.sub(rule.raw, 5 + j * PAIR))
+            end
+            break
           end
-          break
         end
       end
     end

@@ -5,7 +5,10 @@ import { err, ok } from '../../../domain/result.js';
 import type { Clock } from '../../../ports/clock.js';
 import { MIN_ADMIN_TOKEN_LENGTH } from '../../config/config.js';
 import { parseGrace, readKeyChanges, readNewKey, type FieldNames } from '../../../domain/keys/key-fields.js';
-import { isKeyId, usedToday, type KeyOperations } from '../../keys/key-operations.js';
+import { overrideProblemText, readOverridesJson, type OverrideSyntax } from '../../../domain/keys/key-overrides.js';
+import type { OverrideEdits } from '../../../domain/quota/override-edits.js';
+import type { Result } from '../../../domain/result.js';
+import { isKeyId, usedToday, type KeyOperations, type OverridesRefused } from '../../keys/key-operations.js';
 
 export interface AdminKeyApiOptions {
   /** PETSTORE_ADMIN_TOKEN. */
@@ -24,18 +27,37 @@ const jsonName: FieldNames = (field) => field;
 
 const invalid = (message: string) => err({ invalid: message });
 
+/** A key's overrides as the JSON writes them: what a refusal tells the caller to send. */
+const JSON_SYNTAX: OverrideSyntax = { limit: (rule) => `overrides.${rule}.limit`, unset: (rule) => `"overrides": {"${rule}": null}` };
+
+/** The body's `overrides`, read (`unsets`: null may remove one); undefined when absent. */
+const editsOf = (overrides: unknown, unsets: boolean): Result<OverrideEdits | undefined, string> =>
+  overrides === undefined ? ok(undefined) : readOverridesJson(overrides, unsets);
+
+const overridesInvalid = ({ overrides }: OverridesRefused) => invalid(overrideProblemText(overrides, JSON_SYNTAX));
+
 /** The key verbs as the admin API calls them: its JSON fields read by the readers of `petstore keys` flags. */
 const administrationOf = (keys: KeyOperations, plans: PlanCatalog): KeyAdministration => ({
   isKeyId,
-  async create(fields) {
-    const request = readNewKey(fields, jsonName, plans);
-    return request.ok ? ok(await keys.create(request.value)) : invalid(request.error);
+  async create(fields, overrides) {
+    const edits = editsOf(overrides, false);
+    if (!edits.ok) return invalid(edits.error);
+    const request = readNewKey(fields, jsonName, plans, edits.value);
+    if (!request.ok) return invalid(request.error);
+    const created = await keys.create(request.value);
+    return created.ok ? created : overridesInvalid(created.error);
   },
   list: async () => (await keys.list()).map((standing) => ({ key: standing.key, usedToday: usedToday(standing) })),
   show: (id) => keys.show(id),
-  async update(id, fields) {
-    const changes = readKeyChanges(fields, jsonName, plans);
-    return changes.ok ? keys.update(id, changes.value) : invalid(changes.error);
+  async update(id, fields, overrides) {
+    const edits = editsOf(overrides, true);
+    if (!edits.ok) return invalid(edits.error);
+    const changes = readKeyChanges(fields, jsonName, plans, edits.value);
+    if (!changes.ok) return invalid(changes.error);
+    const updated = await keys.update(id, changes.value);
+    if (updated.ok) return updated;
+    const { error } = updated;
+    return typeof error === 'string' ? err(error) : overridesInvalid(error);
   },
   unban: (id) => keys.unban(id),
   async roll(id, grace) {

@@ -1,12 +1,14 @@
 import { KEY_FIELDS, type FieldNames, type KeyField, type KeyFieldValues } from '../../../domain/keys/key-fields.js';
+import { readLimitFlags, type OverrideSyntax } from '../../../domain/keys/key-overrides.js';
+import type { OverrideEdits } from '../../../domain/quota/override-edits.js';
 import type { PlanCatalog } from '../../../domain/quota/plan-parser.js';
 import type { BanPolicy } from '../../../domain/quota/quota-rule.js';
 import { err, ok, type Result } from '../../../domain/result.js';
 import type { KeyOperations } from '../../keys/key-operations.js';
 import type { CommandOutput } from '../command-output.js';
 
-/** The flags given, by name without `--`. */
-export type Flags = Readonly<Record<string, string | undefined>>;
+/** The flags given, by name without `--`: a repeatable one (REPEATABLE_FLAGS) as the list of its values. */
+export type Flags = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** What a verb runs with: the key verbs over the servers' stores, and what it prints against. */
 export interface VerbContext {
@@ -38,16 +40,36 @@ export interface KeyVerb<Action extends { readonly kind: string }> {
   run(action: Action, context: VerbContext): Promise<number>;
 }
 
-/** Each key field's flag. */
-export const FLAG_OF = { plan: 'plan', perMinute: 'per-minute', perDay: 'per-day', role: 'role', label: 'label', expiresIn: 'expires-in', grace: 'grace' } as const satisfies Record<
-  KeyField | 'grace',
-  string
->;
+/** Each key field's flag; `overrides` are set by `--limit RULE=N[:MODE]` and unset by `--unset-limit RULE`. */
+export const FLAG_OF = {
+  plan: 'plan',
+  perMinute: 'per-minute',
+  perDay: 'per-day',
+  role: 'role',
+  label: 'label',
+  expiresIn: 'expires-in',
+  grace: 'grace',
+  overrides: 'limit',
+} as const satisfies Record<KeyField | 'grace' | 'overrides', string>;
+export const UNSET_LIMIT_FLAG = 'unset-limit';
 export const flagName: FieldNames = (field) => `--${FLAG_OF[field]}`;
 /** The flags of the fields create and update set. */
 export const KEY_FLAGS: readonly string[] = KEY_FIELDS.map((field) => FLAG_OF[field]);
+/** Flags given once per value: `--limit search=60 --limit burst=5:shadow`. */
+export const REPEATABLE_FLAGS: readonly string[] = [FLAG_OF.overrides, UNSET_LIMIT_FLAG];
 
-export const fieldsOfFlags = (flags: Flags): KeyFieldValues => Object.fromEntries(KEY_FIELDS.map((field) => [field, flags[FLAG_OF[field]]]));
+/** A key's overrides in the command line's words: what a refusal tells the operator to give. */
+export const FLAG_SYNTAX: OverrideSyntax = { limit: (rule) => `--limit ${rule}=N`, unset: (rule) => `--${UNSET_LIMIT_FLAG} ${rule}` };
+
+/** The value of a flag given once (a repeatable flag's values are read by overridesOfFlags). */
+export const single = (value: string | readonly string[] | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+const list = (value: string | readonly string[] | undefined): readonly string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : value);
+
+export const fieldsOfFlags = (flags: Flags): KeyFieldValues => Object.fromEntries(KEY_FIELDS.map((field) => [field, single(flags[FLAG_OF[field]])]));
+
+/** The overrides the command line sets and unsets (`--limit`, `--unset-limit`); undefined when it gives neither. */
+export const overridesOfFlags = (flags: Flags): Result<OverrideEdits | undefined, string> =>
+  readLimitFlags(list(flags[FLAG_OF.overrides]), list(flags[UNSET_LIMIT_FLAG]), (name) => `--${name}`);
 
 /** The one ID operand of a verb on one key. */
 export function idOperand(command: string, operands: readonly string[]): Result<string, string> {

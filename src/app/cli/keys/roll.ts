@@ -3,7 +3,7 @@ import { keyView } from '../../../adapters/key-view.js';
 import { DEFAULT_ROLL_GRACE, parseGrace } from '../../../domain/keys/key-fields.js';
 import { ok } from '../../../domain/result.js';
 import { refused, SHOWN_ONCE } from './key-lines.js';
-import { FLAG_OF, flagName, idOperand, type KeyVerb } from './key-verb.js';
+import { FLAG_OF, flagName, idOperand, single, type KeyVerb } from './key-verb.js';
 
 export const rollVerb: KeyVerb<{ readonly kind: 'roll'; readonly id: string; readonly graceMs: number }> = {
   name: 'roll',
@@ -14,7 +14,7 @@ for the grace (default ${DEFAULT_ROLL_GRACE}; 0: stops ${WITHIN_CHANGES_REACH_IN
   parse(operands, flags) {
     const id = idOperand('roll', operands);
     if (!id.ok) return id;
-    const grace = parseGrace(flags[FLAG_OF.grace], flagName);
+    const grace = parseGrace(single(flags[FLAG_OF.grace]), flagName);
     return grace.ok ? ok({ kind: 'roll', id: id.value, graceMs: grace.value }) : grace;
   },
   async run({ id, graceMs }, { operations, output, now }) {
