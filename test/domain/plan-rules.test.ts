@@ -46,6 +46,13 @@ describe('plan records', () => {
     expect(Object.isFrozen(read?.rules[2]?.match)).toBe(true);
   });
 
+  it('round-trips a plan with a concurrency cap, kept beside its rules', () => {
+    const capped: Plan = { ...WRITES, concurrency: { name: 'inflight', limit: 10, match: ['createPet'] } };
+    const read = planOfRecord(JSON.parse(JSON.stringify(planRecord(capped))));
+    expect(read).toEqual(capped);
+    expect(Object.isFrozen(read?.concurrency)).toBe(true);
+  });
+
   it('writes today\'s plans exactly as before and reads records written before rules had a mode, match or cost', () => {
     expect(planRecord(STANDARD_PLANS.pro)).toEqual({
       name: 'pro',
@@ -67,6 +74,7 @@ describe('plan records', () => {
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, kind: 'bucket' }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, match: 'listPets' }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, cost: { listPets: '2' } }] },
+      { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000 }], concurrency: { name: 'c', limit: '2' } },
     ]) {
       expect(planOfRecord(record)).toBeUndefined();
     }

@@ -1,14 +1,17 @@
+import type { ConcurrencyRule } from './concurrency-rule.js';
 import type { Plan } from './plan.js';
 import type { PlanRule, RuleCost } from './plan-rules.js';
 import { RULE_KINDS, RULE_MODES, type RuleKind, type RuleMode } from './quota-rule.js';
 
 /**
- * A plan as stores keep it (a JSON object): its name and rules, nothing else. A rule's kind,
- * mode, match and cost are written only when set, so a record of today's plans is what it always was.
+ * A plan as stores keep it (a JSON object): its name, rules and concurrency cap, nothing else. A
+ * rule's kind, mode, match and cost, and the cap, are written only when set, so a record of
+ * today's plans is what it always was.
  */
 export interface PlanRecord {
   readonly name: string;
   readonly rules: PlanRule[];
+  readonly concurrency?: ConcurrencyRule;
 }
 
 const ruleRecord = ({ name, limit, windowMs, kind, mode, match, cost }: PlanRule): PlanRule => ({
@@ -21,13 +24,21 @@ const ruleRecord = ({ name, limit, windowMs, kind, mode, match, cost }: PlanRule
   ...(cost === undefined ? {} : { cost: typeof cost === 'number' ? cost : { ...cost } }),
 });
 
-export const planRecord = ({ name, rules }: Plan): PlanRecord => ({ name, rules: rules.map(ruleRecord) });
+const capRecord = ({ name, limit, match }: ConcurrencyRule): ConcurrencyRule => ({ name, limit, ...(match === undefined ? {} : { match: [...match] }) });
+
+export const planRecord = ({ name, rules, concurrency }: Plan): PlanRecord => ({
+  name,
+  rules: rules.map(ruleRecord),
+  ...(concurrency === undefined ? {} : { concurrency: capRecord(concurrency) }),
+});
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isMode = (value: unknown): value is RuleMode => RULE_MODES.some((mode) => mode === value);
 
 const isKind = (value: unknown): value is RuleKind => RULE_KINDS.some((kind) => kind === value);
+
+const isMatch = (value: unknown): value is string[] => Array.isArray(value) && value.every((id) => typeof id === 'string');
 
 const isCost = (value: unknown): value is RuleCost =>
   typeof value === 'number' || (isObject(value) && Object.values(value).every((cost) => typeof cost === 'number'));
@@ -39,7 +50,7 @@ const ruleOf = (value: unknown): PlanRule | undefined => {
   if (typeof name !== 'string' || typeof limit !== 'number' || typeof windowMs !== 'number') return undefined;
   if (kind !== undefined && !isKind(kind)) return undefined;
   if (mode !== undefined && !isMode(mode)) return undefined;
-  if (match !== undefined && !(Array.isArray(match) && match.every((id) => typeof id === 'string'))) return undefined;
+  if (match !== undefined && !isMatch(match)) return undefined;
   if (cost !== undefined && !isCost(cost)) return undefined;
   return Object.freeze({
     name,
@@ -52,12 +63,21 @@ const ruleOf = (value: unknown): PlanRule | undefined => {
   });
 };
 
+const capOf = (value: unknown): ConcurrencyRule | undefined => {
+  if (!isObject(value)) return undefined;
+  const { name, limit, match } = value;
+  if (typeof name !== 'string' || typeof limit !== 'number' || (match !== undefined && !isMatch(match))) return undefined;
+  return Object.freeze({ name, limit, ...(match === undefined ? {} : { match: Object.freeze([...match]) }) });
+};
+
 /** The frozen plan a record holds; undefined when it is not one (a store tampered with). */
 export const planOfRecord = (value: unknown): Plan | undefined => {
   if (!isObject(value)) return undefined;
-  const { name, rules } = value;
+  const { name, rules, concurrency } = value;
   if (typeof name !== 'string' || name === '' || !Array.isArray(rules)) return undefined;
   const read = rules.map(ruleOf);
   if (!read.every((rule) => rule !== undefined)) return undefined;
-  return Object.freeze({ name, rules: Object.freeze(read) });
+  if (concurrency === undefined) return Object.freeze({ name, rules: Object.freeze(read) });
+  const cap = capOf(concurrency);
+  return cap === undefined ? undefined : Object.freeze({ name, rules: Object.freeze(read), concurrency: cap });
 };
