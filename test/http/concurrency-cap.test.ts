@@ -9,7 +9,7 @@ import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.j
 import { SystemClock } from '../../src/adapters/system/system-clock.js';
 import { minuteRule, type Plan } from '../../src/domain/quota/plan.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
-import type { PetRepository } from '../../src/ports/pet-repository.js';
+import { HeldReads } from '../support/held-reads.js';
 import { memoryServices } from '../support/memory-services.js';
 import { HttpClient, type HttpResult } from '../support/http-client.js';
 
@@ -17,23 +17,6 @@ const KEY = 'concurrency-cap-key';
 const CAP = 3;
 /** At most 3 requests in flight, and 9 a minute: the cap's refusals must leave the minute unspent. */
 const CAPPED: Plan = { name: 'capped', rules: [minuteRule(9)], concurrency: { name: 'inflight', limit: CAP } };
-
-/** A pet store whose reads of a pet wait until the test lets them go: requests held open, in flight. */
-class HeldReads {
-  readonly waiting: (() => void)[] = [];
-
-  readonly repository = {
-    get: () => new Promise<undefined>((resolve) => this.waiting.push(() => resolve(undefined))),
-  } as Partial<PetRepository> as PetRepository;
-
-  releaseAll(): void {
-    for (const resolve of this.waiting.splice(0)) resolve();
-  }
-
-  async untilWaiting(count: number): Promise<void> {
-    while (this.waiting.length < count) await sleep(5);
-  }
-}
 
 let reads: HeldReads;
 let server: PetStoreHttpServer;
