@@ -16,6 +16,8 @@ export interface SlotGrant {
 export interface ConcurrencySlots {
   /** Takes a slot of `subject` when fewer than `limit` are held (expired leases do not count). */
   acquire(subject: string, limit: number): SlotGrant | Promise<SlotGrant>;
+  /** The subject's slots held now (expired leases do not count), taking none: what GET /rate_limit shows. */
+  inFlight(subject: string): number | Promise<number>;
   /** Gives `lease` back; a lease already expired or released is ignored. */
   release(subject: string, lease: string): void | Promise<void>;
 }

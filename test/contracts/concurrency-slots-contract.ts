@@ -53,6 +53,8 @@ export const describeConcurrencySlotsContract = (
       ]);
       expect(new Set(grants.map(({ lease }) => lease)).size).toBe(3);
       expect(await slots.acquire(subject('a'), 3)).toEqual({ granted: false, inFlight: 3, lease: undefined });
+      expect(await slots.inFlight(subject('a'))).toBe(3);
+      expect(await slots.inFlight(subject('never'))).toBe(0);
       // Another subject has slots of its own.
       expect((await slots.acquire(subject('b'), 3)).granted).toBe(true);
     });
@@ -71,7 +73,9 @@ export const describeConcurrencySlotsContract = (
       await slots.acquire(subject('a'), 1);
       clock.advance(CONTRACT_LEASE_MS - 1);
       expect((await slots.acquire(subject('a'), 1)).granted).toBe(false);
+      expect(await slots.inFlight(subject('a'))).toBe(1);
       clock.advance(1);
+      expect(await slots.inFlight(subject('a'))).toBe(0);
       expect(await slots.acquire(subject('a'), 1)).toMatchObject({ granted: true, inFlight: 1 });
     });
 
@@ -104,6 +108,7 @@ export const describeConcurrencySlotsContract = (
               await slots.release(name, lease);
               continue;
             }
+            expect(await slots.inFlight(name)).toBe(held.size);
             const grant = await slots.acquire(name, limit);
             const granted = held.size < limit;
             expect(grant.granted).toBe(granted);

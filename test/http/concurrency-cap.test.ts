@@ -8,6 +8,7 @@ import { MemoryConcurrencySlots } from '../../src/adapters/memory/memory-concurr
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import { SystemClock } from '../../src/adapters/system/system-clock.js';
 import { minuteRule, type Plan } from '../../src/domain/quota/plan.js';
+import { RateLimitStatus } from '../../src/adapters/http/pipeline/rate-limit-status.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import { HeldReads } from '../support/held-reads.js';
 import { memoryServices } from '../support/memory-services.js';
@@ -27,14 +28,13 @@ beforeEach(async () => {
   const keys = new MemoryApiKeyRegistry();
   await keys.register(digestApiKey(KEY), { plan: CAPPED, role: 'customer' });
   const clock = new SystemClock();
-  const admission = new RequestAdmission(
-    keys,
-    new MemoryQuotaStore(clock),
-    { anonymousPolicy: { rules: [minuteRule(1_000)] }, ban: { strikes: 1_000, strikeWindowMs: 60_000, banMs: 60_000 } },
-    new MemoryConcurrencySlots(clock),
-  );
+  const quotas = new MemoryQuotaStore(clock);
+  const slots = new MemoryConcurrencySlots(clock);
+  const options = { anonymousPolicy: { rules: [minuteRule(1_000)] }, ban: { strikes: 1_000, strikeWindowMs: 60_000, banMs: 60_000 } };
+  const admission = new RequestAdmission(keys, quotas, options, slots);
+  const rateLimitStatus = new RateLimitStatus(keys, quotas, options, slots);
   server = createHttpServer(
-    { ...(await memoryServices({ pets: reads.repository })), admission },
+    { ...(await memoryServices({ pets: reads.repository })), admission, rateLimitStatus },
     { deprecatedAt: new Date('2026-01-01T00:00:00Z'), headersTimeoutMs: 5_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 1_000, logError: () => {} },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,6 +62,10 @@ describe('a plan with a concurrency cap over HTTP', () => {
       expect(result.headers.get('x-ratelimit-remaining')).toBe('6');
     }
     expect(reads.waiting).toHaveLength(CAP);
+    // The status route takes no slot, and shows the cap with the requests holding one.
+    const status = await client.get('/rate_limit');
+    expect(status.status).toBe(200);
+    expect((status.body as { concurrency?: unknown }).concurrency).toEqual({ name: 'inflight', limit: CAP, inFlight: CAP });
 
     reads.releaseAll();
     expect((await Promise.all(held)).map(({ status }) => status)).toEqual([404, 404, 404]);

@@ -21,18 +21,25 @@ export class MemoryConcurrencySlots implements ConcurrencySlots {
   }
 
   acquire(subject: string, limit: number): SlotGrant {
-    const now = this.#clock.now();
-    let leases = this.#held.get(subject);
-    if (leases !== undefined) for (const [lease, expiresAt] of leases) if (expiresAt <= now) leases.delete(lease);
-    const inFlight = leases?.size ?? 0;
+    const inFlight = this.inFlight(subject);
     if (inFlight >= limit) return REFUSED_AT(inFlight);
+    let leases = this.#held.get(subject);
     if (leases === undefined) {
       leases = new Map();
       this.#held.set(subject, leases);
     }
     const lease = String(this.#nextLease++);
-    leases.set(lease, now + this.#leaseMs);
+    leases.set(lease, this.#clock.now() + this.#leaseMs);
     return { granted: true, inFlight: inFlight + 1, lease };
+  }
+
+  inFlight(subject: string): number {
+    const leases = this.#held.get(subject);
+    if (leases === undefined) return 0;
+    const now = this.#clock.now();
+    for (const [lease, expiresAt] of leases) if (expiresAt <= now) leases.delete(lease);
+    if (leases.size === 0) this.#held.delete(subject);
+    return leases.size;
   }
 
   release(subject: string, lease: string): void {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../ports/clock.js';
 import type { ConcurrencySlots, SlotGrant } from '../../ports/concurrency-slots.js';
-import { ACQUIRE_SLOT_LUA, RENEW_SLOTS_LUA } from './concurrency-scripts.lua.js';
+import { ACQUIRE_SLOT_LUA, COUNT_SLOTS_LUA, RENEW_SLOTS_LUA } from './concurrency-scripts.lua.js';
 import type { RedisClient } from './redis-client.js';
 import { fromRedis } from './redis-failures.js';
 import { assertValidKeyPrefix } from './redis-key-prefix.js';
@@ -17,6 +17,7 @@ const RENEWALS_PER_LEASE = 3;
 
 interface ConcurrencyScripts {
   petstoreAcquireSlot(key: string, now: string, limit: string, leaseMs: string, lease: string): Promise<[number, number]>;
+  petstoreCountSlots(key: string, now: string): Promise<number>;
   petstoreRenewSlots(key: string, now: string, leaseMs: string, ...leases: string[]): Promise<number>;
 }
 
@@ -55,6 +56,7 @@ export class RedisConcurrencySlots implements ConcurrencySlots {
     this.leaseArg = String(leaseMs);
     this.clock = time === 'server' ? undefined : time;
     redis.defineCommand('petstoreAcquireSlot', { numberOfKeys: 1, lua: ACQUIRE_SLOT_LUA });
+    redis.defineCommand('petstoreCountSlots', { numberOfKeys: 1, lua: COUNT_SLOTS_LUA });
     redis.defineCommand('petstoreRenewSlots', { numberOfKeys: 1, lua: RENEW_SLOTS_LUA });
     this.redis = redis as RedisClient & ConcurrencyScripts;
   }
@@ -67,6 +69,10 @@ export class RedisConcurrencySlots implements ConcurrencySlots {
     if (granted !== 1) return { granted: false, inFlight, lease: undefined };
     this.hold(subject, lease);
     return { granted: true, inFlight, lease };
+  }
+
+  inFlight(subject: string): Promise<number> {
+    return fromRedis(this.redis, () => this.redis.petstoreCountSlots(this.keyOf(subject), this.now()));
   }
 
   async release(subject: string, lease: string): Promise<void> {
