@@ -51,7 +51,7 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
 }
 
 /**
- * Whether `failure` may be retried: 429 `rate_limited`, 409 `idempotency_conflict` (an earlier
+ * Whether `failure` may be retried: 429 `rate_limited` or `concurrency_limited`, 409 `idempotency_conflict` (an earlier
  * attempt of this POST, under the same key, is in flight or its fate not yet known: Retry-After
  * says when it is), any 503, and no answer at all. Never `api_key_banned` (waiting would only
  * extend the ban) nor any other 4xx (the same request fails the same way). A POST is safe to
@@ -59,7 +59,7 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
  * status, so a repeat adds nothing (after an unseen success a PATCH answers 409 `invalid_transition`).
  */
 export const isRetryable = (failure: PetStoreError): boolean =>
-  failure.code === 'rate_limited' || failure.code === 'idempotency_conflict' || failure.status === 503 || failure.code === 'network_error';
+  failure.code === 'rate_limited' || failure.code === 'concurrency_limited' || failure.code === 'idempotency_conflict' || failure.status === 503 || failure.code === 'network_error';
 
 /** Milliseconds to wait before retry number `retry` (1 for the first): `Retry-After` when given, else full-jitter backoff. */
 export function retryDelay(policy: RetryPolicy, failure: PetStoreError, retry: number): number {

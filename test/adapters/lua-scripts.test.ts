@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as apiKeyScripts from '../../src/adapters/redis/api-key-scripts.lua.js';
+import * as concurrencyScripts from '../../src/adapters/redis/concurrency-scripts.lua.js';
 import * as idempotencyScripts from '../../src/adapters/redis/idempotency-scripts.lua.js';
 import { composeLua, LUA_DIR } from '../../src/adapters/redis/lua-source.js';
 import * as orderScripts from '../../src/adapters/redis/order-scripts.lua.js';
@@ -43,7 +44,7 @@ describe('composeLua', () => {
 });
 
 describe('the shipped scripts', () => {
-  const scripts = { ...apiKeyScripts, ...idempotencyScripts, ...orderScripts, ...pageScripts, ...petScripts, QUOTA_CALLS_LUA };
+  const scripts = { ...apiKeyScripts, ...concurrencyScripts, ...idempotencyScripts, ...orderScripts, ...pageScripts, ...petScripts, QUOTA_CALLS_LUA };
 
   it('keep no placeholder or include unresolved, and every .lua file is in some script', () => {
     const texts = Object.values(scripts);

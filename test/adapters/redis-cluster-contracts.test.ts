@@ -12,6 +12,8 @@ import { describeIdempotencyStoreContract } from '../contracts/idempotency-store
 import { describeOrderRepositoryContract } from '../contracts/order-repository-contract.js';
 import { describePetRepositoryContract } from '../contracts/pet-repository-contract.js';
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
+import { CONTRACT_LEASE_MS, describeConcurrencySlotsContract } from '../contracts/concurrency-slots-contract.js';
+import { RedisConcurrencySlots } from '../../src/adapters/redis/redis-concurrency-slots.js';
 import { claimOf, type CreateStores } from '../contracts/stores-fixture.js';
 import { useTestCluster } from '../support/use-test-cluster.js';
 import { runs } from '../support/property-runs.js';
@@ -38,6 +40,10 @@ const clusterStores: CreateStores = async () => {
 
 describeQuotaStoreContract('redis cluster', async (clock) => ({
   store: new RedisQuotaStore(shared.redis, { prefix: shared.freshPrefix(), time: clock }),
+  cleanup: noCleanup,
+}));
+describeConcurrencySlotsContract('redis cluster', async (clock) => ({
+  slots: new RedisConcurrencySlots(shared.redis, { prefix: shared.freshPrefix(), leaseMs: CONTRACT_LEASE_MS, time: clock }),
   cleanup: noCleanup,
 }));
 describePetRepositoryContract('RedisPetRepository on a Cluster', clusterStores, { numRuns: runs(30) });

@@ -55,6 +55,10 @@ describe('demo keys', () => {
     // A burst rule: its bucket over the time it refills in.
     expect(planLimitsText(plans.get('mobile')!)).toBe('burst 30/15s bucket; hour 600/1h; day 5000/1d; checkout 3/3m bucket on placeOrder');
     expect(planLimitsText({ name: 'odd', rules: [{ name: 'tick', limit: 2, windowMs: 1_020, cost: 2 }] })).toBe('tick 2/1020ms cost 2');
+    // A concurrency cap, last.
+    const capped = configOf({ PETSTORE_PLANS: examplePath('concurrency.json') }).plans;
+    expect(planLimitsText(capped.get('batch')!)).toBe('minute 600/1m; day 100000/1d; inflight 10 in flight');
+    expect(planLimitsText(capped.get('checkout')!)).toBe('minute 120/1m; orders-inflight 2 in flight on placeOrder updateOrder cancelOrder');
     const plan = { name: 'a-rather-long-plan', rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }] };
     expect(demoKeyLines([{ key: 'k1', plan, role: 'customer' }, { key: 'k2', plan, role: 'staff' }])).toEqual([
       '  a-rather-long-plan       k1  (minute 1/1m)',

@@ -30,8 +30,8 @@ const rulesOf = (config: PetStoreConfig): Record<string, readonly string[]> =>
   );
 
 describe('the example plans files', () => {
-  it('are the three the guide describes, each loaded by PETSTORE_PLANS as it is', () => {
-    expect(readdirSync(EXAMPLES).sort()).toEqual(['github-like.json', 'mobile.json', 'stripe-like.json']);
+  it('are the four the guide describes, each loaded by PETSTORE_PLANS as it is', () => {
+    expect(readdirSync(EXAMPLES).sort()).toEqual(['concurrency.json', 'github-like.json', 'mobile.json', 'stripe-like.json']);
     const writes = 'createPet updatePet placeOrder updateOrder cancelOrder';
     expect(rulesOf(loaded('github-like.json'))).toEqual({
       developer: ['hour 5000/3600000', 'search 30/60000 [listPets]', `writes 80/60000 [${writes}]`],
@@ -48,6 +48,15 @@ describe('the example plans files', () => {
     expect(rulesOf(loaded('mobile.json'))).toEqual({
       // 30 refilling 2 a second: full again in 15 s; 3 checkouts refilling one a minute.
       mobile: ['burst 30/15000 burst', 'hour 600/3600000', 'day 5000/86400000', 'checkout 3/180000 burst [placeOrder]'],
+    });
+  });
+
+  it('keep a concurrency cap beside its plan\'s rules, with its match', () => {
+    const config = loaded('concurrency.json');
+    expect(rulesOf(config)).toEqual({ batch: ['minute 600/60000', 'day 100000/86400000'], checkout: ['minute 120/60000'] });
+    expect(Object.fromEntries([...config.plans].map(([name, plan]) => [name, plan.concurrency]))).toEqual({
+      batch: { name: 'inflight', limit: 10 },
+      checkout: { name: 'orders-inflight', limit: 2, match: ['placeOrder', 'updateOrder', 'cancelOrder'] },
     });
   });
 

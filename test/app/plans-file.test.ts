@@ -89,7 +89,7 @@ describe('a plans file', () => {
       'plans.search.rules[1].match[0]: "searchPets" is not an operationId of the API; expected one of listPets, createPet, placeOrder',
       'plans.search.rules[1].match: names an operation twice',
       'plans.search.rules[1].mode: must be one of enforce, shadow',
-      'plans.search.rules[2].limits: unknown field; a rule has name, limit and window (a window) or burst, rate and per (a burst), match, cost, mode, refund',
+      'plans.search.rules[2].limits: unknown field; a rule has name, limit and window (a window) or burst, rate and per (a burst) or concurrency (a cap), match, cost, mode, refund',
       'plans.search.rules[2].name: must be 1 to 32 lower-case letters, digits, _ or -, starting with a letter',
       'plans.search.rules[2].cost.createPet: createPet is not in the rule\'s match: the rule never counts it',
       'plans.search.rules[2].cost.listPets: must be a whole number from 1 to 5, the rule\'s limit',
@@ -175,6 +175,35 @@ describe('a plans file', () => {
       'plans.mobile.rules[6].window: not a field of a burst rule, which has burst, rate and per',
       'plans.mobile.rules[7].per: must be a duration such as "1s", "1m", "1h", "1d" or whole milliseconds, from 1 ms to 366d',
       "plans.mobile.rules[7].cost: must be a whole number from 1 to 5, the rule's limit",
+    ]);
+  });
+
+  it('reads a concurrency cap beside the plan\'s rules, never among them, with its match', () => {
+    const parsed = parsePlansFile(
+      JSON.stringify({ plans: { capped: { rules: [minute, { name: 'inflight', concurrency: 10, match: ['createPet'] }] } } }),
+      CONTEXT,
+    );
+    expect(parsed.ok && parsed.value.get('capped')).toEqual({
+      name: 'capped',
+      rules: [{ name: 'minute', limit: 100, windowMs: 60_000 }],
+      concurrency: { name: 'inflight', limit: 10, match: ['createPet'] },
+    });
+  });
+
+  it('reports each mistake of a concurrency cap: its number, window fields beside it, a second cap, a plan of caps alone', () => {
+    expect(
+      problemsOf({
+        plans: {
+          a: { rules: [minute, { name: 'inflight', concurrency: 0, cost: 2 }] },
+          b: { rules: [minute, { name: 'one', concurrency: 2 }, { name: 'two', concurrency: 3 }] },
+          c: { rules: [{ name: 'inflight', concurrency: 2 }] },
+        },
+      }),
+    ).toEqual([
+      'plans.a.rules[1].cost: not a field of a concurrency cap, which has name, concurrency and match',
+      'plans.a.rules[1].concurrency: must be a whole number from 1 to 100000',
+      'plans.b.rules: has more than one concurrency cap; a plan has at most one',
+      'plans.c.rules: needs an enforced rule without "match", one that limits every request',
     ]);
   });
 

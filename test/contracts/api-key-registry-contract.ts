@@ -169,8 +169,8 @@ const managed = (id: string, createdAt: number, fields: Partial<ManagedApiKey> =
 const MINUTE_100: PlanRule = { name: 'minute', limit: 100, windowMs: 60_000 };
 const SEARCH: PlanRule = { name: 'search', limit: 10, windowMs: 90_000, match: ['listPets'], cost: { listPets: 2, default: 1 } };
 const BURST: PlanRule = { name: 'burst', limit: 5, windowMs: 1_020, mode: 'shadow' };
-/** A plans file's plan: a rule over every request, a matched rule with costs, a shadow rule. */
-const FILE_PLAN: Plan = { name: 'github', rules: [MINUTE_100, SEARCH, BURST] };
+/** A plans file's plan: a rule over every request, a matched rule with costs, a shadow rule, a concurrency cap beside them. */
+const FILE_PLAN: Plan = { name: 'github', rules: [MINUTE_100, SEARCH, BURST], concurrency: { name: 'inflight', limit: 3, match: ['createPet'] } };
 const [PRO_MINUTE, PRO_DAY] = STANDARD_PLANS.pro.rules;
 const BUSINESS_DAY = STANDARD_PLANS.business.rules[1]!;
 
@@ -316,7 +316,8 @@ export const describeKeyAdminContract = (adapterName: string, create: (clock: Cl
       it('a key created with overrides answers its plan with them applied, and is listed and found with its plan and its overrides apart', async () => {
         const key = managed('key_a', T0, { plan: FILE_PLAN, overrides });
         await registry.createKey(digestOf('a'), key);
-        const effective: Plan = { name: 'github', rules: [MINUTE_100, { ...SEARCH, limit: 60 }, { ...BURST, limit: 7, mode: 'enforce' }] };
+        // The cap is kept as it is: overrides change rules only.
+        const effective: Plan = { ...FILE_PLAN, rules: [MINUTE_100, { ...SEARCH, limit: 60 }, { ...BURST, limit: 7, mode: 'enforce' }] };
         expect(await registry.grantOf(digestOf('a'))).toEqual(customer(effective));
         expect(await registry.findKey('key_a')).toEqual({ key, digest: digestOf('a') });
         expect(await registry.listKeys()).toEqual([{ key, digest: digestOf('a') }]);

@@ -48,6 +48,13 @@ describe('plan records', () => {
     expect(Object.isFrozen(read?.rules[3]?.refund)).toBe(true);
   });
 
+  it('round-trips a plan with a concurrency cap, kept beside its rules', () => {
+    const capped: Plan = { ...WRITES, concurrency: { name: 'inflight', limit: 10, match: ['createPet'] } };
+    const read = planOfRecord(JSON.parse(JSON.stringify(planRecord(capped))));
+    expect(read).toEqual(capped);
+    expect(Object.isFrozen(read?.concurrency)).toBe(true);
+  });
+
   it('writes today\'s plans exactly as before and reads records written before rules had a mode, match or cost', () => {
     expect(planRecord(STANDARD_PLANS.pro)).toEqual({
       name: 'pro',
@@ -71,6 +78,7 @@ describe('plan records', () => {
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, cost: { listPets: '2' } }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, refund: '5xx' }] },
       { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000, refund: ['6xx'] }] },
+      { name: 'x', rules: [{ name: 'm', limit: 1, windowMs: 60_000 }], concurrency: { name: 'c', limit: '2' } },
     ]) {
       expect(planOfRecord(record)).toBeUndefined();
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { MemoryConcurrencySlots } from '../../src/adapters/memory/memory-concurrency-slots.js';
 import { MemoryIdempotencyRecords } from '../../src/adapters/memory/memory-idempotency-records.js';
 import { MemoryOrderRepository } from '../../src/adapters/memory/memory-order-repository.js';
 import { MemoryPetRepository } from '../../src/adapters/memory/memory-pet-repository.js';
@@ -189,5 +190,46 @@ describe('RequestAdmission: by operation', () => {
     await admission.admit('00'.repeat(32), '192.0.2.1', 'placeOrder');
     expect(costs).toEqual([1, 1, 1]);
     expect((await admission.admit(CUSTOMER, '192.0.2.1', 'getPet')).costs).toBe(1);
+  });
+});
+
+describe('RequestAdmission: a plan with a concurrency cap', () => {
+  const CAPPED: Plan = {
+    name: 'capped',
+    rules: [{ name: 'minute', limit: 2, windowMs: 60_000 }],
+    concurrency: { name: 'inflight', limit: 1, match: ['createPet'] },
+  };
+  const capped = async (): Promise<{ admission: RequestAdmission; slots: MemoryConcurrencySlots }> => {
+    const clock = new ManualClock(0);
+    const slots = new MemoryConcurrencySlots(clock);
+    const keys = await registryOf({ [CUSTOMER]: { plan: CAPPED, role: 'customer' } });
+    const admission = new RequestAdmission(keys, new MemoryQuotaStore(clock), { anonymousPolicy: { rules: [] }, ban: DEFAULT_BAN_POLICY }, slots);
+    return { admission, slots };
+  };
+
+  it('takes a slot only for the operations the cap matches, and refuses past it with the quota peeked, not spent', async () => {
+    const { admission } = await capped();
+    const first = await admission.admit(CUSTOMER, '', 'createPet');
+    expect(first.slot).toMatchObject({ granted: true, inFlight: 1 });
+    expect(first.decision.remaining).toEqual([1]);
+    const refused = await admission.admit(CUSTOMER, '', 'createPet');
+    expect(refused.slot).toMatchObject({ granted: false, inFlight: 1 });
+    expect(refused.decision).toMatchObject({ verdict: 'admitted', remaining: [1] });
+    const other = await admission.admit(CUSTOMER, '', 'listPets');
+    expect(other.slot).toBeUndefined();
+    expect(other.decision.remaining).toEqual([0]);
+    await first.slot!.release();
+    // The quota refuses now: the slot taken for the request is given back at once.
+    const limited = await admission.admit(CUSTOMER, '', 'createPet');
+    expect(limited).toMatchObject({ decision: { verdict: 'rate_limited' } });
+    expect(limited.slot).toBeUndefined();
+  });
+
+  it('gives the slot back when the quota refuses', async () => {
+    const { admission, slots } = await capped();
+    await admission.admit(CUSTOMER, '', 'listPets');
+    await admission.admit(CUSTOMER, '', 'listPets');
+    expect((await admission.admit(CUSTOMER, '', 'createPet')).decision.verdict).toBe('rate_limited');
+    expect(slots.acquire(keySubject(CUSTOMER), 1).granted).toBe(true);
   });
 });

@@ -156,6 +156,7 @@ describe('the OpenAPI document', () => {
         'headers_too_large',
         'unsupported_media_type',
         'rate_limited',
+        'concurrency_limited',
         'api_key_banned',
         'internal_error',
         'service_unavailable',

@@ -16,8 +16,12 @@ import {
 } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 
-const frozenPlan = (plan: Plan): Plan =>
-  Object.freeze({ name: plan.name, rules: Object.freeze(plan.rules.map((rule) => Object.freeze({ ...rule }))) });
+const frozenPlan = ({ name, rules, concurrency }: Plan): Plan =>
+  Object.freeze({
+    name,
+    rules: Object.freeze(rules.map((rule) => Object.freeze({ ...rule }))),
+    ...(concurrency === undefined ? {} : { concurrency: Object.freeze({ ...concurrency }) }),
+  });
 
 /** Keeps a frozen copy of each grant, so neither the registering code nor a reader can alter another's view. */
 const frozenCopy = ({ plan, role, expiresAt, holder }: ApiKeyGrant): ApiKeyGrant =>

@@ -54,14 +54,18 @@ const ruleText = ({ name, limit, windowMs, kind, match, cost, mode }: PlanRule):
 
 /**
  * What a key's plan limits, as the start announcement prints it: the built-in plans' two
- * numbers as always (`60/min, 1000/day`), a file plan's every rule (`hour 60/1h; search 10/1m on listPets`).
+ * numbers as always (`60/min, 1000/day`), a file plan's every rule (`hour 60/1h; search 10/1m on listPets`), its
+ * concurrency cap last (`inflight 10 in flight`).
  */
 export const planLimitsText = (plan: Plan): string => {
   if ((PLAN_NAMES as readonly string[]).includes(plan.name)) {
     const [perMinute, perDay] = plan.rules.map((rule) => rule.limit);
     return `${perMinute}/min, ${perDay}/day`;
   }
-  return plan.rules.map(ruleText).join('; ');
+  const rules = plan.rules.map(ruleText);
+  const cap = plan.concurrency;
+  if (cap !== undefined) rules.push(`${cap.name} ${cap.limit} in flight${cap.match === undefined ? '' : ` on ${cap.match.join(' ')}`}`);
+  return rules.join('; ');
 };
 
 /** The demo keys' lines of the start announcement: label, key and limits, the labels padded to the widest. */

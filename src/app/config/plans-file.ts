@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { MAX_CONCURRENCY, type ConcurrencyRule } from '../../domain/quota/concurrency-rule.js';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
 import type { PlanCatalog } from '../../domain/quota/plan-parser.js';
 import { DEFAULT_COST_KEY, PLAN_NAME_PATTERN, type PlanRule, type RuleCost } from '../../domain/quota/plan-rules.js';
@@ -27,9 +28,12 @@ const PER_SHAPE = 'must be a duration such as "1s", "1m", "1h", "1d" or whole mi
 /** A window rule's own fields, and a burst rule's: a rule has the ones or the others. */
 const WINDOW_FIELDS = ['limit', 'window'] as const;
 const BURST_FIELDS = ['burst', 'rate', 'per'] as const;
-const RULE_FIELDS = ['name', ...WINDOW_FIELDS, ...BURST_FIELDS, 'match', 'cost', 'mode', 'refund'] as const;
-const RULE_FIELDS_TEXT = 'name, limit and window (a window) or burst, rate and per (a burst), match, cost, mode, refund';
+const RULE_FIELDS = ['name', ...WINDOW_FIELDS, ...BURST_FIELDS, 'concurrency', 'match', 'cost', 'mode', 'refund'] as const;
+const RULE_FIELDS_TEXT = 'name, limit and window (a window) or burst, rate and per (a burst) or concurrency (a cap), match, cost, mode, refund';
+/** A concurrency cap's fields: it holds a slot per request, so it has no window, no cost and no mode. */
+const CAP_FIELDS = ['name', 'concurrency', 'match'] as const;
 
+const isCap = (rule: PlanRule | ConcurrencyRule): rule is ConcurrencyRule => !('windowMs' in rule);
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isWhole = (value: unknown, max: number): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= max;
 const member = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
@@ -159,11 +163,32 @@ class PlanChecker {
     return valid ? Object.freeze([...(value as string[])]) : undefined;
   }
 
-  private ruleOf(path: string, value: unknown): PlanRule | undefined {
+  private nameOf(path: string, name: unknown): string | undefined {
+    if (typeof name !== 'string' || !NAME.test(name)) return this.refuse(path, `must be ${NAME_SHAPE}`);
+    return this.context.reservedRuleNames.includes(name) ? this.refuse(path, `${name} is the name of a rule of the service's own`) : name;
+  }
+
+  /** `{"name": "inflight", "concurrency": 10}`: at most 10 requests of a key in flight, of the operations in `match` if given. */
+  private capOf(path: string, value: Record<string, unknown>): ConcurrencyRule | undefined {
+    for (const field of Object.keys(value)) {
+      if ((RULE_FIELDS as readonly string[]).includes(field) && !(CAP_FIELDS as readonly string[]).includes(field)) {
+        this.refuse(member(path, field), 'not a field of a concurrency cap, which has name, concurrency and match');
+      }
+    }
+    const { name, concurrency, match } = value;
+    const named = this.nameOf(`${path}.name`, name);
+    const limit = isWhole(concurrency, MAX_CONCURRENCY) ? concurrency : this.refuse(`${path}.concurrency`, `must be a whole number from 1 to ${MAX_CONCURRENCY}`);
+    const matched = match === undefined ? undefined : this.matchOf(`${path}.match`, match);
+    if (named === undefined || limit === undefined || (match !== undefined && matched === undefined)) return undefined;
+    return Object.freeze({ name: named, limit, ...(matched === undefined ? {} : { match: matched }) });
+  }
+
+  private ruleOf(path: string, value: unknown): PlanRule | ConcurrencyRule | undefined {
     if (!isObject(value)) return this.refuse(path, 'must be an object: {"name": "minute", "limit": 60, "window": "1m"}');
     for (const field of Object.keys(value)) {
       if (!(RULE_FIELDS as readonly string[]).includes(field)) this.refuse(member(path, field), `unknown field; a rule has ${RULE_FIELDS_TEXT}`);
     }
+    if (value['concurrency'] !== undefined) return this.capOf(path, value);
     const { name, match, cost, mode, refund } = value;
     const isBurst = BURST_FIELDS.some((field) => value[field] !== undefined);
     if (isBurst) {
@@ -171,12 +196,7 @@ class PlanChecker {
         if (value[field] !== undefined) this.refuse(`${path}.${field}`, 'not a field of a burst rule, which has burst, rate and per');
       }
     }
-    const named =
-      typeof name === 'string' && NAME.test(name)
-        ? this.context.reservedRuleNames.includes(name)
-          ? this.refuse(`${path}.name`, `${name} is the name of a rule of the service's own`)
-          : name
-        : this.refuse(`${path}.name`, `must be ${NAME_SHAPE}`);
+    const named = this.nameOf(`${path}.name`, name);
     const shape = isBurst ? this.burstShapeOf(path, value) : this.windowShapeOf(path, value);
     // The limit as written (a burst rule's burst), which no cost may pass.
     const written = isBurst ? value['burst'] : value['limit'];
@@ -215,11 +235,17 @@ class PlanChecker {
       names.add(rule.name);
     }
     if (!read.every((rule) => rule !== undefined)) return undefined;
+    const caps = read.filter(isCap);
+    const counted = read.filter((rule): rule is PlanRule => !isCap(rule));
+    // One slot per request, in one store key per key: a second cap would need both taken atomically.
+    if (caps.length > 1) return this.refuse(`${path}.rules`, 'has more than one concurrency cap; a plan has at most one');
     // Every request is then limited, and its rate-limit fields always have a rule to describe.
-    if (!read.some((rule) => rule.match === undefined && rule.mode !== 'shadow')) {
+    if (!counted.some((rule) => rule.match === undefined && rule.mode !== 'shadow')) {
       return this.refuse(`${path}.rules`, 'needs an enforced rule without "match", one that limits every request');
     }
-    return names.size === read.length ? Object.freeze({ name, rules: Object.freeze(read) }) : undefined;
+    if (names.size !== read.length) return undefined;
+    const [cap] = caps;
+    return Object.freeze({ name, rules: Object.freeze(counted), ...(cap === undefined ? {} : { concurrency: cap }) });
   }
 }
 

@@ -40,14 +40,14 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.admission)
     .toResolvedValue(
-      (config, keys, quotas) => new RequestAdmission(keys, quotas, admissionOptions(config)),
-      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore],
+      (config, keys, quotas, slots) => new RequestAdmission(keys, quotas, admissionOptions(config), slots),
+      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore, TOKENS.concurrencySlots],
     )
     .inSingletonScope();
   bind(TOKENS.rateLimitStatus)
     .toResolvedValue(
-      (config, keys, quotas) => new RateLimitStatus(keys, quotas, admissionOptions(config)),
-      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore],
+      (config, keys, quotas, slots) => new RateLimitStatus(keys, quotas, admissionOptions(config), slots),
+      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore, TOKENS.concurrencySlots],
     )
     .inSingletonScope();
   bind(TOKENS.httpServer)

@@ -1,6 +1,7 @@
 import type { Bind, ServiceIdentifier } from 'inversify';
 import { MemoryQuotaStore } from '../../adapters/memory/memory-quota-store.js';
 import type { RedisClient } from '../../adapters/redis/redis-client.js';
+import { RedisConcurrencySlots } from '../../adapters/redis/redis-concurrency-slots.js';
 import { RedisQuotaStore } from '../../adapters/redis/redis-quota-store.js';
 import { LocalRefusals } from '../../adapters/wrappers/local-refusals.js';
 import { QuotaOutageFallback } from '../../adapters/wrappers/quota-outage-fallback.js';
@@ -81,6 +82,13 @@ export function bindRedisQuotas(bind: Bind, { quotaClock, commandTimeoutMs }: Re
         return new QuotaOutageFallback(localRefusals, config.quotaFallback, new MemoryQuotaStore(clock), clock);
       },
       [REDIS, TOKENS.config, TOKENS.clock, TOKENS.logError],
+    )
+    .inSingletonScope();
+  // No outage fallback: a cap that cannot reach its slots answers 503 rather than admit past N.
+  bind(TOKENS.concurrencySlots)
+    .toResolvedValue(
+      (redis: RedisClient, config: PetStoreConfig) => new RedisConcurrencySlots(redis, { prefix: config.redisPrefix, time: quotaClock ?? 'server' }),
+      [REDIS, TOKENS.config],
     )
     .inSingletonScope();
 }

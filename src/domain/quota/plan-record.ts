@@ -1,15 +1,18 @@
+import type { ConcurrencyRule } from './concurrency-rule.js';
 import type { Plan } from './plan.js';
 import type { PlanRule, RuleCost } from './plan-rules.js';
 import { RULE_KINDS, RULE_MODES, type RuleKind, type RuleMode } from './quota-rule.js';
 import { statusesOf } from './rule-refunds.js';
 
 /**
- * A plan as stores keep it (a JSON object): its name and rules, nothing else. A rule's kind,
- * mode, match, cost and refund are written only when set, so a record of today's plans is what it always was.
+ * A plan as stores keep it (a JSON object): its name, rules and concurrency cap, nothing else. A
+ * rule's kind, mode, match, cost and refund, and the cap, are written only when set, so a record
+ * of today's plans is what it always was.
  */
 export interface PlanRecord {
   readonly name: string;
   readonly rules: PlanRule[];
+  readonly concurrency?: ConcurrencyRule;
 }
 
 const ruleRecord = ({ name, limit, windowMs, kind, mode, match, cost, refund }: PlanRule): PlanRule => ({
@@ -23,7 +26,13 @@ const ruleRecord = ({ name, limit, windowMs, kind, mode, match, cost, refund }: 
   ...(refund === undefined ? {} : { refund: [...refund] }),
 });
 
-export const planRecord = ({ name, rules }: Plan): PlanRecord => ({ name, rules: rules.map(ruleRecord) });
+const capRecord = ({ name, limit, match }: ConcurrencyRule): ConcurrencyRule => ({ name, limit, ...(match === undefined ? {} : { match: [...match] }) });
+
+export const planRecord = ({ name, rules, concurrency }: Plan): PlanRecord => ({
+  name,
+  rules: rules.map(ruleRecord),
+  ...(concurrency === undefined ? {} : { concurrency: capRecord(concurrency) }),
+});
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -58,12 +67,21 @@ const ruleOf = (value: unknown): PlanRule | undefined => {
   });
 };
 
+const capOf = (value: unknown): ConcurrencyRule | undefined => {
+  if (!isObject(value)) return undefined;
+  const { name, limit, match } = value;
+  if (typeof name !== 'string' || typeof limit !== 'number' || (match !== undefined && !isStrings(match))) return undefined;
+  return Object.freeze({ name, limit, ...(match === undefined ? {} : { match: Object.freeze([...match]) }) });
+};
+
 /** The frozen plan a record holds; undefined when it is not one (a store tampered with). */
 export const planOfRecord = (value: unknown): Plan | undefined => {
   if (!isObject(value)) return undefined;
-  const { name, rules } = value;
+  const { name, rules, concurrency } = value;
   if (typeof name !== 'string' || name === '' || !Array.isArray(rules)) return undefined;
   const read = rules.map(ruleOf);
   if (!read.every((rule) => rule !== undefined)) return undefined;
-  return Object.freeze({ name, rules: Object.freeze(read) });
+  if (concurrency === undefined) return Object.freeze({ name, rules: Object.freeze(read) });
+  const cap = capOf(concurrency);
+  return cap === undefined ? undefined : Object.freeze({ name, rules: Object.freeze(read), concurrency: cap });
 };

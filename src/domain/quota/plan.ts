@@ -1,3 +1,4 @@
+import type { ConcurrencyRule } from './concurrency-rule.js';
 import type { PlanRule } from './plan-rules.js';
 import type { QuotaRule } from './quota-rule.js';
 
@@ -11,6 +12,8 @@ export const isBuiltInPlan = (name: string): name is PlanName => (PLAN_NAMES as 
 export interface Plan {
   readonly name: string;
   readonly rules: readonly PlanRule[];
+  /** Absent: the key's requests in flight are not capped. */
+  readonly concurrency?: ConcurrencyRule;
 }
 
 export const MINUTE_MS = 60_000;

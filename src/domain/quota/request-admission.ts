@@ -1,6 +1,8 @@
 import { holderOf, type ApiKeyGrant, type ApiKeyRegistry } from '../../ports/api-key-registry.js';
+import type { ConcurrencySlots, SlotGrant } from '../../ports/concurrency-slots.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { Caller } from '../access/caller.js';
+import { capApplies, type ConcurrencyRule } from './concurrency-rule.js';
 import type { Plan } from './plan.js';
 import { costsOf, isUniformPlan } from './plan-rules.js';
 import type { QuotaDecision } from './quota-decision.js';
@@ -24,8 +26,27 @@ export interface Admission {
    * anonymous rule), or each rule's own (RuleCosts, 0 where the request does not match the rule).
    */
   readonly costs: number | RuleCosts;
+  /**
+   * Admitted: what the quota rules decided. Refused by the plan's concurrency cap (`slot` not
+   * granted): a peek, counting nothing, so the refusal still tells the quota's standing.
+   */
   readonly decision: QuotaDecision;
+  /** The plan's concurrency cap, when it applies to the request and the quota rules admitted it or were not asked; absent otherwise. */
+  readonly slot?: SlotUse;
 }
+
+/** A request's slot under its plan's concurrency cap. */
+export interface SlotUse {
+  readonly rule: ConcurrencyRule;
+  /** False: the cap refused the request, which spent nothing under the quota rules. */
+  readonly granted: boolean;
+  /** The key's requests in flight, this one included when granted. */
+  readonly inFlight: number;
+  /** Gives the slot back once the answer is written or the client is gone; a no-op when not granted. Call it once. */
+  readonly release: () => void | Promise<void>;
+}
+
+const NOTHING_TO_RELEASE = (): void => undefined;
 
 export interface AdmissionOptions {
   /** Applies per client address to requests without a valid key; never banned. */
@@ -75,10 +96,12 @@ export class RequestAdmission {
   private readonly plans = new WeakMap<Plan, { readonly policy: QuotaPolicy; readonly costs: PlanCosts }>();
   private readonly holders = new WeakMap<ApiKeyGrant, KeyHolder>();
 
+  /** `slots`: where plans' concurrency caps hold their slots; absent, caps are not applied (a peek at a key's standing). */
   constructor(
     private readonly keys: ApiKeyRegistry,
     private readonly quotas: QuotaStore,
     private readonly options: AdmissionOptions,
+    private readonly slots?: ConcurrencySlots,
   ) {
     // A ban or anonymous rule no store can decide fails here, at start, not on every request.
     assertDecidablePolicy({ ...options.anonymousPolicy, ban: options.ban });
@@ -96,7 +119,45 @@ export class RequestAdmission {
     if (grant === undefined) return this.decideAnonymous(clientAddress);
     const { caller, subject, policy, costs } = this.keyHolder(grant, keyDigest);
     const spent = costs.of(operationId);
-    return settle(grant.plan, caller, policy, spent, this.quotas.decide(subject, policy, spent));
+    const cap = grant.plan.concurrency;
+    if (cap === undefined || this.slots === undefined || !capApplies(cap, operationId)) {
+      return settle(grant.plan, caller, policy, spent, this.quotas.decide(subject, policy, spent));
+    }
+    const slot = this.slots.acquire(subject, cap.limit);
+    const held = { plan: grant.plan, caller, policy, spent, subject, cap, slots: this.slots };
+    return slot instanceof Promise ? slot.then((taken) => this.decideHolding(held, taken)) : this.decideHolding(held, slot);
+  }
+
+  /**
+   * The slot is taken before the quota is asked, so a request the cap refuses spends nothing;
+   * one the quota refuses (or cannot decide) gives its slot back at once.
+   */
+  private decideHolding(held: HeldRequest, taken: SlotGrant): Admission | Promise<Admission> {
+    const { plan, caller, policy, spent, subject, cap, slots } = held;
+    if (!taken.granted) {
+      const refused: SlotUse = { rule: cap, granted: false, inFlight: taken.inFlight, release: NOTHING_TO_RELEASE };
+      const peek = this.quotas.peek(subject, policy, spent);
+      if (peek instanceof Promise) return peek.then((decision) => ({ plan, caller, policy, costs: spent, decision, slot: refused }));
+      return { plan, caller, policy, costs: spent, decision: peek, slot: refused };
+    }
+    // A granted slot always has its lease (SlotGrant).
+    const lease = taken.lease!;
+    const slot: SlotUse = { rule: cap, granted: true, inFlight: taken.inFlight, release: () => slots.release(subject, lease) };
+    let decision: QuotaDecision | Promise<QuotaDecision>;
+    try {
+      decision = this.quotas.decide(subject, policy, spent);
+    } catch (error) {
+      giveBack(slot);
+      throw error;
+    }
+    if (!(decision instanceof Promise)) return settleHolding(plan, caller, policy, spent, decision, slot);
+    return decision.then(
+      (decided) => settleHolding(plan, caller, policy, spent, decided, slot),
+      (error: unknown) => {
+        giveBack(slot);
+        throw error;
+      },
+    );
   }
 
   // Anonymous callers keep their one rule over every request, whatever the operation.
@@ -126,6 +187,29 @@ export class RequestAdmission {
     }
     return decided;
   }
+}
+
+/** A request of a capped plan, between its slot and its quota decision. */
+interface HeldRequest {
+  readonly plan: Plan;
+  readonly caller: Caller;
+  readonly policy: QuotaPolicy;
+  readonly spent: number | RuleCosts;
+  readonly subject: string;
+  readonly cap: ConcurrencyRule;
+  readonly slots: ConcurrencySlots;
+}
+
+// A release the store fails leaves a lease that expires on its own (ConcurrencySlots): nothing to wait for.
+const giveBack = (slot: SlotUse): void => {
+  const released = slot.release();
+  if (released instanceof Promise) released.catch(() => undefined);
+};
+
+function settleHolding(plan: Plan, caller: Caller, policy: QuotaPolicy, costs: number | RuleCosts, decision: QuotaDecision, slot: SlotUse): Admission {
+  if (decision.verdict === 'admitted') return { plan, caller, policy, costs, decision, slot };
+  giveBack(slot);
+  return { plan, caller, policy, costs, decision };
 }
 
 function settle(

@@ -37,7 +37,7 @@ export function withOverrides(plan: Plan, overrides: RuleOverrides | undefined):
     const override = overrideOf(overrides, rule.name);
     return override === undefined ? rule : overridden(rule, override);
   });
-  return Object.freeze({ name: plan.name, rules: Object.freeze(rules) });
+  return Object.freeze({ ...plan, rules: Object.freeze(rules) });
 }
 
 /** A copy of `overrides` to store: a plain JSON object, a mode written only when set. */

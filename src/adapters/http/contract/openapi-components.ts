@@ -220,8 +220,8 @@ export const SHARED_RESPONSES = {
     { ...rateLimitHeaders, 'Accept-Encoding': ref('headers/Accept-Encoding') },
   ),
   TooManyRequests: errorResponse(
-    'Over the limit (`rate_limited`), or the API key is temporarily banned for ignoring 429s (`api_key_banned`).',
-    ['rate_limited', 'api_key_banned'],
+    'Over the limit (`rate_limited`), as many requests of the API key in flight as its plan allows (`concurrency_limited`, with `Retry-After: 1`), or the API key is temporarily banned for ignoring 429s (`api_key_banned`).',
+    ['rate_limited', 'concurrency_limited', 'api_key_banned'],
     refusalHeaders,
   ),
   InternalError: errorResponse('An unexpected failure; no internals are disclosed.', ['internal_error'], optionalRateLimitHeaders),

@@ -155,6 +155,16 @@ export const RateLimitRuleSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const ConcurrencyCapSchema = Type.Object(
+  {
+    name: Type.String({ description: 'The cap’s name in the plan.' }),
+    limit: Type.Integer({ minimum: 1, description: 'The most requests of the key in flight at once, on every instance together.' }),
+    inFlight: Type.Integer({ minimum: 0, description: 'The key’s requests holding a slot of the cap now, on every instance.' }),
+    match: Type.Optional(RuleMatchSchema),
+  },
+  { additionalProperties: false, description: 'The plan’s concurrency cap: a request past it is answered 429 `concurrency_limited`.' },
+);
+
 export const RateLimitStatusSchema = Type.Object(
   {
     plan: Type.String({ description: "The key's plan: free, pro, business, enterprise or one of the server's plans file." }),
@@ -163,6 +173,7 @@ export const RateLimitStatusSchema = Type.Object(
       description:
         "Banned: Unix time in whole seconds, rounded up, from which the key is admitted again (the ban's end, or later when a rule is still spent then), where the Retry-After of the ban's 429s points. Not banned: null.",
     }),
+    concurrency: Type.Optional(ConcurrencyCapSchema),
   },
   { additionalProperties: false, description: "The caller's quota as it stands, read without counting." },
 );
@@ -185,5 +196,6 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   Inventory: InventorySchema,
   RateLimitRule: RateLimitRuleSchema,
   RateLimitStatus: RateLimitStatusSchema,
+  ConcurrencyCap: ConcurrencyCapSchema,
   Error: ErrorSchema,
 };

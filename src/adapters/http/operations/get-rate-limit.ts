@@ -5,7 +5,7 @@ import { getRateLimitDeclaration } from '../contract/declarations/get-rate-limit
 import type { RateLimitStatusBody } from '../contract/schemas.js';
 import { sendJson, type QuotaStanding, type RequestContext } from '../wire/request-context.js';
 
-const statusBody = ({ plan, decision }: QuotaStanding): RateLimitStatusBody => ({
+const statusBody = ({ plan, decision, inFlight }: QuotaStanding): RateLimitStatusBody => ({
   plan: plan.name,
   rules: plan.rules.map((rule, i) => ({
     name: rule.name,
@@ -17,6 +17,16 @@ const statusBody = ({ plan, decision }: QuotaStanding): RateLimitStatusBody => (
   })),
   // The ban's Retry-After points here too: the ban's end, or a rule's reset still to come then.
   bannedUntil: decision.verdict === 'banned' ? Math.ceil(decision.retryAt / 1000) : null,
+  ...(plan.concurrency === undefined
+    ? {}
+    : {
+        concurrency: {
+          name: plan.concurrency.name,
+          limit: plan.concurrency.limit,
+          inFlight: inFlight ?? 0,
+          ...(plan.concurrency.match === undefined ? {} : { match: [...plan.concurrency.match] }),
+        },
+      }),
 });
 
 const standingOf = (ctx: RequestContext): QuotaStanding => {

@@ -1,7 +1,8 @@
-import { RequestAdmission, type Admission, type AdmissionOptions } from '../../../domain/quota/request-admission.js';
+import { keySubject, RequestAdmission, type Admission, type AdmissionOptions } from '../../../domain/quota/request-admission.js';
 import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
 import type { ApiKeyRegistry } from '../../../ports/api-key-registry.js';
+import type { ConcurrencySlots } from '../../../ports/concurrency-slots.js';
 import type { QuotaStore } from '../../../ports/quota-store.js';
 import { peekingQuotaStore } from '../../peeking-quota-store.js';
 import { RATE_LIMIT_STATUS_RULE } from '../contract/rate-limit-status-rule.js';
@@ -52,10 +53,12 @@ const advertisedDecision = (own: QuotaDecision, plan: QuotaDecision): QuotaDecis
 export class RateLimitStatus {
   private readonly standings: RequestAdmission;
 
+  /** `slots`: where the admission's caps hold their slots, read for a capped plan's requests in flight. */
   constructor(
     keys: ApiKeyRegistry,
     private readonly quotas: QuotaStore,
     options: AdmissionOptions,
+    private readonly slots?: ConcurrencySlots,
   ) {
     this.standings = new RequestAdmission(keys, peekingQuotaStore(quotas), options);
   }
@@ -65,9 +68,10 @@ export class RateLimitStatus {
     const { plan, caller, policy, decision } = await this.standings.admit(keyDigest, clientAddress);
     if (plan === undefined || caller === undefined) return undefined;
     const own = await this.quotas.decide(STATUS_SUBJECT + caller.id, STATUS_POLICY);
+    const inFlight = plan.concurrency === undefined || this.slots === undefined ? undefined : await this.slots.inFlight(keySubject(caller.id));
     return {
       admission: { plan, caller, policy: advertisedPolicy(policy), costs: 1, decision: advertisedDecision(own, decision) },
-      standing: { plan, decision },
+      standing: inFlight === undefined ? { plan, decision } : { plan, decision, inFlight },
     };
   }
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // Imported: the global `performance` is a getter on globalThis, called on every use.
 import { performance } from 'node:perf_hooks';
-import type { Admission, RequestAdmission } from '../../../domain/quota/request-admission.js';
+import { CONCURRENCY_RETRY_AFTER_S } from '../../../domain/quota/concurrency-rule.js';
+import type { Admission, RequestAdmission, SlotUse } from '../../../domain/quota/request-admission.js';
 import { cachedDigestApiKey, REMEMBERED_API_KEYS } from '../../api-key-digest.js';
 import { pathOf, type ApiRouter, type RouteMatch } from './api-router.js';
 import { bearerToken } from './bearer-token.js';
@@ -26,6 +27,14 @@ const ANONYMOUS = 'anonymous';
 /** The rule names of a decision's would-be refusals: built only when a shadow rule had no room, so the common request allocates nothing. */
 const shadowedNames = ({ policy, decision }: Admission): readonly string[] | null =>
   decision.shadowed === undefined ? null : decision.shadowed.map((index) => policy.rules[index]!.name);
+/** The verdict a request refused by its plan's concurrency cap is traced with. */
+const CONCURRENCY_LIMITED = 'concurrency_limited';
+const CONCURRENCY_RETRY_AFTER = ['retry-after', String(CONCURRENCY_RETRY_AFTER_S)];
+// A release the store fails leaves a lease that expires on its own (ConcurrencySlots).
+const releaseSlot = (slot: SlotUse): void => {
+  const released = slot.release();
+  if (released instanceof Promise) released.catch(() => undefined);
+};
 /** Hex digits of a key's digest the request-finished event shows: enough to tell keys apart, too few to matter. */
 const KEY_DIGEST_SHOWN = 8;
 
@@ -86,6 +95,17 @@ export function createAdmissionPipeline(
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
 
     const verdict = admitted.decision.verdict;
+    const { slot } = admitted;
+    // Refused by the cap, the quota was only peeked: a refusal it would give anyway is answered as such, with its longer Retry-After.
+    if (slot?.granted === false && verdict === 'admitted') {
+      if (trace !== undefined) trace.verdict = CONCURRENCY_LIMITED;
+      return sendError(ctx, 'concurrency_limited', undefined, CONCURRENCY_RETRY_AFTER);
+    }
+    // Held until the connection is done with the answer: written, or its client gone.
+    if (slot?.granted === true) {
+      if (ctx.res.closed) releaseSlot(slot);
+      else ctx.res.on('close', () => releaseSlot(slot));
+    }
     if (verdict === 'rate_limited') return sendError(ctx, 'rate_limited');
     if (verdict === 'banned') return sendError(ctx, 'api_key_banned');
     if (headerProblem !== undefined) return sendError(ctx, 'invalid_request', headerProblem);

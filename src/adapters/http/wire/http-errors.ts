@@ -20,6 +20,7 @@ export const HTTP_ERRORS = {
   idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used for a different request.' },
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
   rate_limited: { status: 429, message: 'Rate limit exceeded: retry after the number of seconds in Retry-After.' },
+  concurrency_limited: { status: 429, message: 'Too many requests of this API key are in flight at once: retry after the seconds in Retry-After.' },
   api_key_banned: { status: 429, message: 'This API key is temporarily banned for sending requests while rate limited.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
   service_unavailable: { status: 503, message: 'A backing store is unavailable; retry shortly.' },

@@ -15,6 +15,8 @@ export interface QuotaStanding {
   readonly plan: Plan;
   /** A peek: `remaining` is each rule's room now. */
   readonly decision: QuotaDecision;
+  /** The key's requests in flight under its plan's concurrency cap; absent when the plan has none. */
+  readonly inFlight?: number;
 }
 
 /** One request on its way through the pipeline, passed explicitly to every step that answers it. */

@@ -12,7 +12,7 @@ export const getRateLimitDeclaration = {
   tags: ['Quota'],
   summary: "Read the caller's quota without spending it",
   description:
-    `The key's plan, each of its rules with its limit, remaining and reset, and any ban's end. Reading counts nothing and strikes nothing, so a key that is out of quota or banned may read it too. ` +
+    `The key's plan, each of its rules with its limit, remaining and reset, any ban's end, and its concurrency cap with the requests in flight under it when the plan has one. Reading counts nothing and strikes nothing, so a key that is out of quota or banned may read it too. ` +
     `Not counted against the plan; instead limited to ${perMinute}, past which it answers 429 \`rate_limited\` with Retry-After (never a strike). ` +
     `Its rate-limit fields advertise that rule, \`${RATE_LIMIT_STATUS_RULE.name}\`, beside the plan's rules as they stand, and X-RateLimit-* the binding one of them. Without a valid key: 401, counted per client address like any request.`,
   responses: {
