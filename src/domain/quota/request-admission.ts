@@ -6,6 +6,7 @@ import { costsOf, isUniformPlan } from './plan-rules.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { BanPolicy, QuotaPolicy, RuleCosts } from './quota-rule.js';
 import { assertDecidablePolicy } from './decidable-policy.js';
+import { planRefundsOf, type PlanRefunds } from './rule-refunds.js';
 
 /**
  * The quota subject of a key, by its holder's digest (`holderOf`: a rolled key's secrets share
@@ -25,6 +26,8 @@ export interface Admission {
    */
   readonly costs: number | RuleCosts;
   readonly decision: QuotaDecision;
+  /** The answers each rule of the plan refunds (RequestAdmission.refund); undefined when no rule does, or without a key. */
+  readonly refunds?: PlanRefunds | undefined;
 }
 
 export interface AdmissionOptions {
@@ -34,11 +37,16 @@ export interface AdmissionOptions {
 }
 
 /** What a grant resolves to for one key, made once and reused by each of its requests. */
-interface KeyHolder {
+interface KeyHolder extends DecidedPlan {
   readonly caller: Caller;
   readonly subject: string;
+}
+
+/** What a plan's requests are decided under, made once per plan: its policy, its costs by operation and its refunds. */
+interface DecidedPlan {
   readonly policy: QuotaPolicy;
   readonly costs: PlanCosts;
+  readonly refunds: PlanRefunds | undefined;
 }
 
 /**
@@ -71,8 +79,8 @@ class PlanCosts {
  * allocates no promise.
  */
 export class RequestAdmission {
-  /** What each plan is decided under: its policy, and its costs by operation. */
-  private readonly plans = new WeakMap<Plan, { readonly policy: QuotaPolicy; readonly costs: PlanCosts }>();
+  /** What each plan is decided under. */
+  private readonly plans = new WeakMap<Plan, DecidedPlan>();
   private readonly holders = new WeakMap<ApiKeyGrant, KeyHolder>();
 
   constructor(
@@ -92,17 +100,26 @@ export class RequestAdmission {
     return this.decideFor(grant, keyDigest, clientAddress, operationId);
   }
 
+  /**
+   * Gives back `units` (rule-refunds.ts, refundUnits) of a request `admitted` for a key: to
+   * each rule's bucket that counted it, in the store that counted it. Nothing without a key.
+   */
+  refund(admitted: Admission, units: RuleCosts): void | Promise<void> {
+    if (admitted.caller === undefined) return;
+    return this.quotas.refund(keySubject(admitted.caller.id), admitted.policy, units, admitted.decision);
+  }
+
   private decideFor(grant: ApiKeyGrant | undefined, keyDigest: string, clientAddress: string, operationId: string | undefined): Admission | Promise<Admission> {
     if (grant === undefined) return this.decideAnonymous(clientAddress);
-    const { caller, subject, policy, costs } = this.keyHolder(grant, keyDigest);
+    const { caller, subject, policy, costs, refunds } = this.keyHolder(grant, keyDigest);
     const spent = costs.of(operationId);
-    return settle(grant.plan, caller, policy, spent, this.quotas.decide(subject, policy, spent));
+    return settle(grant.plan, caller, policy, spent, refunds, this.quotas.decide(subject, policy, spent));
   }
 
   // Anonymous callers keep their one rule over every request, whatever the operation.
   private decideAnonymous(clientAddress: string): Admission | Promise<Admission> {
     const policy = this.options.anonymousPolicy;
-    return settle(undefined, undefined, policy, 1, this.quotas.decide(`addr:${clientAddress}`, policy, 1));
+    return settle(undefined, undefined, policy, 1, undefined, this.quotas.decide(`addr:${clientAddress}`, policy, 1));
   }
 
   // A registry hands out one grant object per key (and per cache refill), so this misses once
@@ -118,10 +135,10 @@ export class RequestAdmission {
     return holder;
   }
 
-  private decidedUnder(plan: Plan): { readonly policy: QuotaPolicy; readonly costs: PlanCosts } {
+  private decidedUnder(plan: Plan): DecidedPlan {
     let decided = this.plans.get(plan);
     if (decided === undefined) {
-      decided = { policy: { rules: plan.rules, ban: this.options.ban }, costs: new PlanCosts(plan) };
+      decided = { policy: { rules: plan.rules, ban: this.options.ban }, costs: new PlanCosts(plan), refunds: planRefundsOf(plan.rules) };
       this.plans.set(plan, decided);
     }
     return decided;
@@ -133,8 +150,9 @@ function settle(
   caller: Caller | undefined,
   policy: QuotaPolicy,
   costs: number | RuleCosts,
+  refunds: PlanRefunds | undefined,
   decision: QuotaDecision | Promise<QuotaDecision>,
 ): Admission | Promise<Admission> {
-  if (decision instanceof Promise) return decision.then((decided) => ({ plan, caller, policy, costs, decision: decided }));
-  return { plan, caller, policy, costs, decision };
+  if (decision instanceof Promise) return decision.then((decided) => ({ plan, caller, policy, costs, decision: decided, refunds }));
+  return { plan, caller, policy, costs, decision, refunds };
 }
