@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import type { QuotaRule, RuleCosts } from '../../../domain/quota/quota-rule.js';
 import type { Admission, RequestAdmission } from '../../../domain/quota/request-admission.js';
@@ -10,14 +9,15 @@ const namesOf = (rules: readonly QuotaRule[], units: RuleCosts): string[] => rul
 
 /**
  * Once the answer to `admitted` (a request counted under a plan whose rules refund some
- * answers: `refunds`, its own) is written, its status known, gives back what it spent under the
- * rules refunding that status: off the answer's path, in the store that counted it. The request-finished event
- * names those rules in `refunded`, or in `refundLost` when the store could not take the refund
- * (the cost stays spent: it is never given where it was not counted); the hook is told once the
- * outcome is known. A connection closed before the status was sent refunds nothing.
+ * answers: `refunds`, its own) is written, its status known, gives back what it spent under
+ * the rules refunding that status: off the answer's path, in the store that counted it. The
+ * request-finished event names those rules in `refunded`, or in `refundLost` when the store
+ * could not take the refund (the cost stays spent: it is never given where it was not
+ * counted); the hook is told once the outcome is known. A connection closed before the status
+ * was sent refunds nothing.
  */
 export const refundOnceAnswered = (ctx: RequestContext, admitted: Admission, refunds: PlanRefunds, admission: RequestAdmission, logError: LogError): void => {
-  const res: ServerResponse = ctx.res;
+  const { res } = ctx;
   // Before the trace's own listener, which waits for the refund's outcome.
   res.prependListener('close', () => {
     if (!res.headersSent) return;
