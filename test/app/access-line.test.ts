@@ -27,6 +27,8 @@ const pinoLine = (event: RequestFinishedEvent): string => {
       plan: event.plan,
       verdict: event.verdict,
       ...(event.shadowed === null ? {} : { shadowed: event.shadowed }),
+      ...(event.refunded === null ? {} : { refunded: event.refunded }),
+      ...(event.refundLost === null ? {} : { refundLost: event.refundLost }),
       ...(event.completed ? {} : { aborted: true }),
     },
     'request',
@@ -55,6 +57,8 @@ const events: fc.Arbitrary<RequestFinishedEvent> = fc.record({
   plan: fc.oneof(fc.constantFrom('anonymous', 'free', 'pro', 'enterprise'), anyText),
   verdict: fc.oneof(fc.constant(null), fc.constantFrom('admitted', 'rate_limited', 'banned'), anyText),
   shadowed: fc.oneof(fc.constant(null), fc.constant(null), fc.constantFrom(['search'], ['search', 'hour']), fc.array(anyText, { minLength: 1, maxLength: 3 })),
+  refunded: fc.oneof(fc.constant(null), fc.constant(null), fc.constantFrom(['budget'], ['budget', 'day']), fc.array(anyText, { minLength: 1, maxLength: 3 })),
+  refundLost: fc.oneof(fc.constant(null), fc.constant(null), fc.constant(null), fc.constantFrom(['budget']), fc.array(anyText, { minLength: 1, maxLength: 2 })),
   storeUnavailable: fc.constant(null),
 });
 

@@ -43,8 +43,8 @@ describe('demo keys', () => {
     expect(lines[0]).toBe(`  free       ${keyOf(0)}  (60/min, 1000/day)`);
     expect(lines[3]).toBe(`  enterprise ${keyOf(3)}  (5000/min, 1000000/day)`);
     expect(lines[4]).toBe(
-      `  standard   ${keyOf(4)}  (budget 300/1m cost createPet 5, updatePet 5, placeOrder 5, updateOrder 5, cancelOrder 5, default 1; ` +
-        'orders 20/1m on placeOrder updateOrder cancelOrder; day 100000/1d; ' +
+      `  standard   ${keyOf(4)}  (budget 300/1m cost createPet 5, updatePet 5, placeOrder 5, updateOrder 5, cancelOrder 5, default 1 refund 5xx; ` +
+        'orders 20/1m on placeOrder updateOrder cancelOrder refund 5xx; day 100000/1d; ' +
         'writes-next 30/1m on createPet updatePet placeOrder updateOrder cancelOrder shadow)',
     );
     expect(lines[5]).toBe(`  pro staff  ${keyOf(5)}  (300/min, 10000/day)`);

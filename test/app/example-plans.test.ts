@@ -18,13 +18,15 @@ const loaded = (file: string, apiKeys = ''): PetStoreConfig => {
   return config.value;
 };
 
-/** Each plan's rules as `name limit/windowMs kind [match] cost mode`, to read beside its file. */
+/** Each plan's rules as `name limit/windowMs kind [match] cost mode refund`, to read beside its file. */
 const rulesOf = (config: PetStoreConfig): Record<string, readonly string[]> =>
   Object.fromEntries(
     [...config.plans].map(([name, plan]) => [
       name,
-      plan.rules.map(({ name: rule, limit, windowMs, kind, match, cost, mode }) =>
-        [`${rule} ${limit}/${windowMs}`, kind, match && `[${match.join(' ')}]`, cost && `cost ${JSON.stringify(cost)}`, mode].filter(Boolean).join(' '),
+      plan.rules.map(({ name: rule, limit, windowMs, kind, match, cost, mode, refund }) =>
+        [`${rule} ${limit}/${windowMs}`, kind, match && `[${match.join(' ')}]`, cost && `cost ${JSON.stringify(cost)}`, mode, refund && `refund ${refund.join(' ')}`]
+          .filter(Boolean)
+          .join(' '),
       ),
     ]),
   );
@@ -39,8 +41,8 @@ describe('the example plans files', () => {
     });
     expect(rulesOf(loaded('stripe-like.json'))).toEqual({
       standard: [
-        'budget 300/60000 cost {"createPet":5,"updatePet":5,"placeOrder":5,"updateOrder":5,"cancelOrder":5,"default":1}',
-        'orders 20/60000 [placeOrder updateOrder cancelOrder]',
+        'budget 300/60000 cost {"createPet":5,"updatePet":5,"placeOrder":5,"updateOrder":5,"cancelOrder":5,"default":1} refund 5xx',
+        'orders 20/60000 [placeOrder updateOrder cancelOrder] refund 5xx',
         'day 100000/86400000',
         `writes-next 30/60000 [${writes}] shadow`,
       ],

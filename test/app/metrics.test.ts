@@ -38,4 +38,17 @@ describe('the metrics of finished requests', () => {
     expect(text).toContain('petstore_quota_shadow_refusals_total{plan="pro",rule="search"} 2');
     expect(text).toContain('petstore_quota_shadow_refusals_total{plan="pro",rule="hour"} 1');
   });
+
+  it('counts each refund by plan and rule, and each refund the store could not take apart, nothing for a request without one', async () => {
+    const metrics = createMetrics([]);
+    metrics.observe(listed(200));
+    metrics.observe({ ...listed(503), refunded: ['budget', 'day'] });
+    metrics.observe({ ...listed(500), refunded: ['budget'] });
+    metrics.observe({ ...listed(502), refundLost: ['budget'] });
+    const text = await metrics.text();
+    expect(text).toContain('petstore_quota_refunds_total{plan="pro",rule="budget"} 2');
+    expect(text).toContain('petstore_quota_refunds_total{plan="pro",rule="day"} 1');
+    expect(text).toContain('petstore_quota_refunds_lost_total{plan="pro",rule="budget"} 1');
+    expect(text).not.toContain('petstore_quota_refunds_lost_total{plan="pro",rule="day"}');
+  });
 });

@@ -38,10 +38,10 @@ describe('PetStoreClient.rateLimitStatus()', () => {
       { name: 'minute', limit: PER_MINUTE, windowSeconds: 60, remaining: PER_MINUTE - 2 },
       { name: 'day', limit: PER_DAY, windowSeconds: 86_400, remaining: PER_DAY - 2 },
     ]);
-    // A built-in plan's rules count every request at 1: no match, no cost (the client's type knows all three).
-    expect(status.rules.map(({ mode, match, cost }) => ({ mode, match, cost }))).toEqual([
-      { mode: 'enforce', match: undefined, cost: undefined },
-      { mode: 'enforce', match: undefined, cost: undefined },
+    // A built-in plan's rules count every request at 1 and give nothing back: no match, no cost, no refund (the client's type knows all four).
+    expect(status.rules.map(({ mode, match, cost, refund }) => ({ mode, match, cost, refund }))).toEqual([
+      { mode: 'enforce', match: undefined, cost: undefined, refund: undefined },
+      { mode: 'enforce', match: undefined, cost: undefined, refund: undefined },
     ]);
     // The fields of its answer say the same after the route's own rule, and reading again finds nothing spent.
     const own = RATE_LIMIT_STATUS_RULE.name;

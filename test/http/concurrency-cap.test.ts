@@ -6,11 +6,11 @@ import { createHttpServer, type PetStoreHttpServer } from '../../src/adapters/ht
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
 import { MemoryConcurrencySlots } from '../../src/adapters/memory/memory-concurrency-slots.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
-import { SystemClock } from '../../src/adapters/system/system-clock.js';
 import { minuteRule, type Plan } from '../../src/domain/quota/plan.js';
 import { RateLimitStatus } from '../../src/adapters/http/pipeline/rate-limit-status.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import { HeldReads } from '../support/held-reads.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { memoryServices } from '../support/memory-services.js';
 import { HttpClient, type HttpResult } from '../support/http-client.js';
 
@@ -20,14 +20,16 @@ const CAP = 3;
 const CAPPED: Plan = { name: 'capped', rules: [minuteRule(9)], concurrency: { name: 'inflight', limit: CAP } };
 
 let reads: HeldReads;
+let keys: MemoryApiKeyRegistry;
 let server: PetStoreHttpServer;
 let client: HttpClient;
 
 beforeEach(async () => {
   reads = new HeldReads();
-  const keys = new MemoryApiKeyRegistry();
+  keys = new MemoryApiKeyRegistry();
   await keys.register(digestApiKey(KEY), { plan: CAPPED, role: 'customer' });
-  const clock = new SystemClock();
+  // Time stands still: a refusal decided in the very millisecond a held request was counted is the hard case for refunds.
+  const clock = new ManualClock(1_767_225_600_000);
   const quotas = new MemoryQuotaStore(clock);
   const slots = new MemoryConcurrencySlots(clock);
   const options = { anonymousPolicy: { rules: [minuteRule(1_000)] }, ban: { strikes: 1_000, strikeWindowMs: 60_000, banMs: 60_000 } };
@@ -75,6 +77,23 @@ describe('a plan with a concurrency cap over HTTP', () => {
     const answers = await Promise.all(again);
     expect(answers.map(({ status }) => status)).toEqual([404, 404, 404]);
     expect(answers.at(-1)?.headers.get('x-ratelimit-remaining')).toBe('3');
+  });
+
+  it('gives nothing back for a request the cap refused, even under a rule refunding 4xx: it was only peeked at, and the 429 must not take back what another request spent', async () => {
+    const refundingKey = 'concurrency-cap-refunding-key';
+    const plan: Plan = { name: 'refunding', rules: [{ ...minuteRule(9), refund: ['4xx'] }], concurrency: { name: 'inflight', limit: 1 } };
+    await keys.register(digestApiKey(refundingKey), { plan, role: 'customer' });
+    const refunding = new HttpClient(client.url(''), refundingKey);
+    const held = refunding.get('/pets/1');
+    await reads.untilWaiting(1);
+    const refused = await refunding.get('/pets/1');
+    expect(codeOf(refused)).toBe('concurrency_limited');
+    // The held request's unit stays spent while it runs: the refusal gave nothing back.
+    await sleep(20);
+    const status = await refunding.get('/rate_limit');
+    expect((status.body as { rules: { remaining: number }[] }).rules[0]?.remaining).toBe(8);
+    reads.releaseAll();
+    expect((await held).status).toBe(404);
   });
 
   it('gives a slot back when its client goes away before the answer', async () => {

@@ -15,6 +15,8 @@ export const finishedEvent = (fields: Partial<RequestFinishedEvent> = {}): Reque
   plan: 'anonymous',
   verdict: 'admitted',
   shadowed: null,
+  refunded: null,
+  refundLost: null,
   storeUnavailable: null,
   ...fields,
 });

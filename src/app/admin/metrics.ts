@@ -67,6 +67,18 @@ export function createMetrics(probes: readonly StoreProbe[], fallbacks: Readonly
     labelNames: ['plan', 'rule'] as const,
     registers,
   });
+  const refunds = new Counter({
+    name: 'petstore_quota_refunds_total',
+    help: 'Requests whose cost a rule gave back, their answer being one the rule refunds, by plan and rule.',
+    labelNames: ['plan', 'rule'] as const,
+    registers,
+  });
+  const lostRefunds = new Counter({
+    name: 'petstore_quota_refunds_lost_total',
+    help: 'Refunds the quota store could not take (unreachable): the cost stays spent, by plan and rule.',
+    labelNames: ['plan', 'rule'] as const,
+    registers,
+  });
   const storeErrors = new Counter({
     name: 'petstore_store_errors_total',
     help: 'Requests answered 503 because a store was unavailable, by store and operation.',
@@ -125,6 +137,8 @@ export function createMetrics(probes: readonly StoreProbe[], fallbacks: Readonly
     latency.observe(series, event.method, routeLabel(event.route), event.durationMs / 1_000);
     if (event.verdict !== null) quotaCounts.add(event.plan, event.verdict, event);
     if (event.shadowed !== null) for (const rule of event.shadowed) shadowRefusals.inc({ plan: event.plan, rule });
+    if (event.refunded !== null) for (const rule of event.refunded) refunds.inc({ plan: event.plan, rule });
+    if (event.refundLost !== null) for (const rule of event.refundLost) lostRefunds.inc({ plan: event.plan, rule });
     if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
   };
   // Counted in batches, as access lines are made; every count is in before a scrape is answered.

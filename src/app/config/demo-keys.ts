@@ -41,14 +41,15 @@ const windowText = (windowMs: number): string => {
   return unit === undefined ? `${windowMs}ms` : `${windowMs / unit[1]}${unit[0]}`;
 };
 
-/** `search 10/1m on listPets`, `budget 300/1m cost createPet 5, default 1`, `burst 50/5s bucket` (refilled in 5 s), `... shadow`. */
-const ruleText = ({ name, limit, windowMs, kind, match, cost, mode }: PlanRule): string => {
+/** `search 10/1m on listPets`, `budget 300/1m cost createPet 5, default 1`, `burst 50/5s bucket` (refilled in 5 s), `... shadow`, `... refund 5xx 404`. */
+const ruleText = ({ name, limit, windowMs, kind, match, cost, mode, refund }: PlanRule): string => {
   let text = `${name} ${limit}/${windowText(windowMs)}`;
   if (kind === 'burst') text += ' bucket';
   if (match !== undefined) text += ` on ${match.join(' ')}`;
   if (typeof cost === 'number') text += ` cost ${cost}`;
   else if (cost !== undefined) text += ` cost ${Object.entries(cost).map(([operation, units]) => `${operation} ${units}`).join(', ')}`;
   if (mode === 'shadow') text += ' shadow';
+  if (refund !== undefined) text += ` refund ${refund.join(' ')}`;
   return text;
 };
 

@@ -197,7 +197,7 @@ export const SETTINGS = {
     parse: (path) => readPlansFile(path, { operations: PET_STORE_OPERATION_IDS, reservedRuleNames: [RATE_LIMIT_STATUS_RULE.name] }),
     default: NO_FILE_PLANS,
     defaultText: 'none: the built-in plans only',
-    description: 'plans of named rules (operations matched, costs, shadow rules) that keys name beside the built-in `free`, `pro`, `business` and `enterprise`; read once at start, every mistake reported with its JSON path',
+    description: 'plans of named rules (operations matched, costs, shadow rules, refunds) that keys name beside the built-in `free`, `pro`, `business` and `enterprise`; read once at start, every mistake reported with its JSON path',
   }),
   apiKeys: text<readonly ApiKeyEntry[], 'keys'>({
     variable: 'PETSTORE_API_KEYS',

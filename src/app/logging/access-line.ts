@@ -31,13 +31,16 @@ interface Ending {
   readonly text: string;
 }
 
-/** The line from the key on; `shadowed` is the field with its comma, or empty. */
-const endingText = (key: string, plan: string, verdict: string | null, shadowed: string, completed: boolean): string =>
-  `,"key":${JSON.stringify(key)},"plan":${JSON.stringify(plan)},"verdict":${JSON.stringify(verdict)},${shadowed}${completed ? '' : '"aborted":true,'}"msg":"request"}\n`;
+/** The line from the key on; `marks` is the fields of rules named (shadowed, refunded, refundLost), each with its comma, or empty. */
+const endingText = (key: string, plan: string, verdict: string | null, marks: string, completed: boolean): string =>
+  `,"key":${JSON.stringify(key)},"plan":${JSON.stringify(plan)},"verdict":${JSON.stringify(verdict)},${marks}${completed ? '' : '"aborted":true,'}"msg":"request"}\n`;
+
+/** A field naming rules, with its comma; empty when it names none. */
+const rulesField = (name: string, rules: readonly string[] | null): string => (rules === null ? '' : `"${name}":${JSON.stringify(rules)},`);
 
 /**
  * Access lines, each byte for byte what pino writes for `info({ requestId, method, route,
- * status, durationMs, key, plan, verdict[, shadowed][, aborted] }, 'request')` with our base and time
+ * status, durationMs, key, plan, verdict[, shadowed][, refunded][, refundLost][, aborted] }, 'request')` with our base and time
  * fields (a property test holds the two to each other).
  *
  * A line is joined from five pieces: what comes before the request id (the same for every
@@ -84,9 +87,11 @@ export class AccessLines {
     return text;
   }
 
-  #ending({ key, plan, verdict, shadowed, completed }: RequestFinishedEvent): string {
-    // A would-be refusal is rare and its names vary: its ending is built for it alone, never remembered.
-    if (shadowed !== null) return endingText(key, plan, verdict, `"shadowed":${JSON.stringify(shadowed)},`, completed);
+  #ending({ key, plan, verdict, shadowed, refunded, refundLost, completed }: RequestFinishedEvent): string {
+    // A would-be refusal or a refund is rare and its names vary: its ending is built for it alone, never remembered.
+    if (shadowed !== null || refunded !== null || refundLost !== null) {
+      return endingText(key, plan, verdict, rulesField('shadowed', shadowed) + rulesField('refunded', refunded) + rulesField('refundLost', refundLost), completed);
+    }
     const known = this.#endings.get(key);
     if (known !== undefined && known.plan === plan && known.verdict === verdict && known.completed === completed) return known.text;
     if (this.#endings.size >= REMEMBERED_KEYS) this.#endings.clear();

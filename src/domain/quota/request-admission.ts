@@ -8,6 +8,7 @@ import { costsOf, isUniformPlan } from './plan-rules.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { BanPolicy, QuotaPolicy, RuleCosts } from './quota-rule.js';
 import { assertDecidablePolicy } from './decidable-policy.js';
+import { planRefundsOf, type PlanRefunds } from './rule-refunds.js';
 
 /**
  * The quota subject of a key, by its holder's digest (`holderOf`: a rolled key's secrets share
@@ -33,6 +34,8 @@ export interface Admission {
   readonly decision: QuotaDecision;
   /** The plan's concurrency cap, when it applies to the request and the quota rules admitted it or were not asked; absent otherwise. */
   readonly slot?: SlotUse;
+  /** The answers each rule of the plan refunds (RequestAdmission.refund); undefined when no rule does, or without a key. */
+  readonly refunds?: PlanRefunds | undefined;
 }
 
 /** A request's slot under its plan's concurrency cap. */
@@ -55,11 +58,16 @@ export interface AdmissionOptions {
 }
 
 /** What a grant resolves to for one key, made once and reused by each of its requests. */
-interface KeyHolder {
+interface KeyHolder extends DecidedPlan {
   readonly caller: Caller;
   readonly subject: string;
+}
+
+/** What a plan's requests are decided under, made once per plan: its policy, its costs by operation and its refunds. */
+interface DecidedPlan {
   readonly policy: QuotaPolicy;
   readonly costs: PlanCosts;
+  readonly refunds: PlanRefunds | undefined;
 }
 
 /**
@@ -92,8 +100,8 @@ class PlanCosts {
  * allocates no promise.
  */
 export class RequestAdmission {
-  /** What each plan is decided under: its policy, and its costs by operation. */
-  private readonly plans = new WeakMap<Plan, { readonly policy: QuotaPolicy; readonly costs: PlanCosts }>();
+  /** What each plan is decided under. */
+  private readonly plans = new WeakMap<Plan, DecidedPlan>();
   private readonly holders = new WeakMap<ApiKeyGrant, KeyHolder>();
 
   /** `slots`: where plans' concurrency caps hold their slots; absent, caps are not applied (a peek at a key's standing). */
@@ -115,16 +123,25 @@ export class RequestAdmission {
     return this.decideFor(grant, keyDigest, clientAddress, operationId);
   }
 
+  /**
+   * Gives back `units` (rule-refunds.ts, refundUnits) of a request `admitted` for a key: to
+   * each rule's bucket that counted it, in the store that counted it. Nothing without a key.
+   */
+  refund(admitted: Admission, units: RuleCosts): void | Promise<void> {
+    if (admitted.caller === undefined) return;
+    return this.quotas.refund(keySubject(admitted.caller.id), admitted.policy, units, admitted.decision);
+  }
+
   private decideFor(grant: ApiKeyGrant | undefined, keyDigest: string, clientAddress: string, operationId: string | undefined): Admission | Promise<Admission> {
     if (grant === undefined) return this.decideAnonymous(clientAddress);
-    const { caller, subject, policy, costs } = this.keyHolder(grant, keyDigest);
+    const { caller, subject, policy, costs, refunds } = this.keyHolder(grant, keyDigest);
     const spent = costs.of(operationId);
     const cap = grant.plan.concurrency;
     if (cap === undefined || this.slots === undefined || !capApplies(cap, operationId)) {
-      return settle(grant.plan, caller, policy, spent, this.quotas.decide(subject, policy, spent));
+      return settle(grant.plan, caller, policy, spent, refunds, this.quotas.decide(subject, policy, spent));
     }
     const slot = this.slots.acquire(subject, cap.limit);
-    const held = { plan: grant.plan, caller, policy, spent, subject, cap, slots: this.slots };
+    const held = { plan: grant.plan, caller, policy, spent, refunds, subject, cap, slots: this.slots };
     return slot instanceof Promise ? slot.then((taken) => this.decideHolding(held, taken)) : this.decideHolding(held, slot);
   }
 
@@ -133,8 +150,9 @@ export class RequestAdmission {
    * one the quota refuses (or cannot decide) gives its slot back at once.
    */
   private decideHolding(held: HeldRequest, taken: SlotGrant): Admission | Promise<Admission> {
-    const { plan, caller, policy, spent, subject, cap, slots } = held;
+    const { plan, caller, policy, spent, refunds, subject, cap, slots } = held;
     if (!taken.granted) {
+      // No refunds: the quota was only peeked at, so nothing was counted to give back.
       const refused: SlotUse = { rule: cap, granted: false, inFlight: taken.inFlight, release: NOTHING_TO_RELEASE };
       const peek = this.quotas.peek(subject, policy, spent);
       if (peek instanceof Promise) return peek.then((decision) => ({ plan, caller, policy, costs: spent, decision, slot: refused }));
@@ -150,9 +168,9 @@ export class RequestAdmission {
       giveBack(slot);
       throw error;
     }
-    if (!(decision instanceof Promise)) return settleHolding(plan, caller, policy, spent, decision, slot);
+    if (!(decision instanceof Promise)) return settleHolding(plan, caller, policy, spent, refunds, decision, slot);
     return decision.then(
-      (decided) => settleHolding(plan, caller, policy, spent, decided, slot),
+      (decided) => settleHolding(plan, caller, policy, spent, refunds, decided, slot),
       (error: unknown) => {
         giveBack(slot);
         throw error;
@@ -163,7 +181,7 @@ export class RequestAdmission {
   // Anonymous callers keep their one rule over every request, whatever the operation.
   private decideAnonymous(clientAddress: string): Admission | Promise<Admission> {
     const policy = this.options.anonymousPolicy;
-    return settle(undefined, undefined, policy, 1, this.quotas.decide(`addr:${clientAddress}`, policy, 1));
+    return settle(undefined, undefined, policy, 1, undefined, this.quotas.decide(`addr:${clientAddress}`, policy, 1));
   }
 
   // A registry hands out one grant object per key (and per cache refill), so this misses once
@@ -179,10 +197,10 @@ export class RequestAdmission {
     return holder;
   }
 
-  private decidedUnder(plan: Plan): { readonly policy: QuotaPolicy; readonly costs: PlanCosts } {
+  private decidedUnder(plan: Plan): DecidedPlan {
     let decided = this.plans.get(plan);
     if (decided === undefined) {
-      decided = { policy: { rules: plan.rules, ban: this.options.ban }, costs: new PlanCosts(plan) };
+      decided = { policy: { rules: plan.rules, ban: this.options.ban }, costs: new PlanCosts(plan), refunds: planRefundsOf(plan.rules) };
       this.plans.set(plan, decided);
     }
     return decided;
@@ -195,6 +213,7 @@ interface HeldRequest {
   readonly caller: Caller;
   readonly policy: QuotaPolicy;
   readonly spent: number | RuleCosts;
+  readonly refunds: PlanRefunds | undefined;
   readonly subject: string;
   readonly cap: ConcurrencyRule;
   readonly slots: ConcurrencySlots;
@@ -206,10 +225,18 @@ const giveBack = (slot: SlotUse): void => {
   if (released instanceof Promise) released.catch(() => undefined);
 };
 
-function settleHolding(plan: Plan, caller: Caller, policy: QuotaPolicy, costs: number | RuleCosts, decision: QuotaDecision, slot: SlotUse): Admission {
-  if (decision.verdict === 'admitted') return { plan, caller, policy, costs, decision, slot };
+function settleHolding(
+  plan: Plan,
+  caller: Caller,
+  policy: QuotaPolicy,
+  costs: number | RuleCosts,
+  refunds: PlanRefunds | undefined,
+  decision: QuotaDecision,
+  slot: SlotUse,
+): Admission {
+  if (decision.verdict === 'admitted') return { plan, caller, policy, costs, decision, slot, refunds };
   giveBack(slot);
-  return { plan, caller, policy, costs, decision };
+  return { plan, caller, policy, costs, decision, refunds };
 }
 
 function settle(
@@ -217,8 +244,9 @@ function settle(
   caller: Caller | undefined,
   policy: QuotaPolicy,
   costs: number | RuleCosts,
+  refunds: PlanRefunds | undefined,
   decision: QuotaDecision | Promise<QuotaDecision>,
 ): Admission | Promise<Admission> {
-  if (decision instanceof Promise) return decision.then((decided) => ({ plan, caller, policy, costs, decision: decided }));
-  return { plan, caller, policy, costs, decision };
+  if (decision instanceof Promise) return decision.then((decided) => ({ plan, caller, policy, costs, decision: decided, refunds }));
+  return { plan, caller, policy, costs, decision, refunds };
 }

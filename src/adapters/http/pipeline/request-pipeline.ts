@@ -14,6 +14,7 @@ import { createRequestContext, sendError, type RequestContext, type RequestTrace
 import type { OnRequestFinished } from '../wire/request-finished.js';
 import { requestIdOf, type RequestId } from '../wire/request-id.js';
 import { credentialHeadersProblem } from './credential-headers.js';
+import { refundOnceAnswered } from './answer-refunds.js';
 import type { RateLimitStatus } from './rate-limit-status.js';
 import { requestTarget } from './request-target.js';
 import { refuseUnrouted } from './unrouted.js';
@@ -91,6 +92,9 @@ export function createAdmissionPipeline(
       trace.verdict = admitted.decision.verdict;
       trace.shadowed = shadowedNames(admitted);
     }
+    const { refunds } = admitted;
+    // Only a plan with refunding rules pays for a listener; only what was counted is given back.
+    if (refunds !== undefined && admitted.decision.verdict === 'admitted') refundOnceAnswered(ctx, admitted, refunds, admission, logError);
     writeRateLimitHeaders(ctx.headers, admitted.policy, admitted.decision, admitted.costs);
     if (cors !== undefined) for (const header of cors.responseHeaders(ctx.req.headers.origin)) ctx.headers.push(header);
 
@@ -174,6 +178,8 @@ export function createAdmissionPipeline(
       plan: ANONYMOUS,
       verdict: null,
       shadowed: null,
+      refunded: null,
+      refundLost: null,
       storeUnavailable: null,
     };
     ctx.trace = trace;
@@ -183,7 +189,9 @@ export function createAdmissionPipeline(
       trace.durationMs = performance.now() - trace.startedAt;
       trace.finishedAt = Date.now();
       trace.completed = res.writableFinished;
-      report(trace);
+      // A refund's outcome goes on the event too: told once the store has answered it.
+      if (ctx.refunding === undefined) report(trace);
+      else ctx.refunding.then(() => report(trace)).catch((error: unknown) => logError('request-finished hook failed', error, requestId));
     });
   };
 

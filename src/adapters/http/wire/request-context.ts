@@ -37,6 +37,8 @@ export interface RequestContext {
   requestId: string;
   /** What the request-finished hook reports; undefined unless the hook is set. */
   trace: RequestTrace | undefined;
+  /** A refund of the request on its way to the store, once answered: the request-finished hook is told after it. */
+  refunding: Promise<void> | undefined;
 }
 
 /**
@@ -61,6 +63,7 @@ export const createRequestContext = (req: IncomingMessage, res: ServerResponse):
   bodyRead: false,
   requestId: '',
   trace: undefined,
+  refunding: undefined,
 });
 
 /** The caller of an operation that requires a key: the pipeline refuses the request before the handler without one. */

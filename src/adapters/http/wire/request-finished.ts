@@ -23,6 +23,10 @@ export interface RequestFinishedEvent {
   readonly verdict: string | null;
   /** The names of the shadow rules that would have refused the request (QuotaDecision.shadowed); null: none did. */
   readonly shadowed: readonly string[] | null;
+  /** The names of the rules that gave the request's cost back, its answer being one they refund; null: none did. */
+  readonly refunded: readonly string[] | null;
+  /** The names of the rules whose refund the store could not take (the cost stays spent); null: none. */
+  readonly refundLost: readonly string[] | null;
   /** The store a 503 `service_unavailable` was answered for (as its error names it), else null. */
   readonly storeUnavailable: string | null;
 }
