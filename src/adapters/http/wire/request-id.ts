@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -13,6 +13,46 @@ declare const safeCharacters: unique symbol;
  */
 export type RequestId = string & { readonly [safeCharacters]: true };
 
+/** UUIDs made at once: one random fill and one string for all of them. */
+const UUID_BATCH = 256;
+const UUID_BYTES = 16;
+const UUID_CHARS = 36;
+/** Byte offsets after which a UUID's text has a dash: 8-4-4-4-12 hex digits. */
+const DASH_AFTER = new Set([3, 5, 7, 9]);
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+const DASH = 0x2d;
+const uuidBytes = Buffer.alloc(UUID_BATCH * UUID_BYTES);
+const uuidAscii = Buffer.alloc(UUID_BATCH * UUID_CHARS);
+let uuidText = '';
+let nextUuid = UUID_BATCH;
+
+/**
+ * A new random (version 4, RFC 9562) UUID, as crypto.randomUUID makes it but cheaper for a
+ * header: randomUUID joins each of its strings from 20 pieces, which the header's validation and
+ * write then flatten, on every request. Here a batch is written as one string and each UUID is a
+ * slice of it.
+ */
+const newUuid = (): string => {
+  if (nextUuid === UUID_BATCH) {
+    randomFillSync(uuidBytes);
+    let out = 0;
+    for (let at = 0; at < uuidBytes.length; at++) {
+      const offset = at % UUID_BYTES;
+      let byte = uuidBytes[at]!;
+      // The version (4) and variant (10) bits.
+      if (offset === 6) byte = (byte & 0x0f) | 0x40;
+      else if (offset === 8) byte = (byte & 0x3f) | 0x80;
+      uuidAscii[out++] = HEX_DIGITS[byte >> 4]!;
+      uuidAscii[out++] = HEX_DIGITS[byte & 0x0f]!;
+      if (DASH_AFTER.has(offset)) uuidAscii[out++] = DASH;
+    }
+    uuidText = uuidAscii.toString('latin1');
+    nextUuid = 0;
+  }
+  const at = UUID_CHARS * nextUuid++;
+  return uuidText.slice(at, at + UUID_CHARS);
+};
+
 /** The caller's X-Request-Id when it is one value of safe characters, else a new UUID. */
 export const requestIdOf = (header: string | string[] | undefined): RequestId =>
-  (typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : randomUUID()) as RequestId;
+  (typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : newUuid()) as RequestId;
