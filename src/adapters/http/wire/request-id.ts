@@ -17,8 +17,6 @@ export type RequestId = string & { readonly [safeCharacters]: true };
 const UUID_BATCH = 256;
 const UUID_BYTES = 16;
 const UUID_CHARS = 36;
-/** Byte offsets after which a UUID's text has a dash: 8-4-4-4-12 hex digits. */
-const DASH_AFTER = new Set([3, 5, 7, 9]);
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 const DASH = 0x2d;
 const uuidBytes = Buffer.alloc(UUID_BATCH * UUID_BYTES);
@@ -36,15 +34,17 @@ const newUuid = (): string => {
   if (nextUuid === UUID_BATCH) {
     randomFillSync(uuidBytes);
     let out = 0;
-    for (let at = 0; at < uuidBytes.length; at++) {
-      const offset = at % UUID_BYTES;
-      let byte = uuidBytes[at]!;
+    for (let at = 0; at < uuidBytes.length; at += UUID_BYTES) {
       // The version (4) and variant (10) bits.
-      if (offset === 6) byte = (byte & 0x0f) | 0x40;
-      else if (offset === 8) byte = (byte & 0x3f) | 0x80;
-      uuidAscii[out++] = HEX_DIGITS[byte >> 4]!;
-      uuidAscii[out++] = HEX_DIGITS[byte & 0x0f]!;
-      if (DASH_AFTER.has(offset)) uuidAscii[out++] = DASH;
+      uuidBytes[at + 6] = (uuidBytes[at + 6]! & 0x0f) | 0x40;
+      uuidBytes[at + 8] = (uuidBytes[at + 8]! & 0x3f) | 0x80;
+      for (let i = 0; i < UUID_BYTES; i++) {
+        // 8-4-4-4-12 hex digits.
+        if (i === 4 || i === 6 || i === 8 || i === 10) uuidAscii[out++] = DASH;
+        const byte = uuidBytes[at + i]!;
+        uuidAscii[out++] = HEX_DIGITS[byte >> 4]!;
+        uuidAscii[out++] = HEX_DIGITS[byte & 0x0f]!;
+      }
     }
     uuidText = uuidAscii.toString('latin1');
     nextUuid = 0;
