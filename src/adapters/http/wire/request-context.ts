@@ -145,13 +145,9 @@ const byteLengthOf = (body: string | Buffer): number => {
 export function sendBody(ctx: RequestContext, status: number, contentType: string, body: string | Buffer, extra?: readonly (string | number)[]): void {
   const headers = ctx.headers;
   if (extra !== undefined) for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
-  const bytes = byteLengthOf(body);
-  headers.push('content-type', contentType, 'content-length', bytes);
+  headers.push('content-type', contentType, 'content-length', byteLengthOf(body));
   writeHead(ctx, status);
-  // A string of as many bytes as characters is ASCII: latin1 writes the same bytes, copied where
-  // UTF-8 would be encoded, and Node writes the head in the body's encoding, latin1 as for a head alone.
-  if (typeof body === 'string' && bytes === body.length) ctx.res.end(body, 'latin1');
-  else ctx.res.end(body);
+  ctx.res.end(body);
 }
 
 /** An answer without a body or Content-Length (a 304 stands for a body it does not repeat). */
