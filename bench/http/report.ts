@@ -187,7 +187,8 @@ export const TARGETS: readonly TargetSpec[] = [
   { name: 'GET list, memory store / fastify peer', scenario: 'list', measured: 'memory', reference: 'peer', threshold: 1.3, judge: 'paired' },
   { name: 'GET list, memory store / find-my-way + fixed window', scenario: 'list', measured: 'memory', reference: 'router', threshold: 1, judge: 'paired' },
   { name: '429 path, memory store / ceiling', scenario: 'limited', measured: 'memory', reference: 'ceiling', threshold: 0.8, judge: 'paired' },
-  { name: '429 path, memory store / find-my-way + fixed window', scenario: 'limited', measured: 'memory', reference: 'router', threshold: 1, judge: 'paired' },
+  // Issue 38: reached with a margin (bench/README.md, "The 429 path against the hand-written reference").
+  { name: '429 path, memory store / find-my-way + fixed window', scenario: 'limited', measured: 'memory', reference: 'router', threshold: 1.1, judge: 'paired' },
   { name: '429 path / GET list success, memory store (a rejection never slower)', scenario: 'limited', measured: 'memory', reference: 'memory', referenceScenario: 'list', threshold: 1 },
   { name: '429 path / GET list success, Redis store (a rejection never slower)', scenario: 'limited', measured: 'redis', reference: 'redis', referenceScenario: 'list', threshold: 1 },
   { name: 'GET list, Redis store / memory store (by req/s)', scenario: 'list', measured: 'redis', reference: 'memory', threshold: 0.5, judge: 'rps' },
