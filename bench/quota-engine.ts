@@ -7,12 +7,20 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MemoryQuotaStore } from '../src/adapters/memory/memory-quota-store.js';
+import { RATE_LIMIT_STATUS_RULE } from '../src/adapters/http/contract/rate-limit-status-rule.js';
+import { PET_STORE_OPERATION_IDS } from '../src/adapters/http/request-handler.js';
+import { readPlansFile } from '../src/app/config/plans-file.js';
 import { DEFAULT_BAN_POLICY } from '../src/domain/quota/ban-policy.js';
+import { costsOf } from '../src/domain/quota/plan-rules.js';
 import { STANDARD_PLANS, enterprisePlan } from '../src/domain/quota/plan.js';
-import type { QuotaPolicy } from '../src/domain/quota/quota-rule.js';
+import type { QuotaPolicy, RuleCosts } from '../src/domain/quota/quota-rule.js';
 import type { Clock } from '../src/ports/clock.js';
+import { FIVE_RULES_PLAN, FIVE_RULES_PLANS_FILE } from './http/keys.js';
+import { median } from './http/report.js';
 
 const SECONDS_PER_SCENARIO = 2;
+/** Pairs of the two-rule and five-rule scenarios, each a child of its own, whose ratios the five-against-two figure is the median of. */
+const FIVE_VS_TWO_PAIRS = 3;
 const KEYS = 100_000;
 /** Simulated traffic: the clock moves 1 ms every this many decisions (100,000 decisions per simulated second). */
 const DECISIONS_PER_MS = 100;
@@ -30,6 +38,15 @@ const hotKey = subjects[0]!;
 const business: QuotaPolicy = { rules: STANDARD_PLANS.business.rules, ban: DEFAULT_BAN_POLICY };
 const businessNoBan: QuotaPolicy = { rules: STANDARD_PLANS.business.rules };
 const neverFull: QuotaPolicy = { rules: enterprisePlan(2_000_000_000, 4_000_000_000).rules, ban: DEFAULT_BAN_POLICY };
+
+/** The HTTP bench's plan of five rules (bench/http/keys.ts), read as the service reads it, and what a list request spends under it. */
+const fiveRules = (): { readonly policy: QuotaPolicy; readonly costs: RuleCosts } => {
+  const file = fileURLToPath(new URL(`../../${FIVE_RULES_PLANS_FILE}`, import.meta.url));
+  const plans = readPlansFile(file, { operations: PET_STORE_OPERATION_IDS, reservedRuleNames: [RATE_LIMIT_STATUS_RULE.name] });
+  const plan = plans.ok ? plans.value.get(FIVE_RULES_PLAN) : undefined;
+  if (plan === undefined) throw new Error(`${FIVE_RULES_PLANS_FILE}: no plan ${FIVE_RULES_PLAN}${plans.ok ? '' : `\n${plans.error}`}`);
+  return { policy: { rules: plan.rules, ban: DEFAULT_BAN_POLICY }, costs: costsOf(plan, 'listPets') };
+};
 
 interface Measured {
   readonly opsPerSecond: number;
@@ -61,12 +78,12 @@ const measure = (step: (i: number) => number, labels: readonly string[]): Measur
 
 const VERDICTS = ['admitted', 'rate_limited', 'banned'] as const;
 
-const engine = (policy: QuotaPolicy, spread: boolean): Measured => {
+const engine = (policy: QuotaPolicy, spread: boolean, cost: number | RuleCosts = 1): Measured => {
   const clock = new SteppingClock();
   const store = new MemoryQuotaStore(clock);
   return measure((i) => {
     if (i % DECISIONS_PER_MS === 0) clock.at++;
-    const verdict = store.decide(spread ? subjects[i % KEYS]! : hotKey, policy).verdict;
+    const verdict = store.decide(spread ? subjects[i % KEYS]! : hotKey, policy, cost).verdict;
     return verdict === 'admitted' ? 0 : verdict === 'rate_limited' ? 1 : 2;
   }, VERDICTS);
 };
@@ -110,6 +127,13 @@ const SCENARIOS: Record<string, { readonly title: string; readonly run: () => Me
   hotBanned: { title: 'one hot key, Business, default ban', run: () => engine(business, false) },
   hotLimited: { title: 'one hot key, Business, no ban', run: () => engine(businessNoBan, false) },
   hotAdmitted: { title: 'one hot key, never full (admitted path)', run: () => engine(neverFull, false) },
+  hotFiveRules: {
+    title: 'one hot key, five rules never full, a list request (admitted path)',
+    run: () => {
+      const { policy, costs } = fiveRules();
+      return engine(policy, false, costs);
+    },
+  },
   spread: { title: `${KEYS.toLocaleString('en-US')} keys round robin, Business, default ban`, run: () => engine(business, true) },
   hotBaseline: { title: 'baseline, one key', run: () => baseline(false) },
   spreadBaseline: { title: `baseline, ${KEYS.toLocaleString('en-US')} keys`, run: () => baseline(true) },
@@ -137,6 +161,7 @@ if (child === 'memory') {
     ['hotBanned', 'hotBaseline'],
     ['hotLimited', 'hotBaseline'],
     ['hotAdmitted', 'hotBaseline'],
+    ['hotFiveRules', 'hotBaseline'],
     ['spread', 'spreadBaseline'],
   ] as const) {
     const measured = results.get(name)!;
@@ -146,5 +171,14 @@ if (child === 'memory') {
       `| ${SCENARIOS[name]!.title} | ${format(measured.opsPerSecond)} | ${format(base.opsPerSecond)} | ${ratio} | ${measured.verdicts} |`,
     );
   }
+  // Both measured again, alternately, so the ratio does not rest on one pair of children on a shared machine.
+  const pairs: [Measured, Measured][] = [[results.get('hotAdmitted')!, results.get('hotFiveRules')!]];
+  for (let pair = 1; pair < FIVE_VS_TWO_PAIRS; pair++) pairs.push([inChild('hotAdmitted') as Measured, inChild('hotFiveRules') as Measured]);
+  const ratios = pairs.map(([two, five]) => two.opsPerSecond / five.opsPerSecond);
+  console.log(
+    `\nFive rules against two (one hot key, never full; the HTTP bench's plan of five, a list request, against enterprise's two): ` +
+      `time per decision five / two ${median(ratios).toFixed(2)}, the median of ${pairs.length} pairs run alternately (${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}); ` +
+      `${(1e9 / median(pairs.map(([, five]) => five.opsPerSecond))).toFixed(0)} against ${(1e9 / median(pairs.map(([two]) => two.opsPerSecond))).toFixed(0)} ns per decision.`,
+  );
   console.log(`\nMemory: ${inChild('memory') as string}`);
 }

@@ -1,9 +1,9 @@
 import type { BenchResults, Summary } from './report.js';
 import type { ServerName } from './servers.js';
 
-const COLOURS: Record<ServerName, string> = { ceiling: '#9e9e9e', peer: '#e07b39', router: '#c9a227', memory: '#2f6fb0', operated: '#6a9fd4', redis: '#b03a2e', cluster: '#7b2d8e', postgres: '#2e8b57' };
+const COLOURS: Record<ServerName, string> = { ceiling: '#9e9e9e', peer: '#e07b39', router: '#c9a227', memory: '#2f6fb0', operated: '#6a9fd4', 'five-rules': '#1d4a78', redis: '#b03a2e', cluster: '#7b2d8e', postgres: '#2e8b57' };
 /** The order of the bars in every group, whichever servers a scenario measured. */
-const SERVER_ORDER: readonly ServerName[] = ['ceiling', 'peer', 'router', 'memory', 'operated', 'redis', 'cluster', 'postgres'];
+const SERVER_ORDER: readonly ServerName[] = ['ceiling', 'peer', 'router', 'memory', 'operated', 'five-rules', 'redis', 'cluster', 'postgres'];
 const SHORT_TITLES: Record<string, string> = {
   list: 'GET /pets?limit=20',
   limited: '429 path',

@@ -187,11 +187,14 @@ export const TARGETS: readonly TargetSpec[] = [
   { name: 'GET list, memory store / fastify peer', scenario: 'list', measured: 'memory', reference: 'peer', threshold: 1.3, judge: 'paired' },
   { name: 'GET list, memory store / find-my-way + fixed window', scenario: 'list', measured: 'memory', reference: 'router', threshold: 1, judge: 'paired' },
   { name: '429 path, memory store / ceiling', scenario: 'limited', measured: 'memory', reference: 'ceiling', threshold: 0.8, judge: 'paired' },
-  { name: '429 path, memory store / find-my-way + fixed window', scenario: 'limited', measured: 'memory', reference: 'router', threshold: 1, judge: 'paired' },
+  // Issue 38: reached with a margin (bench/README.md, "The 429 path against the hand-written reference").
+  { name: '429 path, memory store / find-my-way + fixed window', scenario: 'limited', measured: 'memory', reference: 'router', threshold: 1.1, judge: 'paired' },
   { name: '429 path / GET list success, memory store (a rejection never slower)', scenario: 'limited', measured: 'memory', reference: 'memory', referenceScenario: 'list', threshold: 1 },
   { name: '429 path / GET list success, Redis store (a rejection never slower)', scenario: 'limited', measured: 'redis', reference: 'redis', referenceScenario: 'list', threshold: 1 },
   { name: 'GET list, Redis store / memory store (by req/s)', scenario: 'list', measured: 'redis', reference: 'memory', threshold: 0.5, judge: 'rps' },
   { name: 'GET list, access log + metrics on / off (memory store)', scenario: 'list', measured: 'operated', reference: 'memory', threshold: 0.9, judge: 'paired' },
+  // Issue 38: a key of five rules costs at most 15% more CPU per request than today's two, so two's CPU over five's is at least 1 / 1.15.
+  { name: 'GET list, a key of five rules / of two (memory store)', scenario: 'list', measured: 'five-rules', reference: 'memory', threshold: 1 / 1.15, judge: 'paired' },
   { name: '429 path, Redis store / memory store', scenario: 'limited', measured: 'redis', reference: 'memory', threshold: 0.85 },
   { name: 'GET list, Redis Cluster (3 masters) / single Redis', scenario: 'list', measured: 'cluster', reference: 'redis', threshold: 0.8 },
   { name: '429 path, Redis Cluster (3 masters) / single Redis', scenario: 'limited', measured: 'cluster', reference: 'redis', threshold: 0.8 },
@@ -351,9 +354,15 @@ const HEADLINE_COLUMNS: readonly { readonly server: ServerName; readonly head: s
   { server: 'postgres', head: 'PostgreSQL (+ Redis counters)' },
 ];
 
+/** Variants of the memory server, each a row of its own under a scenario that measured it. */
+const HEADLINE_VARIANTS: readonly { readonly server: ServerName; readonly row: string }[] = [
+  { server: 'operated', row: 'the same, access log + metrics on' },
+  { server: 'five-rules', row: 'the same, a key of five rules' },
+];
+
 /**
  * The README's headline: req/s (server CPU per request) of each scenario on each server, and the
- * operated memory server as a row of its own under the list; regenerated with the full tables.
+ * variants of the memory server as rows of their own under the list; regenerated with the full tables.
  */
 export const headlineTable = (results: BenchResults): string => {
   const cell = (scenario: ScenarioResult, server: ServerName): string => {
@@ -366,8 +375,10 @@ export const headlineTable = (results: BenchResults): string => {
   ];
   for (const scenario of results.scenarios) {
     lines.push(`| ${scenario.title} | ${HEADLINE_COLUMNS.map(({ server }) => cell(scenario, server)).join(' | ')} |`);
-    const operated = cell(scenario, 'operated');
-    if (operated !== '') lines.push(`| the same, access log + metrics on | ${HEADLINE_COLUMNS.map(({ server }) => (server === 'memory' ? operated : '')).join(' | ')} |`);
+    for (const { server: variant, row } of HEADLINE_VARIANTS) {
+      const measured = cell(scenario, variant);
+      if (measured !== '') lines.push(`| ${row} | ${HEADLINE_COLUMNS.map(({ server }) => (server === 'memory' ? measured : '')).join(' | ')} |`);
+    }
   }
   return lines.join('\n');
 };

@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startTestCluster } from '../../test/support/test-cluster.js';
+import { FIVE_RULES_PLAN, FIVE_RULES_PLANS_FILE } from './keys.js';
 import { createBenchDatabase } from './postgres.js';
 import { cpuSecondsOf, stopChild } from './child-process.js';
 
-export type ServerName = 'ceiling' | 'peer' | 'router' | 'memory' | 'operated' | 'redis' | 'cluster' | 'postgres';
+export type ServerName = 'ceiling' | 'peer' | 'router' | 'memory' | 'operated' | 'five-rules' | 'redis' | 'cluster' | 'postgres';
 
 export interface ServerSpec {
   readonly name: ServerName;
@@ -58,6 +59,14 @@ export const serverSpecs = (redis: { readonly url: string; readonly prefix: stri
       label: 'petstore, memory store, access log + metrics',
       script: 'petstore-server.js',
       env: { PETSTORE_STORE: 'memory', PETSTORE_ACCESS_LOG: 'on', PETSTORE_ADMIN_PORT: '0' },
+      scenarios: ['list'],
+    },
+    {
+      // The never-limited key under a plan of five rules (keys.ts) instead of today's two.
+      name: 'five-rules',
+      label: 'petstore, memory store, a key of five rules',
+      script: 'petstore-server.js',
+      env: { PETSTORE_STORE: 'memory', PETSTORE_PLANS: fileURLToPath(new URL(`../../../${FIVE_RULES_PLANS_FILE}`, import.meta.url)), BENCH_UNLIMITED_PLAN: FIVE_RULES_PLAN },
       scenarios: ['list'],
     },
   ];

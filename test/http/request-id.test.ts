@@ -90,6 +90,12 @@ describe('requestIdOf', () => {
       { numRuns: runs(5_000) },
     );
   });
+
+  it('makes a new version 4 UUID for every request without a usable id, over several batches: 1,000 in a row, all distinct', () => {
+    const made = Array.from({ length: 1_000 }, (_, i) => requestIdOf(i % 2 === 0 ? undefined : 'has space'));
+    for (const id of made) expect(id).toMatch(UUID);
+    expect(new Set(made).size).toBe(made.length);
+  });
 });
 
 describe('the request-finished hook', () => {
