@@ -115,6 +115,28 @@ describe('createRateLimiter', () => {
     expect(checked(limiter, 'b').allowed).toBe(true);
   });
 
+  it("gives back an admitted check's cost, to its subject's own limits (an override's too), and nothing for a refused check", () => {
+    const clock = new ManualClock(1_767_225_600_000);
+    const limiter = createRateLimiter({
+      rules: [{ name: 'minute', limit: 4, windowMs: 60_000 }],
+      store: new MemoryQuotaStore(clock),
+      overrides: [{ subjects: 'vip:*', limits: { minute: 8 } }],
+    });
+    const spent = limiter.check('a', 3);
+    limiter.refund('a', spent, 3);
+    expect(limiter.get('a').decision.remaining).toEqual([4]);
+    limiter.check('a', 4);
+    const refused = limiter.check('a', 1);
+    expect(refused.allowed).toBe(false);
+    limiter.refund('a', refused);
+    expect(limiter.get('a').decision.remaining).toEqual([0]);
+    const vip = limiter.check('vip:1', 6);
+    expect(vip.decision.remaining).toEqual([2]);
+    limiter.refund('vip:1', vip, 6);
+    expect(limiter.get('vip:1').decision.remaining).toEqual([8]);
+    expect(() => limiter.refund('a', spent, 5)).toThrow(RangeError);
+  });
+
   it('bans a subject refused again and again before its Retry-After, and admits it once the ban is over', () => {
     const ban: BanPolicy = { strikes: 3, strikeWindowMs: 60_000, banMs: 600_000 };
     const { clock, limiter } = memoryLimiter([{ name: 'minute', limit: 2, windowMs: 60_000 }], ban);

@@ -28,6 +28,7 @@ const get = async (url: string, headers: Record<string, string> = {}) => {
 describe('rateLimitMiddleware in express 5: the exact quota engine on chosen routes', () => {
   let host: Host;
   const weighed = limiterOf(20);
+  const refunding = limiterOf(6);
   beforeAll(async () => {
     const app = express();
     const perTenant = rateLimitMiddleware({
@@ -48,6 +49,9 @@ describe('rateLimitMiddleware in express 5: the exact quota engine on chosen rou
     });
     app.get('/export', rateLimitMiddleware({ limiter: weighed, key: () => 'exporter', cost: (req) => (req.url?.endsWith('rows=all') === true ? 10 : 1) }), (_req, res) => {
       res.json({ exported: true });
+    });
+    app.get('/flaky', rateLimitMiddleware({ limiter: refunding, key: () => 'flaky', cost: () => 2, refund: ['5xx'] }), (req, res) => {
+      res.status(req.headers['x-fail'] === 'yes' ? 503 : 200).json({ failed: req.headers['x-fail'] === 'yes' });
     });
     app.get('/bad-cost', rateLimitMiddleware({ limiter: weighed, key: () => 'bad', cost: () => 0.5 }), (_req, res) => {
       res.json({ ok: true });
@@ -138,6 +142,19 @@ describe('rateLimitMiddleware in express 5: the exact quota engine on chosen rou
     expect(await admitted('zed')).toEqual({ admitted: 1, policy: '"minute";q=1;w=60' });
   });
 
+  it("gives a request's cost back once its answer is a refunded class (503 under 5xx), never a 2xx's, and refuses what is no answer class at creation", async () => {
+    const remaining = async (): Promise<number> => (await refunding.get('flaky')).decision.remaining[0]!;
+    expect((await get(`${host.origin}/flaky`, { 'x-fail': 'yes' })).status).toBe(503);
+    // Given back on 'finish', once the answer is written: the client may read before it lands.
+    await expect.poll(remaining).toBe(6);
+    expect((await get(`${host.origin}/flaky`)).status).toBe(200);
+    expect(await remaining()).toBe(4);
+    expect((await get(`${host.origin}/flaky`, { 'x-fail': 'yes' })).remaining).toBe('2');
+    await expect.poll(remaining).toBe(4);
+    expect(() => rateLimitMiddleware({ limiter: refunding, refund: ['6xx'] })).toThrow(/refund "6xx" is not an answer class/);
+    expect(() => rateLimitHook({ limiter: refunding, refund: ['5XX'] })).toThrow(RangeError);
+  });
+
   it('answers 503 with Retry-After when its store cannot decide', async () => {
     const answer = await get(`${host.origin}/down`);
     expect([answer.status, answer.retryAfter, (answer.body as { code: string }).code]).toEqual([503, '1', 'service_unavailable']);
@@ -146,6 +163,7 @@ describe('rateLimitMiddleware in express 5: the exact quota engine on chosen rou
 
 describe('rateLimitHook in fastify 5, on one route', () => {
   const app = Fastify();
+  const lookups = limiterOf(2);
   let origin: string;
   beforeAll(async () => {
     app.get('/limited', { onRequest: rateLimitHook({ limiter: limiterOf(1) }) }, async () => ({ ok: true }));
@@ -156,6 +174,9 @@ describe('rateLimitHook in fastify 5, on one route', () => {
     });
     app.get('/partners', { onRequest: rateLimitHook({ limiter: partners, key: (req) => String(req.headers['x-subject']) }) }, async () => ({ ok: true }));
     app.get('/free', async () => ({ ok: true }));
+    app.get('/lookup/:id', { onRequest: rateLimitHook({ limiter: lookups, key: () => 'looker', refund: ['404'] }) }, async (request, reply) =>
+      (request.params as { id: string }).id === 'known' ? { found: true } : reply.code(404).send({ found: false }),
+    );
     await app.listen({ port: 0, host: '127.0.0.1' });
     origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });
@@ -170,6 +191,13 @@ describe('rateLimitHook in fastify 5, on one route', () => {
     expect(second.body).toMatchObject({ code: 'rate_limited', status: 429 });
     const free = await get(`${origin}/free`);
     expect([free.status, free.policy]).toEqual([200, null]);
+  });
+
+  it('gives back the cost of a lookup answered 404 under refund ["404"], through the reply\'s raw response, and keeps a found one\'s', async () => {
+    for (let i = 0; i < 5; i++) expect((await get(`${origin}/lookup/missing`)).status).toBe(404);
+    await expect.poll(async () => (await lookups.get('looker')).decision.remaining[0]).toBe(2);
+    expect((await get(`${origin}/lookup/known`)).status).toBe(200);
+    expect((await lookups.get('looker')).decision.remaining[0]).toBe(1);
   });
 
   it("decides a subject a pattern override names by that override's limits", async () => {

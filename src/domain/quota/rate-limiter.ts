@@ -75,6 +75,13 @@ export interface RateLimiter<S extends QuotaStore = QuotaStore> {
    * `decision.remaining` is each rule's room before the request, and `allowed` whether it fits.
    */
   get(subject: string, cost?: number): RateLimitCheckOf<S>;
+  /**
+   * Gives back the `cost` units (default 1, as checked) of a request `check` admitted for
+   * `subject`, to the buckets that counted them: for answers that should not count, such as the
+   * server's own failures. A refused check counted nothing and gets nothing back; a bucket gives
+   * back at most what it still counts, never below zero (QuotaStore.refund).
+   */
+  refund(subject: string, check: RateLimitCheck, cost?: number): ReturnType<S['refund']>;
   /** Forgets `subject`: its counters, strikes and any ban (in tests, or after a mistake). */
   reset(subject: string): ReturnType<S['reset']>;
 }
@@ -189,12 +196,19 @@ export const createRateLimiter = <S extends QuotaStore>({ rules, store, ban, ove
   const answer = ({ settle }: Decider, decided: QuotaDecision | Promise<QuotaDecision>): RateLimitCheckOf<S> =>
     (decided instanceof Promise ? decided.then(settle) : settle(decided)) as RateLimitCheckOf<S>;
   const reset = (subject: string) => store.reset(subject) as ReturnType<S['reset']>;
+  const refund = (subject: string, check: RateLimitCheck, cost = 1): ReturnType<S['refund']> => {
+    const decider = pick === undefined ? base : pick(subject);
+    const units = decider.checkedCost(cost);
+    if (!check.allowed) return undefined as ReturnType<S['refund']>;
+    return store.refund(subject, decider.policy, decider.policy.rules.map(() => units), check.decision) as ReturnType<S['refund']>;
+  };
   if (pick === undefined) {
     return {
       policy,
       policyFor: () => policy,
       check: (subject, cost = 1) => answer(base, store.decide(subject, policy, base.checkedCost(cost))),
       get: (subject, cost = 1) => answer(base, store.peek(subject, policy, base.checkedCost(cost))),
+      refund,
       reset,
     };
   }
@@ -209,6 +223,7 @@ export const createRateLimiter = <S extends QuotaStore>({ rules, store, ban, ove
       const decider = pick(subject);
       return answer(decider, store.peek(subject, decider.policy, decider.checkedCost(cost)));
     },
+    refund,
     reset,
   };
 };

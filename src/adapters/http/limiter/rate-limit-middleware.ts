@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import type { RateLimitCheck, RateLimiter } from '../../../domain/quota/rate-limiter.js';
 import { RATE_LIMIT_FIELD_NAMES } from '../../../domain/quota/rate-limit-fields.js';
+import { ANSWER_CLASS_SHAPE, statusesOf } from '../../../domain/quota/rule-refunds.js';
 import { errorBody, HTTP_ERRORS } from '../wire/http-errors.js';
 
 /** What a refused request is answered: by default the service's own 429 in the Error format. */
@@ -21,6 +22,12 @@ export interface RateLimitMiddlewareOptions {
   readonly cost?: (req: IncomingMessage) => number;
   /** The answer to a refused request (the rate-limit fields and Retry-After are written whatever it is). */
   readonly refusal?: (check: RateLimitCheck, req: IncomingMessage) => Refusal;
+  /**
+   * The answers whose requests get their cost back once written: answer classes (`"5xx"`) and
+   * statuses (`"404"`), as a plan rule's `refund`. `["5xx"]` is express-rate-limit's
+   * skipFailedRequests for the server's own failures, exact across instances on a shared store.
+   */
+  readonly refund?: readonly string[];
 }
 
 const defaultKey = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
@@ -38,21 +45,52 @@ const defaultRefusal = (check: RateLimitCheck): Refusal => (check.decision.verdi
 
 /** What to write for one request: undefined to pass it on, else the answer. */
 type LimitOutcome =
-  | { readonly pass: true; readonly headers: Readonly<Record<string, string>> }
+  | { readonly pass: true; readonly headers: Readonly<Record<string, string>>; readonly counted: Counted }
   | { readonly pass: false; readonly headers: Readonly<Record<string, string>>; readonly refusal: Refusal };
+
+/** An admitted request, as a refund needs it. */
+interface Counted {
+  readonly subject: string;
+  readonly cost: number;
+  readonly check: RateLimitCheck;
+}
+
+/** The statuses `refund` names; undefined without refunds. Throws a RangeError on what is no answer class. */
+function refundedStatuses(refund: readonly string[] | undefined): ReadonlySet<number> | undefined {
+  if (refund === undefined) return undefined;
+  const statuses = new Set<number>();
+  for (const answers of refund) {
+    const named = typeof answers === 'string' ? statusesOf(answers) : [];
+    if (named.length === 0) throw new RangeError(`rate limit middleware: refund ${JSON.stringify(answers)} is not an answer class; expected ${ANSWER_CLASS_SHAPE}`);
+    for (const status of named) statuses.add(status);
+  }
+  return statuses;
+}
+
+/** Once `res` is written with a status of `statuses`, gives the request's cost back; a refund the store cannot take leaves it spent. */
+function refundOnceWritten(res: ServerResponse, statuses: ReadonlySet<number>, limiter: RateLimiter, { subject, cost, check }: Counted): void {
+  res.once('finish', () => {
+    if (!statuses.has(res.statusCode)) return;
+    const refunded = limiter.refund(subject, check, cost);
+    if (refunded instanceof Promise) refunded.catch(() => undefined);
+  });
+}
 
 /** The limiter's verdict on one request, as headers and an answer; a store that cannot answer is a 503 with Retry-After. */
 async function decide(options: RateLimitMiddlewareOptions, req: IncomingMessage): Promise<LimitOutcome | undefined> {
   if (options.skip?.(req) === true) return undefined;
   let check: RateLimitCheck;
+  const subject = (options.key ?? defaultKey)(req);
+  const cost = options.cost?.(req) ?? 1;
   try {
-    check = await options.limiter.check((options.key ?? defaultKey)(req), options.cost?.(req) ?? 1);
+    check = await options.limiter.check(subject, cost);
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
     return { pass: false, headers: { [RATE_LIMIT_FIELD_NAMES.retryAfter]: '1' }, refusal: UNAVAILABLE };
   }
   const headers = check.headers as Readonly<Record<string, string>>;
-  return check.allowed ? { pass: true, headers } : { pass: false, headers, refusal: (options.refusal ?? defaultRefusal)(check, req) };
+  if (check.allowed) return { pass: true, headers, counted: { subject, cost, check } };
+  return { pass: false, headers, refusal: (options.refusal ?? defaultRefusal)(check, req) };
 }
 
 /**
@@ -61,11 +99,15 @@ async function decide(options: RateLimitMiddlewareOptions, req: IncomingMessage)
  * rate-limit fields and go on; refused ones are answered here.
  */
 export function rateLimitMiddleware(options: RateLimitMiddlewareOptions): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void {
+  const refunded = refundedStatuses(options.refund);
   return (req, res, next) => {
     decide(options, req).then((outcome) => {
       if (outcome === undefined) return next();
       for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
-      if (outcome.pass) return next();
+      if (outcome.pass) {
+        if (refunded !== undefined) refundOnceWritten(res, refunded, options.limiter, outcome.counted);
+        return next();
+      }
       res.statusCode = outcome.refusal.status;
       res.setHeader('content-type', 'application/json; charset=utf-8');
       res.end(JSON.stringify(outcome.refusal.body));
@@ -78,6 +120,8 @@ export interface HookRequest {
   readonly raw: IncomingMessage;
 }
 export interface HookReply {
+  /** fastify's own; what a `refund` watches for the answer's status. */
+  readonly raw?: ServerResponse;
   header(name: string, value: string): unknown;
   code(status: number): HookReply;
   send(payload: unknown): unknown;
@@ -88,10 +132,15 @@ export interface HookReply {
  * route, or `{ onRequest: hook }` in one route's options.
  */
 export function rateLimitHook(options: RateLimitMiddlewareOptions): (request: HookRequest, reply: HookReply) => Promise<void> {
+  const refunded = refundedStatuses(options.refund);
   return async (request, reply) => {
     const outcome = await decide(options, request.raw);
     if (outcome === undefined) return;
     for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
     if (!outcome.pass) await reply.code(outcome.refusal.status).send(outcome.refusal.body);
+    else if (refunded !== undefined) {
+      if (reply.raw === undefined) throw new TypeError('rate limit hook: a refund needs the reply\'s raw response (fastify\'s reply.raw)');
+      refundOnceWritten(reply.raw, refunded, options.limiter, outcome.counted);
+    }
   };
 }
