@@ -160,7 +160,10 @@ describe('PETSTORE_WORKERS: several server processes on one port', () => {
     await sleep(5);
     cli.kill('SIGTERM');
     await sleep(100);
-    const readiness = await fetch(`${admin}/readyz`);
+    // Seen once with a second suite beside it: the admin listener refused the connection. Its output tells why next time.
+    const readiness = await fetch(`${admin}/readyz`).catch((error: unknown) => {
+      throw new Error(`the admin listener is gone 100 ms after SIGTERM; the supervisor said:\n${cli.output()}`, { cause: error });
+    });
     expect(readiness.status).toBe(503);
     expect(countBy(await Promise.all(burst))).toEqual({ 200: 60 });
     // Still serving during the drain.
