@@ -1,10 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/app/logging/logger.js';
-import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
+import { startFilePlanStore, type FilePlanStore } from '../support/file-plan-store.js';
 import { parsePrometheus } from '../support/prometheus-text.js';
 
 const KEY = 'refund-reporting-key';
@@ -22,32 +17,16 @@ const PLANS = {
 };
 
 describe('refunds, reported', () => {
-  let server: RunningPetStore;
-  let logged = '';
-  const out = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logged += chunk.toString();
-      done();
-    },
-  });
-
+  let store: FilePlanStore;
+  let server: FilePlanStore['server'];
   beforeAll(async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'refund-plans-')), 'plans.json');
-    writeFileSync(file, JSON.stringify(PLANS));
-    server = await startPetStore(
-      { PETSTORE_ENV: 'test', PORT: '0', PETSTORE_ADMIN_PORT: '0', PETSTORE_STORE: 'memory', PETSTORE_PLANS: file, PETSTORE_API_KEYS: `${KEY}:forgiving`, PETSTORE_ACCESS_LOG: 'on' },
-      { logger: createLogger('info', out) },
-    );
+    store = await startFilePlanStore(PLANS, KEY, 'forgiving');
+    server = store.server;
   });
   afterAll(async () => {
     await server?.close(0, 0);
   });
-
-  const get = async (path: string, requestId: string): Promise<number> => {
-    const answer = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${KEY}`, 'x-request-id': requestId } });
-    await answer.arrayBuffer();
-    return answer.status;
-  };
+  const get = (path: string, requestId: string): Promise<number> => store.get(path, requestId);
 
   it('admits 404s past the rule that gives them back, counts each refund by plan and rule in /metrics, and marks it in the access line', async () => {
     const statuses: number[] = [];
@@ -60,15 +39,7 @@ describe('refunds, reported', () => {
     expect(samples.get('petstore_quota_refunds_total{plan="forgiving",rule="day"}')).toBeUndefined();
     expect(samples.get('petstore_quota_refunds_lost_total{plan="forgiving",rule="minute"}')).toBeUndefined();
 
-    await server.flushLogs();
-    const lines = new Map(
-      logged
-        .trim()
-        .split('\n')
-        .map((text) => JSON.parse(text) as Record<string, unknown>)
-        .filter((line) => line['msg'] === 'request')
-        .map((line) => [line['requestId'], line]),
-    );
+    const lines = await store.accessLines();
     for (let n = 0; n < LIMIT + 2; n++) expect(lines.get(`missing-${n}`)).toMatchObject({ status: 404, plan: 'forgiving', verdict: 'admitted', refunded: ['minute'] });
     expect(lines.get('listed')).toMatchObject({ status: 200, verdict: 'admitted' });
     expect(lines.get('listed')).not.toHaveProperty('refunded');

@@ -1,10 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/app/logging/logger.js';
-import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
+import { startFilePlanStore, type FilePlanStore } from '../support/file-plan-store.js';
 import { parsePrometheus } from '../support/prometheus-text.js';
 
 const KEY = 'shadow-reporting-key';
@@ -22,40 +17,16 @@ const PLANS = {
 };
 
 describe('shadow rules, reported', () => {
-  let server: RunningPetStore;
-  let logged = '';
-  const out = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logged += chunk.toString();
-      done();
-    },
-  });
-
+  let store: FilePlanStore;
+  let server: FilePlanStore['server'];
   beforeAll(async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'shadow-plans-')), 'plans.json');
-    writeFileSync(file, JSON.stringify(PLANS));
-    server = await startPetStore(
-      {
-        PETSTORE_ENV: 'test',
-        PORT: '0',
-        PETSTORE_ADMIN_PORT: '0',
-        PETSTORE_STORE: 'memory',
-        PETSTORE_PLANS: file,
-        PETSTORE_API_KEYS: `${KEY}:watched`,
-        PETSTORE_ACCESS_LOG: 'on',
-      },
-      { logger: createLogger('info', out) },
-    );
+    store = await startFilePlanStore(PLANS, KEY, 'watched');
+    server = store.server;
   });
   afterAll(async () => {
     await server?.close(0, 0);
   });
-
-  const get = async (path: string, requestId: string): Promise<number> => {
-    const answer = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${KEY}`, 'x-request-id': requestId } });
-    await answer.arrayBuffer();
-    return answer.status;
-  };
+  const get = (path: string, requestId: string): Promise<number> => store.get(path, requestId);
 
   it('admits every request past the shadow rule, counts each would-be refusal by plan and rule, and marks it in the access line', async () => {
     const listed: number[] = [];
@@ -68,15 +39,7 @@ describe('shadow rules, reported', () => {
     expect(samples.get('petstore_quota_shadow_refusals_total{plan="watched",rule="search"}')).toBe(2);
     expect(samples.get('petstore_quota_decisions_total{plan="watched",verdict="admitted"}')).toBe(SEARCH_LIMIT + 3);
 
-    await server.flushLogs();
-    const lines = new Map(
-      logged
-        .trim()
-        .split('\n')
-        .map((text) => JSON.parse(text) as Record<string, unknown>)
-        .filter((line) => line['msg'] === 'request')
-        .map((line) => [line['requestId'], line]),
-    );
+    const lines = await store.accessLines();
     for (let n = 0; n < SEARCH_LIMIT; n++) expect(lines.get(`list-${n}`)).not.toHaveProperty('shadowed');
     expect(lines.get(`list-${SEARCH_LIMIT}`)).toMatchObject({ status: 200, plan: 'watched', verdict: 'admitted', shadowed: ['search'] });
     expect(lines.get(`list-${SEARCH_LIMIT + 1}`)).toMatchObject({ status: 200, shadowed: ['search'] });
