@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { EntryBatch, FINISHED_REQUESTS_BATCH } from '../logging/entry-batch.js';
 import { LabelTally } from './label-tally.js';
 import { LatencyHistogram } from './latency-histogram.js';
-import type { OnRequestFinished, RequestFinishedEvent } from '../../adapters/http/wire/request-finished.js';
+import { RULE_MARKS, type OnRequestFinished, type RequestFinishedEvent, type RuleMark } from '../../adapters/http/wire/request-finished.js';
 import { checkStores, type StoreProbe, type StoreStatus } from './store-probes.js';
 
 export interface PetStoreMetrics {
@@ -61,24 +61,13 @@ export function createMetrics(probes: readonly StoreProbe[], fallbacks: Readonly
       quotaCounts.copyTo(this);
     },
   });
-  const shadowRefusals = new Counter({
-    name: 'petstore_quota_shadow_refusals_total',
-    help: 'Requests a shadow rule had no room for, which it would have refused if enforced, by plan and rule.',
-    labelNames: ['plan', 'rule'] as const,
-    registers,
-  });
-  const refunds = new Counter({
-    name: 'petstore_quota_refunds_total',
-    help: 'Requests whose cost a rule gave back, their answer being one the rule refunds, by plan and rule.',
-    labelNames: ['plan', 'rule'] as const,
-    registers,
-  });
-  const lostRefunds = new Counter({
-    name: 'petstore_quota_refunds_lost_total',
-    help: 'Refunds the quota store could not take (unreachable): the cost stays spent, by plan and rule.',
-    labelNames: ['plan', 'rule'] as const,
-    registers,
-  });
+  const ruleCounter = (name: string, help: string) => new Counter({ name, help: `${help}, by plan and rule.`, labelNames: ['plan', 'rule'] as const, registers });
+  // One counter per field of the event that names rules.
+  const ruleCounters: Record<RuleMark, ReturnType<typeof ruleCounter>> = {
+    shadowed: ruleCounter('petstore_quota_shadow_refusals_total', 'Requests a shadow rule had no room for, which it would have refused if enforced'),
+    refunded: ruleCounter('petstore_quota_refunds_total', 'Requests whose cost a rule gave back, their answer being one the rule refunds'),
+    refundLost: ruleCounter('petstore_quota_refunds_lost_total', 'Refunds the quota store could not take (unreachable): the cost stays spent'),
+  };
   const storeErrors = new Counter({
     name: 'petstore_store_errors_total',
     help: 'Requests answered 503 because a store was unavailable, by store and operation.',
@@ -136,9 +125,10 @@ export function createMetrics(probes: readonly StoreProbe[], fallbacks: Readonly
     requestCounts.add(series, event.completed ? event.status : ABORTED, event);
     latency.observe(series, event.method, routeLabel(event.route), event.durationMs / 1_000);
     if (event.verdict !== null) quotaCounts.add(event.plan, event.verdict, event);
-    if (event.shadowed !== null) for (const rule of event.shadowed) shadowRefusals.inc({ plan: event.plan, rule });
-    if (event.refunded !== null) for (const rule of event.refunded) refunds.inc({ plan: event.plan, rule });
-    if (event.refundLost !== null) for (const rule of event.refundLost) lostRefunds.inc({ plan: event.plan, rule });
+    for (const mark of RULE_MARKS) {
+      const rules = event[mark];
+      if (rules !== null) for (const rule of rules) ruleCounters[mark].inc({ plan: event.plan, rule });
+    }
     if (event.storeUnavailable !== null) storeErrors.inc({ store: storeLabel(event.storeUnavailable), operation: event.operation ?? UNMATCHED_ROUTE });
   };
   // Counted in batches, as access lines are made; every count is in before a scrape is answered.

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import type { RequestFinishedEvent } from '../../adapters/http/wire/request-finished.js';
+import { RULE_MARKS, type RequestFinishedEvent } from '../../adapters/http/wire/request-finished.js';
 
 /** Access lines are info lines. */
 const INFO_LEVEL = pino.levels.values['info'];
@@ -31,7 +31,7 @@ interface Ending {
   readonly text: string;
 }
 
-/** The line from the key on; `marks` is the fields of rules named (shadowed, refunded, refundLost), each with its comma, or empty. */
+/** The line from the key on; `marks` is the fields of rules named (RULE_MARKS), each with its comma, or empty. */
 const endingText = (key: string, plan: string, verdict: string | null, marks: string, completed: boolean): string =>
   `,"key":${JSON.stringify(key)},"plan":${JSON.stringify(plan)},"verdict":${JSON.stringify(verdict)},${marks}${completed ? '' : '"aborted":true,'}"msg":"request"}\n`;
 
@@ -87,11 +87,12 @@ export class AccessLines {
     return text;
   }
 
-  #ending({ key, plan, verdict, shadowed, refunded, refundLost, completed }: RequestFinishedEvent): string {
+  #ending(event: RequestFinishedEvent): string {
+    const { key, plan, verdict, completed } = event;
+    let marks = '';
+    for (const mark of RULE_MARKS) marks += rulesField(mark, event[mark]);
     // A would-be refusal or a refund is rare and its names vary: its ending is built for it alone, never remembered.
-    if (shadowed !== null || refunded !== null || refundLost !== null) {
-      return endingText(key, plan, verdict, rulesField('shadowed', shadowed) + rulesField('refunded', refunded) + rulesField('refundLost', refundLost), completed);
-    }
+    if (marks !== '') return endingText(key, plan, verdict, marks, completed);
     const known = this.#endings.get(key);
     if (known !== undefined && known.plan === plan && known.verdict === verdict && known.completed === completed) return known.text;
     if (this.#endings.size >= REMEMBERED_KEYS) this.#endings.clear();

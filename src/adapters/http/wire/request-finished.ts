@@ -32,3 +32,7 @@ export interface RequestFinishedEvent {
 }
 
 export type OnRequestFinished = (event: RequestFinishedEvent) => void;
+
+/** The event's fields naming rules, in the order an access line writes them: the metrics count each by plan and rule. */
+export const RULE_MARKS = ['shadowed', 'refunded', 'refundLost'] as const;
+export type RuleMark = (typeof RULE_MARKS)[number];
