@@ -41,11 +41,18 @@ export const assertDecidablePolicy = ({ rules, ban }: QuotaPolicy): void => {
 export const costUnder = (cost: number | RuleCosts, i: number): number => (typeof cost === 'number' ? cost : cost[i]!);
 
 /**
+ * Frozen costs already held to frozen rules, which nothing can change since: a plan's costs per
+ * operation (request-admission.ts) are checked at their first decision, not at every one.
+ */
+const heldTo = new WeakMap<RuleCosts, readonly QuotaRule[]>();
+
+/**
  * Throws on a cost no rule can weigh, a mistake of the caller: each rule's cost an integer
  * from 0 (the request does not match the rule) to its limit (more could never be admitted,
  * and would have no retry time), one per rule.
  */
 export const assertRuleCosts = (rules: readonly QuotaRule[], cost: number | RuleCosts): void => {
+  if (typeof cost !== 'number' && heldTo.get(cost) === rules) return;
   if (typeof cost !== 'number' && cost.length !== rules.length) {
     throw new RangeError(`quota costs: one per rule (${rules.length}), not ${cost.length}`);
   }
@@ -56,4 +63,5 @@ export const assertRuleCosts = (rules: readonly QuotaRule[], cost: number | Rule
       throw new RangeError(`quota rule ${rule.name}: cost must be an integer from 0 to its limit ${rule.limit}, not ${String(units)}`);
     }
   }
+  if (typeof cost !== 'number' && Object.isFrozen(cost) && Object.isFrozen(rules) && rules.every(Object.isFrozen)) heldTo.set(cost, rules);
 };
