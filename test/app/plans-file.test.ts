@@ -9,7 +9,15 @@ import { PET_STORE_OPERATION_IDS } from '../../src/adapters/http/request-handler
 import { readKeyChanges, readNewKey } from '../../src/domain/keys/key-fields.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 
-const CONTEXT: PlansFileContext = { operations: ['listPets', 'createPet', 'placeOrder'], reservedRuleNames: ['rate_limit'] };
+const CONTEXT: PlansFileContext = {
+  operations: ['listPets', 'createPet', 'placeOrder'],
+  routes: new Map([
+    ['GET /pets', 'listPets'],
+    ['POST /pets', 'createPet'],
+    ['POST /store/orders', 'placeOrder'],
+  ]),
+  reservedRuleNames: ['rate_limit'],
+};
 
 const problemsOf = (file: unknown): readonly string[] => {
   const parsed = parsePlansFile(typeof file === 'string' ? file : JSON.stringify(file, null, 2), CONTEXT);
@@ -259,5 +267,14 @@ describe('PETSTORE_PLANS', () => {
     expect(created.ok && created.value.action).toMatchObject({ kind: 'create', key: { plan: { name: 'search' }, role: 'customer' } });
     expect(parseKeysArgs(['update', 'key_1', '--plan', 'search'], { PETSTORE_PLANS: path }).ok).toBe(true);
     expect(parseKeysArgs(['create', '--plan', 'search'], {})).toEqual({ ok: false, error: '--plan "search": must be one of free, pro, business, enterprise' });
+  });
+  it("reads a match's routes, `METHOD /path`, as the operationIds they name, and refuses a route the API has not, naming its path", () => {
+    const parsed = parsePlansFile(JSON.stringify({ plans: { p: { rules: [minute, { name: 'writes', limit: 5, window: '1m', match: ['POST /pets', 'placeOrder'] }] } } }), CONTEXT);
+    if (!parsed.ok) throw new Error(parsed.error.join('\n'));
+    expect(parsed.value.get('p')?.rules[1]?.match).toEqual(['createPet', 'placeOrder']);
+    expect(problemsOf({ plans: { p: { rules: [minute, { name: 'w', limit: 5, window: '1m', match: ['DELETE /pets', 'POST /pets', 'createPet'] }] } } })).toEqual([
+      'plans.p.rules[1].match[0]: "DELETE /pets" is not a route of the API; expected one of GET /pets, POST /pets, POST /store/orders',
+      'plans.p.rules[1].match: names an operation twice',
+    ]);
   });
 });

@@ -73,6 +73,9 @@ export type PetStoreRequestHandler = (req: IncomingMessage, res: ServerResponse,
 /** The operationIds a plan's rules may match (PETSTORE_PLANS): every operation of the API, in the document's order. */
 export const PET_STORE_OPERATION_IDS: readonly string[] = PET_STORE_OPERATIONS.map((operation) => operation.operationId);
 
+/** The same operations by method and route, as a plan's `match` may name them instead: `GET /pets` → `listPets`. */
+export const PET_STORE_ROUTES: ReadonlyMap<string, string> = new Map(PET_STORE_OPERATIONS.map(({ method, path, operationId }) => [`${method} ${path}`, operationId]));
+
 /** The documented default of `Deprecation` (docs/configuration.md, PETSTORE_DEPRECATION_DATE). */
 export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 

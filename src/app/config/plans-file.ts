@@ -13,6 +13,8 @@ import { err, ok, type Result } from '../../domain/result.js';
 export interface PlansFileContext {
   readonly operations: readonly string[];
   readonly reservedRuleNames: readonly string[];
+  /** The operationIds by `METHOD /path` (the API's routes under its base path), which a rule's `match` may name instead. */
+  readonly routes?: ReadonlyMap<string, string>;
 }
 
 const NAME = new RegExp(`^${PLAN_NAME_PATTERN}$`);
@@ -118,9 +120,18 @@ class PlanChecker {
     return this.refuse(path, `${JSON.stringify(value)} is not an operationId of the API; expected one of ${this.context.operations.join(', ')}`);
   }
 
+  /** An operation a match names by its method and route (`GET /pets`), read as its operationId; else by its operationId. */
+  private matchedOperationOf(path: string, value: unknown): string | undefined {
+    if (typeof value !== 'string' || !/^[A-Z]+ \//.test(value)) return this.operationOf(path, value);
+    const routes = this.context.routes ?? new Map<string, string>();
+    return routes.get(value) ?? this.refuse(path, `${JSON.stringify(value)} is not a route of the API; expected one of ${[...routes.keys()].join(', ')}`);
+  }
+
   private matchOf(path: string, value: unknown): readonly string[] | undefined {
-    if (!Array.isArray(value) || value.length === 0) return this.refuse(path, 'must be a list of operationIds, at least one; leave it out for every operation');
-    const ids = value.map((id, index) => this.operationOf(`${path}[${index}]`, id));
+    if (!Array.isArray(value) || value.length === 0) {
+      return this.refuse(path, 'must be a list of operationIds or routes ("GET /pets"), at least one; leave it out for every operation');
+    }
+    const ids = value.map((id, index) => this.matchedOperationOf(`${path}[${index}]`, id));
     if (new Set(ids).size !== ids.length) return this.refuse(path, 'names an operation twice');
     return ids.every((id) => id !== undefined) ? Object.freeze(ids) : undefined;
   }

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { parseTrustProxy, type TrustProxy } from '../../adapters/http/pipeline/client-address.js';
 import { parseCorsOrigins, type CorsOrigins } from '../../adapters/http/pipeline/cors.js';
 import { RATE_LIMIT_STATUS_RULE } from '../../adapters/http/contract/rate-limit-status-rule.js';
-import { DEFAULT_DEPRECATED_AT, PET_STORE_OPERATION_IDS } from '../../adapters/http/request-handler.js';
+import { DEFAULT_DEPRECATED_AT, PET_STORE_OPERATION_IDS, PET_STORE_ROUTES } from '../../adapters/http/request-handler.js';
 import { DEFAULT_BAN_POLICY, MAX_BAN_STRIKES } from '../../domain/quota/ban-policy.js';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
 import { NO_FILE_PLANS, type PlanCatalog } from '../../domain/quota/plan-parser.js';
@@ -194,7 +194,7 @@ export const SETTINGS = {
     section: 'plans',
     accepts: 'the path of a JSON plans file (see [plans.md](plans.md))',
     metavar: 'FILE',
-    parse: (path) => readPlansFile(path, { operations: PET_STORE_OPERATION_IDS, reservedRuleNames: [RATE_LIMIT_STATUS_RULE.name] }),
+    parse: (path) => readPlansFile(path, { operations: PET_STORE_OPERATION_IDS, routes: PET_STORE_ROUTES, reservedRuleNames: [RATE_LIMIT_STATUS_RULE.name] }),
     default: NO_FILE_PLANS,
     defaultText: 'none: the built-in plans only',
     description: 'plans of named rules (operations matched, costs, shadow rules, refunds) that keys name beside the built-in `free`, `pro`, `business` and `enterprise`; read once at start, every mistake reported with its JSON path',
