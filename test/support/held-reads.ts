@@ -14,7 +14,12 @@ export class HeldReads {
     for (const resolve of this.waiting.splice(0)) resolve();
   }
 
-  async untilWaiting(count: number): Promise<void> {
-    while (this.waiting.length < count) await sleep(5);
+  /** Waits until `count` reads are held; past `withinMs` it fails saying how many came, rather than waiting on to the test's timeout. */
+  async untilWaiting(count: number, withinMs = 15_000): Promise<void> {
+    const deadline = Date.now() + withinMs;
+    while (this.waiting.length < count) {
+      if (Date.now() > deadline) throw new Error(`${this.waiting.length} reads held after ${withinMs} ms, not ${count}`);
+      await sleep(5);
+    }
   }
 }
