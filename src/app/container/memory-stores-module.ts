@@ -2,6 +2,7 @@ import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { createMemoryStores, type MemoryStores } from '../../adapters/memory/memory-stores.js';
 import type { Clock } from '../../ports/clock.js';
 import { MemoryConcurrencySlots } from '../../adapters/memory/memory-concurrency-slots.js';
+import { MemoryCreditLedger } from '../../adapters/memory/memory-credit-ledger.js';
 import { MemoryQuotaStore } from '../../adapters/memory/memory-quota-store.js';
 import type { MemoryApiKeyRegistry } from '../../adapters/memory/memory-api-key-registry.js';
 import { configuredKeys } from './configured-keys.js';
@@ -26,5 +27,6 @@ export const memoryStoresModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.concurrencySlots)
     .toResolvedValue((clock) => new MemoryConcurrencySlots(clock), [TOKENS.clock])
     .inSingletonScope();
+  bind(TOKENS.creditLedger).toConstantValue(new MemoryCreditLedger());
   bind(TOKENS.storeProbes).toConstantValue([{ store: 'memory', ping: () => Promise.resolve() }]);
 });

@@ -8,6 +8,7 @@ import type { RequestAdmission } from '../../domain/quota/request-admission.js';
 import type { ApiKeyRegistry, KeyAdmin } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 import type { ConcurrencySlots } from '../../ports/concurrency-slots.js';
+import type { CreditLedger } from '../../ports/credit-ledger.js';
 import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import type { OrderRepository } from '../../ports/order-repository.js';
 import type { PetRepository } from '../../ports/pet-repository.js';
@@ -29,6 +30,8 @@ export const TOKENS = {
   quotaStore: Symbol('QuotaStore') as ServiceIdentifier<QuotaStore>,
   /** Where plans' concurrency caps hold their slots: beside the quota store, shared as it is. */
   concurrencySlots: Symbol('ConcurrencySlots') as ServiceIdentifier<ConcurrencySlots>,
+  /** Plans' credit balances and their usage: records, kept where the shop's records are (memory, Redis, PostgreSQL). */
+  creditLedger: Symbol('CreditLedger') as ServiceIdentifier<CreditLedger>,
   /** Keys issued at run time (petstore keys): bound only where every instance shares them. */
   keyAdmin: Symbol('KeyAdmin') as ServiceIdentifier<KeyAdmin>,
   /** The database's schema brought to this code's version (`dryRun`: only said what would be applied): PETSTORE_STORE=postgres. */
