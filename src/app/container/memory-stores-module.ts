@@ -27,6 +27,8 @@ export const memoryStoresModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.concurrencySlots)
     .toResolvedValue((clock) => new MemoryConcurrencySlots(clock), [TOKENS.clock])
     .inSingletonScope();
-  bind(TOKENS.creditLedger).toConstantValue(new MemoryCreditLedger());
+  bind(TOKENS.creditLedger)
+    .toResolvedValue(() => new MemoryCreditLedger())
+    .inSingletonScope();
   bind(TOKENS.storeProbes).toConstantValue([{ store: 'memory', ping: () => Promise.resolve() }]);
 });
