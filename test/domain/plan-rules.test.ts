@@ -55,6 +55,21 @@ describe('plan records', () => {
     expect(Object.isFrozen(read?.concurrency)).toBe(true);
   });
 
+  it('round-trips a plan with credits, monthly or by a fixed period, kept beside its rules', () => {
+    for (const credits of [
+      { name: 'monthly', credits: 10_000, refill: 'month', cost: { createPet: 5, default: 1 }, refund: ['5xx'] },
+      { name: 'weekly', credits: 500, initial: 50, refill: 604_800_000, match: ['listPets'] },
+      { name: 'one-off', credits: 30 },
+    ] as const) {
+      const funded: Plan = { ...WRITES, credits };
+      const read = planOfRecord(JSON.parse(JSON.stringify(planRecord(funded))));
+      expect(read).toEqual(funded);
+      expect(Object.isFrozen(read?.credits)).toBe(true);
+    }
+    expect(planOfRecord({ ...planRecord(WRITES), credits: { name: 'c', credits: 5, refill: 'week' } })).toBeUndefined();
+    expect(planOfRecord({ ...planRecord(WRITES), credits: { name: 'c', credits: '5' } })).toBeUndefined();
+  });
+
   it('writes today\'s plans exactly as before and reads records written before rules had a mode, match or cost', () => {
     expect(planRecord(STANDARD_PLANS.pro)).toEqual({
       name: 'pro',

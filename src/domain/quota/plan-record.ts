@@ -1,3 +1,4 @@
+import type { CreditRule } from '../credits/credit-rule.js';
 import type { ConcurrencyRule } from './concurrency-rule.js';
 import type { Plan } from './plan.js';
 import type { PlanRule, RuleCost } from './plan-rules.js';
@@ -5,14 +6,15 @@ import { RULE_KINDS, RULE_MODES, type RuleKind, type RuleMode } from './quota-ru
 import { statusesOf } from './rule-refunds.js';
 
 /**
- * A plan as stores keep it (a JSON object): its name, rules and concurrency cap, nothing else. A
- * rule's kind, mode, match, cost and refund, and the cap, are written only when set, so a record
- * of today's plans is what it always was.
+ * A plan as stores keep it (a JSON object): its name, rules, concurrency cap and credits, nothing
+ * else. A rule's kind, mode, match, cost and refund, the cap and the credits, are written only when
+ * set, so a record of today's plans is what it always was.
  */
 export interface PlanRecord {
   readonly name: string;
   readonly rules: PlanRule[];
   readonly concurrency?: ConcurrencyRule;
+  readonly credits?: CreditRule;
 }
 
 const ruleRecord = ({ name, limit, windowMs, kind, mode, match, cost, refund }: PlanRule): PlanRule => ({
@@ -28,10 +30,21 @@ const ruleRecord = ({ name, limit, windowMs, kind, mode, match, cost, refund }: 
 
 const capRecord = ({ name, limit, match }: ConcurrencyRule): ConcurrencyRule => ({ name, limit, ...(match === undefined ? {} : { match: [...match] }) });
 
-export const planRecord = ({ name, rules, concurrency }: Plan): PlanRecord => ({
+const creditsRecord = ({ name, credits, initial, refill, match, cost, refund }: CreditRule): CreditRule => ({
+  name,
+  credits,
+  ...(initial === undefined ? {} : { initial }),
+  ...(refill === undefined ? {} : { refill }),
+  ...(match === undefined ? {} : { match: [...match] }),
+  ...(cost === undefined ? {} : { cost: typeof cost === 'number' ? cost : { ...cost } }),
+  ...(refund === undefined ? {} : { refund: [...refund] }),
+});
+
+export const planRecord = ({ name, rules, concurrency, credits }: Plan): PlanRecord => ({
   name,
   rules: rules.map(ruleRecord),
   ...(concurrency === undefined ? {} : { concurrency: capRecord(concurrency) }),
+  ...(credits === undefined ? {} : { credits: creditsRecord(credits) }),
 });
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -74,14 +87,40 @@ const capOf = (value: unknown): ConcurrencyRule | undefined => {
   return Object.freeze({ name, limit, ...(match === undefined ? {} : { match: Object.freeze([...match]) }) });
 };
 
+const isWholeNumber = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value);
+
+const creditsOf = (value: unknown): CreditRule | undefined => {
+  if (!isObject(value)) return undefined;
+  const { name, credits, initial, refill, match, cost, refund } = value;
+  if (typeof name !== 'string' || !isWholeNumber(credits) || (initial !== undefined && !isWholeNumber(initial))) return undefined;
+  if (refill !== undefined && refill !== 'month' && !isWholeNumber(refill)) return undefined;
+  if ((match !== undefined && !isStrings(match)) || (cost !== undefined && !isCost(cost))) return undefined;
+  if (refund !== undefined && !(isStrings(refund) && refund.every((answers) => statusesOf(answers).length > 0))) return undefined;
+  return Object.freeze({
+    name,
+    credits,
+    ...(initial === undefined ? {} : { initial }),
+    ...(refill === undefined ? {} : { refill }),
+    ...(match === undefined ? {} : { match: Object.freeze([...match]) }),
+    ...(cost === undefined ? {} : { cost: typeof cost === 'number' ? cost : Object.freeze({ ...cost }) }),
+    ...(refund === undefined ? {} : { refund: Object.freeze([...refund]) }),
+  });
+};
+
 /** The frozen plan a record holds; undefined when it is not one (a store tampered with). */
 export const planOfRecord = (value: unknown): Plan | undefined => {
   if (!isObject(value)) return undefined;
-  const { name, rules, concurrency } = value;
+  const { name, rules, concurrency, credits } = value;
   if (typeof name !== 'string' || name === '' || !Array.isArray(rules)) return undefined;
   const read = rules.map(ruleOf);
   if (!read.every((rule) => rule !== undefined)) return undefined;
-  if (concurrency === undefined) return Object.freeze({ name, rules: Object.freeze(read) });
-  const cap = capOf(concurrency);
-  return cap === undefined ? undefined : Object.freeze({ name, rules: Object.freeze(read), concurrency: cap });
+  const cap = concurrency === undefined ? undefined : capOf(concurrency);
+  const balance = credits === undefined ? undefined : creditsOf(credits);
+  if ((concurrency !== undefined && cap === undefined) || (credits !== undefined && balance === undefined)) return undefined;
+  return Object.freeze({
+    name,
+    rules: Object.freeze(read),
+    ...(cap === undefined ? {} : { concurrency: cap }),
+    ...(balance === undefined ? {} : { credits: balance }),
+  });
 };

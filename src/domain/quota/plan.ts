@@ -1,3 +1,4 @@
+import type { CreditRule } from '../credits/credit-rule.js';
 import type { ConcurrencyRule } from './concurrency-rule.js';
 import type { PlanRule } from './plan-rules.js';
 import type { QuotaRule } from './quota-rule.js';
@@ -14,6 +15,8 @@ export interface Plan {
   readonly rules: readonly PlanRule[];
   /** Absent: the key's requests in flight are not capped. */
   readonly concurrency?: ConcurrencyRule;
+  /** Absent: the key's requests spend no credits. */
+  readonly credits?: CreditRule;
 }
 
 export const MINUTE_MS = 60_000;
