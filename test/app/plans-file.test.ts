@@ -97,7 +97,7 @@ describe('a plans file', () => {
       'plans.search.rules[1].match[0]: "searchPets" is not an operationId of the API; expected one of listPets, createPet, placeOrder',
       'plans.search.rules[1].match: names an operation twice',
       'plans.search.rules[1].mode: must be one of enforce, shadow',
-      'plans.search.rules[2].limits: unknown field; a rule has name, limit and window (a window) or burst, rate and per (a burst) or concurrency (a cap), match, cost, mode, refund',
+      'plans.search.rules[2].limits: unknown field; a rule has name, limit and window (a window) or burst, rate and per (a burst) or concurrency (a cap) or credits, initial and refill (credits), match, cost, mode, refund',
       'plans.search.rules[2].name: must be 1 to 32 lower-case letters, digits, _ or -, starting with a letter',
       'plans.search.rules[2].cost.createPet: createPet is not in the rule\'s match: the rule never counts it',
       'plans.search.rules[2].cost.listPets: must be a whole number from 1 to 5, the rule\'s limit',
@@ -212,6 +212,48 @@ describe('a plans file', () => {
       'plans.a.rules[1].concurrency: must be a whole number from 1 to 100000',
       'plans.b.rules: has more than one concurrency cap; a plan has at most one',
       'plans.c.rules: needs an enforced rule without "match", one that limits every request',
+    ]);
+  });
+
+  it('reads credits beside the plan\'s rules: refilled monthly or every fixed period, or never, with an initial balance, match, cost and refund', () => {
+    const parsed = parsePlansFile(
+      JSON.stringify({
+        plans: {
+          metered: { rules: [minute, { name: 'monthly', credits: 10_000, refill: 'month', cost: { createPet: 10, default: 1 }, refund: ['5xx'] }] },
+          trial: { rules: [minute, { name: 'trial', credits: 500, initial: 50, refill: '7d', match: ['listPets'] }] },
+          prepaid: { rules: [minute, { name: 'prepaid', credits: 1_000 }] },
+        },
+      }),
+      CONTEXT,
+    );
+    if (!parsed.ok) throw new Error(parsed.error.join('\n'));
+    expect(parsed.value.get('metered')).toEqual({
+      name: 'metered',
+      rules: [{ name: 'minute', limit: 100, windowMs: 60_000 }],
+      credits: { name: 'monthly', credits: 10_000, refill: 'month', cost: { createPet: 10, default: 1 }, refund: ['5xx'] },
+    });
+    expect(parsed.value.get('trial')?.credits).toEqual({ name: 'trial', credits: 500, initial: 50, refill: 604_800_000, match: ['listPets'] });
+    expect(parsed.value.get('prepaid')?.credits).toEqual({ name: 'prepaid', credits: 1_000 });
+  });
+
+  it('reports each mistake of credits: amount, initial, refill, a mode or window beside them, a second balance', () => {
+    expect(
+      problemsOf({
+        plans: {
+          a: { rules: [minute, { name: 'c', credits: 0, initial: -1, refill: 'week', mode: 'shadow', window: '1m' }] },
+          b: { rules: [minute, { name: 'one', credits: 2 }, { name: 'two', credits: 3 }] },
+          c: { rules: [minute, { name: 'c', credits: 5, refill: '10s', cost: 6 }] },
+        },
+      }),
+    ).toEqual([
+      'plans.a.rules[1].mode: not a field of credits, which have name, credits, initial, refill, match, cost and refund',
+      'plans.a.rules[1].window: not a field of credits, which have name, credits, initial, refill, match, cost and refund',
+      'plans.a.rules[1].credits: must be a whole number from 1 to 1000000000000, what each refill brings the balance up to',
+      'plans.a.rules[1].initial: must be a whole number from 0 to 1000000000000, a key\'s first balance',
+      'plans.a.rules[1].refill: must be "month" (the first of each calendar month, UTC) or a duration such as "1h", "1d", "30d" or whole milliseconds, from 1m to 366d',
+      'plans.b.rules: has more than one credits rule; a plan has at most one',
+      'plans.c.rules[1].refill: must be "month" (the first of each calendar month, UTC) or a duration such as "1h", "1d", "30d" or whole milliseconds, from 1m to 366d',
+      "plans.c.rules[1].cost: must be a whole number from 1 to 5, the rule's limit",
     ]);
   });
 

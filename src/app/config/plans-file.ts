@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { MAX_CREDITS, type CreditRule, type RefillEvery } from '../../domain/credits/credit-rule.js';
 import { MAX_CONCURRENCY, type ConcurrencyRule } from '../../domain/quota/concurrency-rule.js';
 import { MAX_RULE_LIMIT } from '../../domain/quota/decidable-policy.js';
 import type { PlanCatalog } from '../../domain/quota/plan-parser.js';
@@ -30,12 +31,20 @@ const PER_SHAPE = 'must be a duration such as "1s", "1m", "1h", "1d" or whole mi
 /** A window rule's own fields, and a burst rule's: a rule has the ones or the others. */
 const WINDOW_FIELDS = ['limit', 'window'] as const;
 const BURST_FIELDS = ['burst', 'rate', 'per'] as const;
-const RULE_FIELDS = ['name', ...WINDOW_FIELDS, ...BURST_FIELDS, 'concurrency', 'match', 'cost', 'mode', 'refund'] as const;
-const RULE_FIELDS_TEXT = 'name, limit and window (a window) or burst, rate and per (a burst) or concurrency (a cap), match, cost, mode, refund';
+/** Credits' own fields: a balance, its first value and its refill. */
+const CREDIT_FIELDS = ['credits', 'initial', 'refill'] as const;
+const RULE_FIELDS = ['name', ...WINDOW_FIELDS, ...BURST_FIELDS, 'concurrency', ...CREDIT_FIELDS, 'match', 'cost', 'mode', 'refund'] as const;
+const RULE_FIELDS_TEXT =
+  'name, limit and window (a window) or burst, rate and per (a burst) or concurrency (a cap) or credits, initial and refill (credits), match, cost, mode, refund';
 /** A concurrency cap's fields: it holds a slot per request, so it has no window, no cost and no mode. */
 const CAP_FIELDS = ['name', 'concurrency', 'match'] as const;
+/** Credits' fields: a balance is spent, never watched, so it has no mode. */
+const CREDITS_RULE_FIELDS = ['name', ...CREDIT_FIELDS, 'match', 'cost', 'refund'] as const;
+const REFILL_SHAPE = 'must be "month" (the first of each calendar month, UTC) or a duration such as "1h", "1d", "30d" or whole milliseconds, from 1m to 366d';
 
-const isCap = (rule: PlanRule | ConcurrencyRule): rule is ConcurrencyRule => !('windowMs' in rule);
+type FileRule = PlanRule | ConcurrencyRule | CreditRule;
+const isCredits = (rule: FileRule): rule is CreditRule => 'credits' in rule;
+const isCap = (rule: FileRule): rule is ConcurrencyRule => !('windowMs' in rule) && !isCredits(rule);
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isWhole = (value: unknown, max: number): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= max;
 const member = (path: string, key: string): string => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
@@ -194,12 +203,51 @@ class PlanChecker {
     return Object.freeze({ name: named, limit, ...(matched === undefined ? {} : { match: matched }) });
   }
 
-  private ruleOf(path: string, value: unknown): PlanRule | ConcurrencyRule | undefined {
+  private refillOf(path: string, value: unknown): RefillEvery | undefined {
+    if (value === 'month') return value;
+    const ms = durationMs(value);
+    return Number.isInteger(ms) && ms >= WINDOW_UNITS_MS.m && ms <= MAX_WINDOW_MS ? ms : this.refuse(path, REFILL_SHAPE);
+  }
+
+  /** `{"name": "monthly", "credits": 10000, "refill": "month"}`: a balance of 10,000 a key's requests spend, refilled each month. */
+  private creditsOf(path: string, value: Record<string, unknown>): CreditRule | undefined {
+    for (const field of Object.keys(value)) {
+      if ((RULE_FIELDS as readonly string[]).includes(field) && !(CREDITS_RULE_FIELDS as readonly string[]).includes(field)) {
+        this.refuse(member(path, field), 'not a field of credits, which have name, credits, initial, refill, match, cost and refund');
+      }
+    }
+    const { name, credits, initial, refill, match, cost, refund } = value;
+    const named = this.nameOf(`${path}.name`, name);
+    const amount = isWhole(credits, MAX_CREDITS) ? credits : this.refuse(`${path}.credits`, `must be a whole number from 1 to ${MAX_CREDITS}, what each refill brings the balance up to`);
+    const first =
+      initial === undefined || (Number.isInteger(initial) && (initial as number) >= 0 && (initial as number) <= MAX_CREDITS)
+        ? (initial as number | undefined)
+        : this.refuse(`${path}.initial`, `must be a whole number from 0 to ${MAX_CREDITS}, a key's first balance`);
+    const every = refill === undefined ? undefined : this.refillOf(`${path}.refill`, refill);
+    const matched = match === undefined ? undefined : this.matchOf(`${path}.match`, match);
+    const charged = cost === undefined ? undefined : this.costOf(`${path}.cost`, cost, amount, matched);
+    const refunded = refund === undefined ? undefined : this.refundOf(`${path}.refund`, refund);
+    const refused = (given: unknown, read: unknown): boolean => given !== undefined && read === undefined;
+    if (named === undefined || amount === undefined || refused(initial, first) || refused(refill, every)) return undefined;
+    if (refused(match, matched) || refused(cost, charged) || refused(refund, refunded)) return undefined;
+    return Object.freeze({
+      name: named,
+      credits: amount,
+      ...(first === undefined ? {} : { initial: first }),
+      ...(every === undefined ? {} : { refill: every }),
+      ...(matched === undefined ? {} : { match: matched }),
+      ...(charged === undefined ? {} : { cost: charged }),
+      ...(refunded === undefined ? {} : { refund: refunded }),
+    });
+  }
+
+  private ruleOf(path: string, value: unknown): FileRule | undefined {
     if (!isObject(value)) return this.refuse(path, 'must be an object: {"name": "minute", "limit": 60, "window": "1m"}');
     for (const field of Object.keys(value)) {
       if (!(RULE_FIELDS as readonly string[]).includes(field)) this.refuse(member(path, field), `unknown field; a rule has ${RULE_FIELDS_TEXT}`);
     }
     if (value['concurrency'] !== undefined) return this.capOf(path, value);
+    if (value['credits'] !== undefined) return this.creditsOf(path, value);
     const { name, match, cost, mode, refund } = value;
     const isBurst = BURST_FIELDS.some((field) => value[field] !== undefined);
     if (isBurst) {
@@ -247,16 +295,25 @@ class PlanChecker {
     }
     if (!read.every((rule) => rule !== undefined)) return undefined;
     const caps = read.filter(isCap);
-    const counted = read.filter((rule): rule is PlanRule => !isCap(rule));
+    const balances = read.filter(isCredits);
+    const counted = read.filter((rule): rule is PlanRule => !isCap(rule) && !isCredits(rule));
     // One slot per request, in one store key per key: a second cap would need both taken atomically.
     if (caps.length > 1) return this.refuse(`${path}.rules`, 'has more than one concurrency cap; a plan has at most one');
+    // One balance per key: two would be two accounts a request must spend from at once.
+    if (balances.length > 1) return this.refuse(`${path}.rules`, 'has more than one credits rule; a plan has at most one');
     // Every request is then limited, and its rate-limit fields always have a rule to describe.
     if (!counted.some((rule) => rule.match === undefined && rule.mode !== 'shadow')) {
       return this.refuse(`${path}.rules`, 'needs an enforced rule without "match", one that limits every request');
     }
     if (names.size !== read.length) return undefined;
     const [cap] = caps;
-    return Object.freeze({ name, rules: Object.freeze(counted), ...(cap === undefined ? {} : { concurrency: cap }) });
+    const [credits] = balances;
+    return Object.freeze({
+      name,
+      rules: Object.freeze(counted),
+      ...(cap === undefined ? {} : { concurrency: cap }),
+      ...(credits === undefined ? {} : { credits }),
+    });
   }
 }
 
