@@ -140,6 +140,7 @@ describe('the OpenAPI document', () => {
       [
         'invalid_request',
         'unauthorized',
+        'credits_exhausted',
         'forbidden',
         'not_found',
         'method_not_allowed',

@@ -16,11 +16,12 @@ import {
 } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 
-const frozenPlan = ({ name, rules, concurrency }: Plan): Plan =>
+const frozenPlan = ({ name, rules, concurrency, credits }: Plan): Plan =>
   Object.freeze({
     name,
     rules: Object.freeze(rules.map((rule) => Object.freeze({ ...rule }))),
     ...(concurrency === undefined ? {} : { concurrency: Object.freeze({ ...concurrency }) }),
+    ...(credits === undefined ? {} : { credits: Object.freeze({ ...credits }) }),
   });
 
 /** Keeps a frozen copy of each grant, so neither the registering code nor a reader can alter another's view. */

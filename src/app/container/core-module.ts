@@ -40,14 +40,14 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.admission)
     .toResolvedValue(
-      (config, keys, quotas, slots) => new RequestAdmission(keys, quotas, admissionOptions(config), slots),
-      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore, TOKENS.concurrencySlots],
+      (config, keys, quotas, slots, ledger, clock) => new RequestAdmission(keys, quotas, admissionOptions(config), slots, { ledger, clock }),
+      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore, TOKENS.concurrencySlots, TOKENS.creditLedger, TOKENS.clock],
     )
     .inSingletonScope();
   bind(TOKENS.rateLimitStatus)
     .toResolvedValue(
-      (config, keys, quotas, slots) => new RateLimitStatus(keys, quotas, admissionOptions(config), slots),
-      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore, TOKENS.concurrencySlots],
+      (config, keys, quotas, slots, ledger, clock) => new RateLimitStatus(keys, quotas, admissionOptions(config), slots, { ledger, clock }),
+      [TOKENS.config, TOKENS.apiKeyRegistry, TOKENS.quotaStore, TOKENS.concurrencySlots, TOKENS.creditLedger, TOKENS.clock],
     )
     .inSingletonScope();
   bind(TOKENS.httpServer)

@@ -37,8 +37,8 @@ export const ruleTermsOf = (rule: PlanRule) => ({
   ...(rule.refund === undefined ? {} : { refund: [...rule.refund] }),
 });
 
-/** The units a request of `operationId` (undefined: no operation was routed) spends under `rule`; 0 when it does not match. */
-export const ruleCostOf = (rule: PlanRule, operationId: string | undefined): number => {
+/** The units a request of `operationId` (undefined: no operation was routed) spends under `rule` (a plan's, or its credits); 0 when it does not match. */
+export const ruleCostOf = (rule: Pick<PlanRule, 'match' | 'cost'>, operationId: string | undefined): number => {
   if (rule.match !== undefined && (operationId === undefined || !rule.match.includes(operationId))) return 0;
   const { cost } = rule;
   if (cost === undefined || typeof cost === 'number') return cost ?? 1;

@@ -1,10 +1,13 @@
 import { holderOf, type ApiKeyGrant, type ApiKeyRegistry } from '../../ports/api-key-registry.js';
+import type { Clock } from '../../ports/clock.js';
 import type { ConcurrencySlots, SlotGrant } from '../../ports/concurrency-slots.js';
+import type { CreditLedger, CreditSpend } from '../../ports/credit-ledger.js';
+import type { CreditRule } from '../credits/credit-rule.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { Caller } from '../access/caller.js';
 import { capApplies, type ConcurrencyRule } from './concurrency-rule.js';
 import type { Plan } from './plan.js';
-import { costsOf, isUniformPlan } from './plan-rules.js';
+import { costsOf, isUniformPlan, ruleCostOf } from './plan-rules.js';
 import type { QuotaDecision } from './quota-decision.js';
 import type { BanPolicy, QuotaPolicy, RuleCosts } from './quota-rule.js';
 import { assertDecidablePolicy } from './decidable-policy.js';
@@ -36,6 +39,31 @@ export interface Admission {
   readonly slot?: SlotUse;
   /** The answers each rule of the plan refunds (RequestAdmission.refund); undefined when no rule does, or without a key. */
   readonly refunds?: PlanRefunds | undefined;
+  /** The plan's credits, when they apply to the request and every other rule admitted it; absent otherwise. */
+  readonly credit?: CreditUse;
+}
+
+/** A request's spend of its plan's credits. */
+export interface CreditUse {
+  readonly rule: CreditRule;
+  /** False: the balance held too few; the request is refused, and nothing of it stays counted (its quota units and slot are given back). */
+  readonly granted: boolean;
+  /** What the request spends, or would have. */
+  readonly units: number;
+  /** The balance after the spend, or the one that refused it. */
+  readonly balance: number;
+  /** Epoch ms of the next refill; undefined when the credits never refill. */
+  readonly refillAt: number | undefined;
+  /** Epoch ms the ledger decided at: what a refusal's Retry-After counts from. */
+  readonly decidedAt: number;
+  /** Gives the units back (a refunded answer, an idempotent replay); a no-op when not granted. Call it at most once. */
+  readonly refund: () => void | Promise<void>;
+}
+
+/** Where plans' credits are spent, and the time they are spent at. */
+export interface CreditAccounts {
+  readonly ledger: CreditLedger;
+  readonly clock: Clock;
 }
 
 /** A request's slot under its plan's concurrency cap. */
@@ -104,12 +132,16 @@ export class RequestAdmission {
   private readonly plans = new WeakMap<Plan, DecidedPlan>();
   private readonly holders = new WeakMap<ApiKeyGrant, KeyHolder>();
 
-  /** `slots`: where plans' concurrency caps hold their slots; absent, caps are not applied (a peek at a key's standing). */
+  /**
+   * `slots`: where plans' concurrency caps hold their slots; `credits`: where plans' credits are
+   * spent. Absent, caps and credits are not applied (a peek at a key's standing).
+   */
   constructor(
     private readonly keys: ApiKeyRegistry,
     private readonly quotas: QuotaStore,
     private readonly options: AdmissionOptions,
     private readonly slots?: ConcurrencySlots,
+    private readonly credits?: CreditAccounts,
   ) {
     // A ban or anonymous rule no store can decide fails here, at start, not on every request.
     assertDecidablePolicy({ ...options.anonymousPolicy, ban: options.ban });
@@ -134,6 +166,64 @@ export class RequestAdmission {
 
   private decideFor(grant: ApiKeyGrant | undefined, keyDigest: string, clientAddress: string, operationId: string | undefined): Admission | Promise<Admission> {
     if (grant === undefined) return this.decideAnonymous(clientAddress);
+    const credits = grant.plan.credits;
+    const decided = this.decideQuota(grant, keyDigest, operationId);
+    if (credits === undefined || this.credits === undefined) return decided;
+    const units = ruleCostOf(credits, operationId);
+    if (units === 0) return decided;
+    const { subject } = this.keyHolder(grant, keyDigest);
+    const accounts = this.credits;
+    if (decided instanceof Promise) return decided.then((admitted) => this.spendCredits(admitted, accounts, subject, credits, units));
+    return this.spendCredits(decided, accounts, subject, credits, units);
+  }
+
+  /**
+   * Spent last, once every other rule and the cap admitted the request: a request they refuse
+   * spends no credit. One the credits refuse gives back what the others counted.
+   */
+  private spendCredits(admitted: Admission, accounts: CreditAccounts, subject: string, rule: CreditRule, units: number): Admission | Promise<Admission> {
+    if (admitted.decision.verdict !== 'admitted' || admitted.slot?.granted === false) return admitted;
+    let spend: CreditSpend | Promise<CreditSpend>;
+    const decidedAt = accounts.clock.now();
+    try {
+      spend = accounts.ledger.spend(subject, rule, units, decidedAt);
+    } catch (error) {
+      this.countNothing(admitted, subject);
+      throw error;
+    }
+    const spending: Spending = { accounts, subject, rule, units, decidedAt };
+    if (!(spend instanceof Promise)) return this.withCredit(admitted, spending, spend);
+    return spend.then(
+      (spent) => this.withCredit(admitted, spending, spent),
+      (error: unknown) => {
+        this.countNothing(admitted, subject);
+        throw error;
+      },
+    );
+  }
+
+  private withCredit(admitted: Admission, { accounts, subject, rule, units, decidedAt }: Spending, spend: CreditSpend): Admission {
+    const { balance, refillAt } = spend;
+    if (!spend.granted) {
+      this.countNothing(admitted, subject);
+      const { plan, caller, policy, costs, decision } = admitted;
+      return { plan, caller, policy, costs, decision, credit: { rule, granted: false, units, balance, refillAt, decidedAt, refund: NOTHING_TO_RELEASE } };
+    }
+    const refund = (): void | Promise<void> => accounts.ledger.refund(subject, rule, units, spend.period, accounts.clock.now());
+    return { ...admitted, credit: { rule, granted: true, units, balance, refillAt, decidedAt, refund } };
+  }
+
+  /** A request refused after it was counted (its credits too few, or unreadable): its units under every rule and its slot come back. */
+  private countNothing(admitted: Admission, subject: string): void {
+    if (admitted.slot !== undefined) giveBack(admitted.slot);
+    const { policy, costs, decision } = admitted;
+    const units = typeof costs === 'number' ? policy.rules.map(() => costs) : costs;
+    // A refund the store fails leaves the units counted until their window passes: nothing to wait for.
+    const refunded = this.quotas.refund(subject, policy, units, decision);
+    if (refunded instanceof Promise) refunded.catch(() => undefined);
+  }
+
+  private decideQuota(grant: ApiKeyGrant, keyDigest: string, operationId: string | undefined): Admission | Promise<Admission> {
     const { caller, subject, policy, costs, refunds } = this.keyHolder(grant, keyDigest);
     const spent = costs.of(operationId);
     const cap = grant.plan.concurrency;
@@ -205,6 +295,15 @@ export class RequestAdmission {
     }
     return decided;
   }
+}
+
+/** A request's spend of its plan's credits, on its way to the ledger. */
+interface Spending {
+  readonly accounts: CreditAccounts;
+  readonly subject: string;
+  readonly rule: CreditRule;
+  readonly units: number;
+  readonly decidedAt: number;
 }
 
 /** A request of a capped plan, between its slot and its quota decision. */

@@ -219,6 +219,18 @@ export const SHARED_RESPONSES = {
     ['unsupported_media_type'],
     { ...rateLimitHeaders, 'Accept-Encoding': ref('headers/Accept-Encoding') },
   ),
+  PaymentRequired: errorResponse(
+    "The API key's plan has credits and they hold less than the request costs (`credits_exhausted`): nothing of the request is counted. Retry-After says when they refill (absent when they never do); an operator's top-up brings them back sooner.",
+    ['credits_exhausted'],
+    {
+      ...rateLimitHeaders,
+      [RATE_LIMIT_FIELD_NAMES.retryAfter]: {
+        description: 'Whole seconds, at least 1, to the next refill of the credits; absent when they never refill.',
+        required: false,
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  ),
   TooManyRequests: errorResponse(
     'Over the limit (`rate_limited`), as many requests of the API key in flight as its plan allows (`concurrency_limited`, with `Retry-After: 1`), or the API key is temporarily banned for ignoring 429s (`api_key_banned`).',
     ['rate_limited', 'concurrency_limited', 'api_key_banned'],

@@ -150,6 +150,8 @@ function responsesOf(operation: OperationDeclaration<string>, frame: DocumentFra
   }
   // The HTTP parser's answers, before any route: any request may get them.
   add(408, 'RequestTimeout');
+  // Any request of a key whose plan has credits may find them spent, whatever its operation.
+  add(402, 'PaymentRequired');
   add(429, 'TooManyRequests');
   add(431, 'HeadersTooLarge');
   add(500, 'InternalError');

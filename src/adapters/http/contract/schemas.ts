@@ -165,6 +165,23 @@ export const ConcurrencyCapSchema = Type.Object(
   { additionalProperties: false, description: 'The plan’s concurrency cap: a request past it is answered 429 `concurrency_limited`.' },
 );
 
+export const CreditsSchema = Type.Object(
+  {
+    name: Type.String({ description: 'The credits’ name in the plan.' }),
+    balance: Type.Integer({ minimum: 0, description: 'Credits the key holds now; a request costing more is answered 402 `credits_exhausted`.' }),
+    credits: Type.Integer({ minimum: 1, description: 'What each refill brings the balance up to (a topped-up balance above it is kept).' }),
+    refill: Type.Union([Type.Literal('month'), Type.Literal('period'), Type.Literal('never')], {
+      description: '`month`: on the first of each calendar month, 00:00 UTC; `period`: every `periodSeconds`, counted from the Unix epoch; `never`: only when topped up.',
+    }),
+    periodSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'The refill period, when `refill` is `period`.' })),
+    refillAt: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Unix time in whole seconds of the next refill; null when the credits never refill.' }),
+    match: Type.Optional(RuleMatchSchema),
+    cost: Type.Optional(RuleCostSchema),
+    refund: Type.Optional(RuleRefundSchema),
+  },
+  { additionalProperties: false, description: 'The plan’s credits: a balance the key’s requests spend by their cost, refilled on a schedule.' },
+);
+
 export const RateLimitStatusSchema = Type.Object(
   {
     plan: Type.String({ description: "The key's plan: free, pro, business, enterprise or one of the server's plans file." }),
@@ -174,6 +191,7 @@ export const RateLimitStatusSchema = Type.Object(
         "Banned: Unix time in whole seconds, rounded up, from which the key is admitted again (the ban's end, or later when a rule is still spent then), where the Retry-After of the ban's 429s points. Not banned: null.",
     }),
     concurrency: Type.Optional(ConcurrencyCapSchema),
+    credits: Type.Optional(CreditsSchema),
   },
   { additionalProperties: false, description: "The caller's quota as it stands, read without counting." },
 );
@@ -197,5 +215,6 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   RateLimitRule: RateLimitRuleSchema,
   RateLimitStatus: RateLimitStatusSchema,
   ConcurrencyCap: ConcurrencyCapSchema,
+  Credits: CreditsSchema,
   Error: ErrorSchema,
 };

@@ -1,11 +1,31 @@
+import type { CreditRule } from '../../../domain/credits/credit-rule.js';
 import { ruleTermsOf } from '../../../domain/quota/plan-rules.js';
+import type { CreditStanding } from '../../../ports/credit-ledger.js';
 import { windowSeconds } from '../../../domain/quota/rate-limit-fields.js';
 import type { Operation } from '../contract/operation.js';
 import { getRateLimitDeclaration } from '../contract/declarations/get-rate-limit.js';
 import type { RateLimitStatusBody } from '../contract/schemas.js';
 import { sendJson, type QuotaStanding, type RequestContext } from '../wire/request-context.js';
 
-const statusBody = ({ plan, decision, inFlight }: QuotaStanding): RateLimitStatusBody => ({
+type CreditsBody = NonNullable<RateLimitStatusBody['credits']>;
+
+const refillOf = ({ refill }: CreditRule): Pick<CreditsBody, 'refill' | 'periodSeconds'> => {
+  if (refill === undefined) return { refill: 'never' };
+  return refill === 'month' ? { refill } : { refill: 'period', periodSeconds: Math.ceil(refill / 1000) };
+};
+
+const creditsBody = (rule: CreditRule, { balance, refillAt }: CreditStanding): CreditsBody => ({
+  name: rule.name,
+  balance,
+  credits: rule.credits,
+  ...refillOf(rule),
+  refillAt: refillAt === undefined ? null : Math.ceil(refillAt / 1000),
+  ...(rule.match === undefined ? {} : { match: [...rule.match] }),
+  ...(rule.cost === undefined ? {} : { cost: rule.cost }),
+  ...(rule.refund === undefined ? {} : { refund: [...rule.refund] }),
+});
+
+const statusBody = ({ plan, decision, inFlight, credits }: QuotaStanding): RateLimitStatusBody => ({
   plan: plan.name,
   rules: plan.rules.map((rule, i) => ({
     name: rule.name,
@@ -27,6 +47,7 @@ const statusBody = ({ plan, decision, inFlight }: QuotaStanding): RateLimitStatu
           ...(plan.concurrency.match === undefined ? {} : { match: [...plan.concurrency.match] }),
         },
       }),
+  ...(plan.credits === undefined || credits === undefined ? {} : { credits: creditsBody(plan.credits, credits) }),
 });
 
 const standingOf = (ctx: RequestContext): QuotaStanding => {

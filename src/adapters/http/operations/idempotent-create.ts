@@ -65,6 +65,7 @@ export async function createIdempotently<T, Input>(
       const replayed = creation.replayOf(outcome.result);
       // The fingerprint names the operation, so a record of another one cannot match it.
       if (replayed === undefined) return sendError(ctx, 'idempotency_key_reused');
+      ctx.replayed = true;
       return creation.send(ctx, replayed, REPLAYED);
     }
   }

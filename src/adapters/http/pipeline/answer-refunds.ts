@@ -3,7 +3,7 @@ import type { QuotaRule, RuleCosts } from '../../../domain/quota/quota-rule.js';
 import type { Admission, RequestAdmission } from '../../../domain/quota/request-admission.js';
 import { refundUnits, type PlanRefunds } from '../../../domain/quota/rule-refunds.js';
 import type { LogError } from '../wire/failures.js';
-import type { RequestContext } from '../wire/request-context.js';
+import { refundBeforeReport, type RequestContext } from '../wire/request-context.js';
 
 const namesOf = (rules: readonly QuotaRule[], units: RuleCosts): string[] => rules.filter((_, i) => units[i]! > 0).map((rule) => rule.name);
 
@@ -34,7 +34,7 @@ export const refundOnceAnswered = (ctx: RequestContext, admitted: Admission, ref
     };
     try {
       const sent = admission.refund(admitted, units);
-      if (sent instanceof Promise) ctx.refunding = sent.then(refunded, lost);
+      if (sent instanceof Promise) refundBeforeReport(ctx, sent.then(refunded, lost));
       else refunded();
     } catch (error) {
       lost(error);

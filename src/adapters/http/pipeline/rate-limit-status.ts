@@ -1,4 +1,4 @@
-import { keySubject, RequestAdmission, type Admission, type AdmissionOptions } from '../../../domain/quota/request-admission.js';
+import { keySubject, RequestAdmission, type Admission, type AdmissionOptions, type CreditAccounts } from '../../../domain/quota/request-admission.js';
 import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../../../domain/quota/quota-rule.js';
 import type { ApiKeyRegistry } from '../../../ports/api-key-registry.js';
@@ -53,12 +53,13 @@ const advertisedDecision = (own: QuotaDecision, plan: QuotaDecision): QuotaDecis
 export class RateLimitStatus {
   private readonly standings: RequestAdmission;
 
-  /** `slots`: where the admission's caps hold their slots, read for a capped plan's requests in flight. */
+  /** `slots` and `credits`: where the admission's caps hold their slots and its credits are spent, read for a plan that has them. */
   constructor(
     keys: ApiKeyRegistry,
     private readonly quotas: QuotaStore,
     options: AdmissionOptions,
     private readonly slots?: ConcurrencySlots,
+    private readonly credits?: CreditAccounts,
   ) {
     this.standings = new RequestAdmission(keys, peekingQuotaStore(quotas), options);
   }
@@ -68,10 +69,14 @@ export class RateLimitStatus {
     const { plan, caller, policy, decision } = await this.standings.admit(keyDigest, clientAddress);
     if (plan === undefined || caller === undefined) return undefined;
     const own = await this.quotas.decide(STATUS_SUBJECT + caller.id, STATUS_POLICY);
-    const inFlight = plan.concurrency === undefined || this.slots === undefined ? undefined : await this.slots.inFlight(keySubject(caller.id));
+    const subject = keySubject(caller.id);
+    const [inFlight, credits] = await Promise.all([
+      plan.concurrency === undefined || this.slots === undefined ? undefined : this.slots.inFlight(subject),
+      plan.credits === undefined || this.credits === undefined ? undefined : this.credits.ledger.standing(subject, plan.credits, this.credits.clock.now()),
+    ]);
     return {
       admission: { plan, caller, policy: advertisedPolicy(policy), costs: 1, decision: advertisedDecision(own, decision) },
-      standing: inFlight === undefined ? { plan, decision } : { plan, decision, inFlight },
+      standing: { plan, decision, ...(inFlight === undefined ? {} : { inFlight }), ...(credits === undefined ? {} : { credits }) },
     };
   }
 }

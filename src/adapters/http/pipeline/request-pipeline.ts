@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 // Imported: the global `performance` is a getter on globalThis, called on every use.
 import { performance } from 'node:perf_hooks';
 import { CONCURRENCY_RETRY_AFTER_S } from '../../../domain/quota/concurrency-rule.js';
-import type { Admission, RequestAdmission, SlotUse } from '../../../domain/quota/request-admission.js';
+import type { Admission, CreditUse, RequestAdmission, SlotUse } from '../../../domain/quota/request-admission.js';
 import { cachedDigestApiKey, REMEMBERED_API_KEYS } from '../../api-key-digest.js';
 import { pathOf, type ApiRouter, type RouteMatch } from './api-router.js';
 import { bearerToken } from './bearer-token.js';
@@ -15,6 +15,7 @@ import type { OnRequestFinished } from '../wire/request-finished.js';
 import { requestIdOf, type RequestId } from '../wire/request-id.js';
 import { credentialHeadersProblem } from './credential-headers.js';
 import { refundOnceAnswered } from './answer-refunds.js';
+import { refundCreditOnceAnswered } from './credit-refunds.js';
 import type { RateLimitStatus } from './rate-limit-status.js';
 import { requestTarget } from './request-target.js';
 import { refuseUnrouted } from './unrouted.js';
@@ -31,6 +32,13 @@ const shadowedNames = ({ policy, decision }: Admission): readonly string[] | nul
 /** The verdict a request refused by its plan's concurrency cap is traced with. */
 const CONCURRENCY_LIMITED = 'concurrency_limited';
 const CONCURRENCY_RETRY_AFTER = ['retry-after', String(CONCURRENCY_RETRY_AFTER_S)];
+const CREDITS_EXHAUSTED = 'credits_exhausted';
+/** Whole seconds to the refill, rounded up: a retry then finds the balance refilled. */
+const retryAfterRefill = ({ refillAt, decidedAt }: CreditUse): string[] | undefined =>
+  refillAt === undefined ? undefined : ['retry-after', String(Math.max(1, Math.ceil((refillAt - decidedAt) / 1000)))];
+const creditsExhausted = ({ rule, balance, units, refillAt }: CreditUse): string =>
+  `This API key's credits (${rule.name}) hold ${balance}; this request costs ${units}. ` +
+  (refillAt === undefined ? 'They are never refilled: ask for a top-up.' : `They refill to ${rule.credits} at ${new Date(refillAt).toISOString()}, or when topped up.`);
 // A release the store fails leaves a lease that expires on its own (ConcurrencySlots).
 const releaseSlot = (slot: SlotUse): void => {
   const released = slot.release();
@@ -109,6 +117,14 @@ export function createAdmissionPipeline(
     if (slot?.granted === true) {
       if (ctx.res.closed) releaseSlot(slot);
       else ctx.res.on('close', () => releaseSlot(slot));
+    }
+    const { credit } = admitted;
+    if (credit !== undefined) {
+      if (!credit.granted) {
+        if (trace !== undefined) trace.verdict = CREDITS_EXHAUSTED;
+        return sendError(ctx, CREDITS_EXHAUSTED, creditsExhausted(credit), retryAfterRefill(credit));
+      }
+      refundCreditOnceAnswered(ctx, credit, logError);
     }
     if (verdict === 'rate_limited') return sendError(ctx, 'rate_limited');
     if (verdict === 'banned') return sendError(ctx, 'api_key_banned');

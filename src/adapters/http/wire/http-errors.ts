@@ -5,6 +5,8 @@ import { MAX_BODY_BYTES } from './request-limits.js';
 export const HTTP_ERRORS = {
   invalid_request: { status: 400, message: 'The request is invalid.' },
   unauthorized: { status: 401, message: 'A valid API key is required: Authorization: Bearer <API_KEY>.' },
+  // 402, not 429: no retry within seconds helps; the balance comes back at its refill (Retry-After) or when an operator tops it up.
+  credits_exhausted: { status: 402, message: "This API key's credits are spent: they refill at the time in Retry-After, or when topped up." },
   forbidden: { status: 403, message: 'This API key may not do this.' },
   not_found: { status: 404, message: 'No such resource.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed on this resource.' },

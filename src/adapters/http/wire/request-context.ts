@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../../../domain/access/caller.js';
 import type { Plan } from '../../../domain/quota/plan.js';
 import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
+import type { CreditStanding } from '../../../ports/credit-ledger.js';
 import { errorBody, HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
 import type { RequestFinishedEvent } from './request-finished.js';
 import { REFUSED_BODY_DRAIN } from './request-limits.js';
@@ -17,6 +18,8 @@ export interface QuotaStanding {
   readonly decision: QuotaDecision;
   /** The key's requests in flight under its plan's concurrency cap; absent when the plan has none. */
   readonly inFlight?: number;
+  /** The key's credits; absent when its plan has none. */
+  readonly credits?: CreditStanding;
 }
 
 /** One request on its way through the pipeline, passed explicitly to every step that answers it. */
@@ -39,6 +42,8 @@ export interface RequestContext {
   trace: RequestTrace | undefined;
   /** A refund of the request on its way to the store, once answered: the request-finished hook is told after it. */
   refunding: Promise<void> | undefined;
+  /** Set when the answer replays an idempotent request's first: it spends no credit. */
+  replayed: boolean;
 }
 
 /**
@@ -64,7 +69,13 @@ export const createRequestContext = (req: IncomingMessage, res: ServerResponse):
   requestId: '',
   trace: undefined,
   refunding: undefined,
+  replayed: false,
 });
+
+/** A refund the request-finished hook waits for, beside any already on its way. */
+export const refundBeforeReport = (ctx: RequestContext, refund: Promise<void>): void => {
+  ctx.refunding = ctx.refunding === undefined ? refund : Promise.all([ctx.refunding, refund]).then(() => undefined);
+};
 
 /** The caller of an operation that requires a key: the pipeline refuses the request before the handler without one. */
 export const authenticatedCaller = (ctx: RequestContext): Caller => {
