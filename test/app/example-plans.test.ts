@@ -33,7 +33,7 @@ const rulesOf = (config: PetStoreConfig): Record<string, readonly string[]> =>
 
 describe('the example plans files', () => {
   it('are the four the guide describes, each loaded by PETSTORE_PLANS as it is', () => {
-    expect(readdirSync(EXAMPLES).sort()).toEqual(['concurrency.json', 'github-like.json', 'mobile.json', 'stripe-like.json']);
+    expect(readdirSync(EXAMPLES).sort()).toEqual(['concurrency.json', 'credits.json', 'github-like.json', 'mobile.json', 'stripe-like.json']);
     const writes = 'createPet updatePet placeOrder updateOrder cancelOrder';
     expect(rulesOf(loaded('github-like.json'))).toEqual({
       developer: ['hour 5000/3600000', 'search 30/60000 [listPets]', `writes 80/60000 [${writes}]`],
@@ -59,6 +59,21 @@ describe('the example plans files', () => {
     expect(Object.fromEntries([...config.plans].map(([name, plan]) => [name, plan.concurrency]))).toEqual({
       batch: { name: 'inflight', limit: 10 },
       checkout: { name: 'orders-inflight', limit: 2, match: ['placeOrder', 'updateOrder', 'cancelOrder'] },
+    });
+  });
+
+  it('keep credits beside their plan\'s rules: a monthly balance weighed by cost, and a one-off balance on some operations', () => {
+    const config = loaded('credits.json');
+    expect(rulesOf(config)).toEqual({ metered: ['minute 600/60000'], prepaid: ['minute 60/60000'] });
+    expect(Object.fromEntries([...config.plans].map(([name, plan]) => [name, plan.credits]))).toEqual({
+      metered: {
+        name: 'monthly',
+        credits: 10_000,
+        refill: 'month',
+        cost: { createPet: 10, updatePet: 10, placeOrder: 25, updateOrder: 10, cancelOrder: 10, default: 1 },
+        refund: ['5xx'],
+      },
+      prepaid: { name: 'prepaid', credits: 500, match: ['listPets', 'getPet', 'createPet'] },
     });
   });
 
@@ -88,18 +103,37 @@ describe('the example plans over HTTP, on the memory store', () => {
   let github: RunningPetStore;
   let stripe: RunningPetStore;
   let mobile: RunningPetStore;
+  let credits: RunningPetStore;
   const start = (file: string, apiKeys: string): Promise<RunningPetStore> =>
     startPetStore({ PETSTORE_ENV: 'test', PETSTORE_LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0', PETSTORE_PLANS: pathOf(file), PETSTORE_API_KEYS: apiKeys }, { clock });
 
   beforeAll(async () => {
-    [github, stripe, mobile] = await Promise.all([
+    [github, stripe, mobile, credits] = await Promise.all([
       start('github-like.json', 'gh-trial-key-1:trial,gh-dev-key-01:developer'),
       start('stripe-like.json', 'stripe-key-01:standard'),
       start('mobile.json', 'mobile-key-01:mobile'),
+      start('credits.json', 'metered-key-01:metered,prepaid-key-01:prepaid'),
     ]);
   });
   afterAll(async () => {
-    await Promise.all([github.close(0, 0), stripe.close(0, 0), mobile.close(0, 0)]);
+    await Promise.all([github.close(0, 0), stripe.close(0, 0), mobile.close(0, 0), credits.close(0, 0)]);
+  });
+
+  it('prepaid: 500 credits spent by listing, reading and creating pets, then 402 credits_exhausted with no Retry-After, while other operations go on', async () => {
+    const api = client(credits, 'prepaid-key-01');
+    expect((await api.request('POST', '/pets', { json: { name: 'Rex', categoryId: 1 } })).status).toBe(201);
+    for (let i = 0; i < 59; i++) expect((await api.request('GET', '/pets/1')).status).toBe(200);
+    // Two minutes on, the minute has all its room again (a sliding window forgets in steps); the balance does not come back.
+    clock.advance(120_000);
+    for (let i = 0; i < 7; i++) {
+      for (let j = 0; j < 60; j++) expect((await api.request('GET', '/pets/1')).status).toBe(200);
+      clock.advance(120_000);
+    }
+    for (let i = 0; i < 20; i++) expect((await api.request('GET', '/pets/1')).status).toBe(200);
+    const refused = await api.request('GET', '/pets/1');
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([402, null]);
+    // The inventory is not an operation the credits match.
+    expect((await api.request('GET', '/store/inventory')).status).toBe(200);
   });
 
   it('github-like trial: ten searches a minute, then listPets is refused by the search rule while getPet still answers', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { CreditRule } from '../../domain/credits/credit-rule.js';
 import type { PlanCatalog } from '../../domain/quota/plan-parser.js';
 import type { PlanRule } from '../../domain/quota/plan-rules.js';
 import { enterprisePlan, PLAN_NAMES, STANDARD_PLANS, type Plan } from '../../domain/quota/plan.js';
@@ -53,10 +54,15 @@ const ruleText = ({ name, limit, windowMs, kind, match, cost, mode, refund }: Pl
   return text;
 };
 
+const refillText = ({ refill }: CreditRule): string => {
+  if (refill === undefined) return 'once';
+  return refill === 'month' ? 'a month' : `every ${windowText(refill)}`;
+};
+
 /**
  * What a key's plan limits, as the start announcement prints it: the built-in plans' two
  * numbers as always (`60/min, 1000/day`), a file plan's every rule (`hour 60/1h; search 10/1m on listPets`), its
- * concurrency cap last (`inflight 10 in flight`).
+ * concurrency cap (`inflight 10 in flight`) and its credits last (`monthly 10000 credits a month`).
  */
 export const planLimitsText = (plan: Plan): string => {
   if ((PLAN_NAMES as readonly string[]).includes(plan.name)) {
@@ -66,6 +72,8 @@ export const planLimitsText = (plan: Plan): string => {
   const rules = plan.rules.map(ruleText);
   const cap = plan.concurrency;
   if (cap !== undefined) rules.push(`${cap.name} ${cap.limit} in flight${cap.match === undefined ? '' : ` on ${cap.match.join(' ')}`}`);
+  const credits = plan.credits;
+  if (credits !== undefined) rules.push(`${credits.name} ${credits.credits} credits ${refillText(credits)}${credits.match === undefined ? '' : ` on ${credits.match.join(' ')}`}`);
   return rules.join('; ');
 };
 
