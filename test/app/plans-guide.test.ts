@@ -59,7 +59,7 @@ const callOf = (command: string): Call => {
 
 describe('docs/plans.md', () => {
   it('shows each example plans file as it is', () => {
-    for (const file of ['github-like.json', 'stripe-like.json', 'mobile.json', 'concurrency.json']) {
+    for (const file of ['github-like.json', 'stripe-like.json', 'mobile.json', 'concurrency.json', 'credits.json']) {
       const text = readFileSync(new URL(`examples/plans/${file}`, repo), 'utf8');
       expect(guide, file).toContain(`[examples/plans/${file}](../examples/plans/${file})`);
       expect(guide, file).toContain(`\`\`\`json\n${text}\`\`\``);
