@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
 import { MemoryConcurrencySlots } from '../../src/adapters/memory/memory-concurrency-slots.js';
+import { MemoryCreditLedger } from '../../src/adapters/memory/memory-credit-ledger.js';
 import { MemoryIdempotencyRecords } from '../../src/adapters/memory/memory-idempotency-records.js';
 import { MemoryOrderRepository } from '../../src/adapters/memory/memory-order-repository.js';
 import { MemoryPetRepository } from '../../src/adapters/memory/memory-pet-repository.js';
@@ -12,7 +13,7 @@ import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { STANDARD_PLANS, type Plan } from '../../src/domain/quota/plan.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { RuleCosts } from '../../src/domain/quota/quota-rule.js';
-import { keySubject, RequestAdmission } from '../../src/domain/quota/request-admission.js';
+import { keySubject, RequestAdmission, type Admission } from '../../src/domain/quota/request-admission.js';
 import type { ApiKeyGrant, ApiKeyRegistry } from '../../src/ports/api-key-registry.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -231,5 +232,61 @@ describe('RequestAdmission: a plan with a concurrency cap', () => {
     await admission.admit(CUSTOMER, '', 'listPets');
     expect((await admission.admit(CUSTOMER, '', 'createPet')).decision.verdict).toBe('rate_limited');
     expect(slots.acquire(keySubject(CUSTOMER), 1).granted).toBe(true);
+  });
+});
+
+describe('RequestAdmission: a plan with credits', () => {
+  const FUNDED: Plan = {
+    name: 'funded',
+    rules: [{ name: 'minute', limit: 3, windowMs: 60_000 }],
+    concurrency: { name: 'inflight', limit: 1 },
+    credits: { name: 'prepaid', credits: 5, cost: { createPet: 3, default: 1 }, match: ['createPet', 'listPets'] },
+  };
+  const funded = async () => {
+    const clock = new ManualClock(0);
+    const slots = new MemoryConcurrencySlots(clock);
+    const ledger = new MemoryCreditLedger();
+    const quotas = new MemoryQuotaStore(clock);
+    const keys = await registryOf({ [CUSTOMER]: { plan: FUNDED, role: 'customer' } });
+    const admission = new RequestAdmission(keys, quotas, { anonymousPolicy: { rules: [] }, ban: DEFAULT_BAN_POLICY }, slots, { ledger, clock });
+    const balance = (): number => ledger.standing(keySubject(CUSTOMER), FUNDED.credits!, clock.now()).balance;
+    return { admission, slots, quotas, balance };
+  };
+
+  it('spends the cost once the rules and the cap admitted, synchronously on memory stores, and not for operations the credits do not match', async () => {
+    const { admission, balance } = await funded();
+    const created = admission.admit(CUSTOMER, '', 'createPet');
+    expect(created).not.toBeInstanceOf(Promise);
+    expect((created as Admission).credit).toMatchObject({ granted: true, units: 3, balance: 2 });
+    await (created as Admission).slot!.release();
+    const inventory = await admission.admit(CUSTOMER, '', 'getInventory');
+    expect(inventory.credit).toBeUndefined();
+    expect(balance()).toBe(2);
+  });
+
+  it('spends nothing for a request the cap or a rule refuses', async () => {
+    const { admission, balance } = await funded();
+    const held = await admission.admit(CUSTOMER, '', 'listPets');
+    const capped = await admission.admit(CUSTOMER, '', 'listPets');
+    expect([capped.slot?.granted, capped.credit]).toEqual([false, undefined]);
+    await held.slot!.release();
+    for (let i = 0; i < 2; i++) await (await admission.admit(CUSTOMER, '', 'listPets')).slot!.release();
+    const limited = await admission.admit(CUSTOMER, '', 'listPets');
+    expect([limited.decision.verdict, limited.credit]).toEqual(['rate_limited', undefined]);
+    expect(balance()).toBe(2);
+  });
+
+  it('refuses a request costing more than the balance, giving back its quota units and its slot, and a refund returns the units', async () => {
+    const { admission, slots, quotas, balance } = await funded();
+    const first = await admission.admit(CUSTOMER, '', 'createPet');
+    await first.slot!.release();
+    const refused = await admission.admit(CUSTOMER, '', 'createPet');
+    expect(refused.credit).toMatchObject({ granted: false, units: 3, balance: 2, refillAt: undefined });
+    expect(refused.slot).toBeUndefined();
+    expect(slots.inFlight(keySubject(CUSTOMER))).toBe(0);
+    // One request counted under the minute: the refused one was given back.
+    expect(quotas.peek(keySubject(CUSTOMER), refused.policy).remaining).toEqual([2]);
+    await first.credit!.refund();
+    expect(balance()).toBe(5);
   });
 });
