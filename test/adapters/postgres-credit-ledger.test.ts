@@ -3,6 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { PostgresCreditLedger } from '../../src/adapters/postgres/postgres-credit-ledger.js';
 import { createPostgresDatabase, type PostgresDatabase } from '../../src/adapters/postgres/postgres-database.js';
+import { loadConfig } from '../../src/app/config/config.js';
+import { buildContainer } from '../../src/app/container/build-container.js';
+import { TOKENS } from '../../src/app/container/tokens.js';
 import type { CreditRule } from '../../src/domain/credits/credit-rule.js';
 import type { CreditSpend, CreditUsage } from '../../src/ports/credit-ledger.js';
 import { describeCreditLedgerContract } from '../contracts/credit-ledger-contract.js';
@@ -136,6 +139,28 @@ describe('PostgresCreditLedger across instances', () => {
     } finally {
       await Promise.all(pools.map((db) => db.end()));
       await drop();
+    }
+  });
+});
+
+describe('PETSTORE_STORE=postgres', () => {
+  it("binds the credit ledger to PostgreSQL: the file's database migrated, a spend kept there", async () => {
+    const loaded = loadConfig({ PETSTORE_STORE: 'postgres', DATABASE_URL: schemas.url, PETSTORE_LOG_LEVEL: 'silent' });
+    if (!loaded.ok) throw new Error(loaded.error.join('; '));
+    const container = buildContainer(loaded.value);
+    try {
+      const ledger = await container.getAsync(TOKENS.creditLedger);
+      expect(ledger).toBeInstanceOf(PostgresCreditLedger);
+      const rule: CreditRule = { name: 'one-off', credits: 5 };
+      expect(await ledger.spend('container', rule, 2, START)).toMatchObject({ granted: true, balance: 3 });
+      const other = createPostgresDatabase({ url: schemas.url, max: 1, timeoutMs: 10_000 });
+      try {
+        expect((await other.query('SELECT balance FROM credit_balances WHERE subject = $1', ['container'])).rows).toEqual([{ balance: '3' }]);
+      } finally {
+        await other.end();
+      }
+    } finally {
+      await container.unbindAllAsync();
     }
   });
 });
