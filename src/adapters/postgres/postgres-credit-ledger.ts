@@ -42,7 +42,7 @@ const WRITE = `WITH kept AS (UPDATE credit_balances SET balance = $2, period = $
 
 const STANDING = `SELECT ${BALANCE_COLUMNS} FROM credit_balances WHERE subject = $1`;
 
-/** Each a range scan of the primary key (subject, period): one subject's rows, or every subject's. */
+/** One subject's rows: a range scan of the primary key (subject, period). Every subject's (an operator's export): all of it. */
 const USAGE_OF_SUBJECT = `SELECT ${USAGE_COLUMNS} FROM credit_usage WHERE subject = $1 AND period >= $2 AND period < $3 ORDER BY period`;
 const USAGE_OF_ALL = `SELECT ${USAGE_COLUMNS} FROM credit_usage WHERE period >= $1 AND period < $2 ORDER BY subject, period`;
 
