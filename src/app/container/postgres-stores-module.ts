@@ -2,6 +2,7 @@ import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { migrate } from '../../adapters/postgres/migrate.js';
 import { readMigrations } from '../../adapters/postgres/migration-files.js';
 import { PostgresApiKeyRegistry } from '../../adapters/postgres/postgres-api-key-registry.js';
+import { PostgresCreditLedger } from '../../adapters/postgres/postgres-credit-ledger.js';
 import { PostgresIdempotencyStore } from '../../adapters/postgres/postgres-idempotency-store.js';
 import { PostgresOrderRepository } from '../../adapters/postgres/postgres-order-repository.js';
 import { PostgresPetRepository } from '../../adapters/postgres/postgres-pet-repository.js';
@@ -68,6 +69,10 @@ export const postgresStoresModule = ({ migrateOnOpen, ...quotas }: PostgresStore
       .inSingletonScope();
     bind(TOKENS.idempotencyStore)
       .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresIdempotencyStore(db, clock), [POSTGRES, TOKENS.clock])
+      .inSingletonScope();
+    // Balances are records of money: kept with the orders, not in Redis beside the quota counters.
+    bind(TOKENS.creditLedger)
+      .toResolvedValue((db: PostgresDatabase) => new PostgresCreditLedger(db), [POSTGRES])
       .inSingletonScope();
     bind(ISSUED_KEYS)
       .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresApiKeyRegistry(db, clock), [POSTGRES, TOKENS.clock])
