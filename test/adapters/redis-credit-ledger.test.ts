@@ -7,6 +7,9 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisClient } from '../../src/adapters/redis/redis-client.js';
 import { RedisCreditLedger } from '../../src/adapters/redis/redis-credit-ledger.js';
+import { withDefaults } from '../../src/app/config/config.js';
+import { buildContainer } from '../../src/app/container/build-container.js';
+import { TOKENS } from '../../src/app/container/tokens.js';
 import { afterChange, refilled, type CreditBalance } from '../../src/domain/credits/credit-balance.js';
 import { MAX_CREDITS, type CreditRule } from '../../src/domain/credits/credit-rule.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
@@ -96,6 +99,22 @@ describe('RedisCreditLedger', () => {
     await expect(ledger.spend('key:a', MONTHLY, 1, JANUARY)).rejects.toThrow(StoreUnavailableError);
     await expect(ledger.standing('key:a', MONTHLY, JANUARY)).rejects.toThrow(StoreUnavailableError);
     await expect(ledger.usage({})).rejects.toThrow(StoreUnavailableError);
+  });
+});
+
+describe('the redis store', () => {
+  it('binds one RedisCreditLedger on the shared client, under the configured prefix', async () => {
+    const prefix = shared.freshPrefix();
+    const container = buildContainer(withDefaults({ environment: 'test', store: 'redis', redisUrl: shared.url, redisPrefix: prefix }));
+    try {
+      const ledger = await container.getAsync(TOKENS.creditLedger);
+      expect(ledger).toBeInstanceOf(RedisCreditLedger);
+      expect(await container.getAsync(TOKENS.creditLedger)).toBe(ledger);
+      await ledger.spend('key:a', MONTHLY, 1, JANUARY);
+      expect(await keysUnder(shared.redis, prefix)).toContain(`${prefix}{k:key:a}`);
+    } finally {
+      await container.unbindAllAsync();
+    }
   });
 });
 
