@@ -75,6 +75,8 @@ describe('RedisCreditLedger', () => {
       [JANUARY, 60, 0],
       [FEBRUARY, 20, 60],
     ]);
+    expect(await ledger.usage({ subject: 'key:a', from: Number.NEGATIVE_INFINITY, to: Number.POSITIVE_INFINITY })).toEqual(rows);
+    expect(await ledger.usage({ subject: 'key:a', from: JANUARY + 1, to: FEBRUARY + 1 })).toEqual(rows.slice(1));
   });
 
   it('reckons each refund after a refill against the balance the refill started from, with the refunds before it', async () => {

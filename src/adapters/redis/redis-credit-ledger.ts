@@ -92,7 +92,7 @@ export class RedisCreditLedger implements CreditLedger {
   }
 
   async usage({ subject, from, to }: CreditUsageQuery): Promise<readonly CreditUsage[]> {
-    const bounds = [from === undefined ? '-inf' : String(from), to === undefined ? '+inf' : `(${to}`] as const;
+    const bounds = [scoreBound(from, ''), scoreBound(to, '(')] as const;
     if (subject !== undefined) return this.rowsOf(subject, bounds);
     const subjects = (await this.subjects()).sort();
     const rows: CreditUsage[] = [];
@@ -141,6 +141,12 @@ export class RedisCreditLedger implements CreditLedger {
     return [balance, `${balance}:usage`, `${balance}:periods`];
   }
 }
+
+/** A ZRANGEBYSCORE bound: `from` inclusive (''), `to` exclusive ('('); absent or infinite, Redis's infinities. */
+const scoreBound = (value: number | undefined, exclusive: '' | '('): string => {
+  if (value === undefined) return exclusive === '' ? '-inf' : '+inf';
+  return Number.isFinite(value) ? `${exclusive}${value}` : value > 0 ? '+inf' : '-inf';
+};
 
 /** The period `now` falls in, the rule's credits and its initial credits: what every write script starts from. */
 const ruleArgs = (rule: CreditRule, now: number): [period: string, credits: string, initial: string] => [
