@@ -6,3 +6,4 @@ export { RedisOrderRepository } from './adapters/redis/redis-order-repository.js
 export { RedisIdempotencyStore } from './adapters/redis/redis-idempotency-store.js';
 export { RedisApiKeyRegistry } from './adapters/redis/redis-api-key-registry.js';
 export { RedisQuotaStore, type RedisQuotaStoreOptions } from './adapters/redis/redis-quota-store.js';
+export { RedisCreditLedger } from './adapters/redis/redis-credit-ledger.js';

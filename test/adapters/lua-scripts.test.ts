@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as apiKeyScripts from '../../src/adapters/redis/api-key-scripts.lua.js';
 import * as concurrencyScripts from '../../src/adapters/redis/concurrency-scripts.lua.js';
+import * as creditScripts from '../../src/adapters/redis/credit-scripts.lua.js';
 import * as idempotencyScripts from '../../src/adapters/redis/idempotency-scripts.lua.js';
 import { composeLua, LUA_DIR } from '../../src/adapters/redis/lua-source.js';
 import * as orderScripts from '../../src/adapters/redis/order-scripts.lua.js';
@@ -44,7 +45,16 @@ describe('composeLua', () => {
 });
 
 describe('the shipped scripts', () => {
-  const scripts = { ...apiKeyScripts, ...concurrencyScripts, ...idempotencyScripts, ...orderScripts, ...pageScripts, ...petScripts, QUOTA_CALLS_LUA };
+  const scripts = {
+    ...apiKeyScripts,
+    ...concurrencyScripts,
+    ...creditScripts,
+    ...idempotencyScripts,
+    ...orderScripts,
+    ...pageScripts,
+    ...petScripts,
+    QUOTA_CALLS_LUA,
+  };
 
   it('keep no placeholder or include unresolved, and every .lua file is in some script', () => {
     const texts = Object.values(scripts);

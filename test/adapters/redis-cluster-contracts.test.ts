@@ -14,6 +14,8 @@ import { describePetRepositoryContract } from '../contracts/pet-repository-contr
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
 import { CONTRACT_LEASE_MS, describeConcurrencySlotsContract } from '../contracts/concurrency-slots-contract.js';
 import { RedisConcurrencySlots } from '../../src/adapters/redis/redis-concurrency-slots.js';
+import { RedisCreditLedger } from '../../src/adapters/redis/redis-credit-ledger.js';
+import { describeCreditLedgerContract } from '../contracts/credit-ledger-contract.js';
 import { claimOf, type CreateStores } from '../contracts/stores-fixture.js';
 import { useTestCluster } from '../support/use-test-cluster.js';
 import { runs } from '../support/property-runs.js';
@@ -46,6 +48,7 @@ describeConcurrencySlotsContract('redis cluster', async (clock) => ({
   slots: new RedisConcurrencySlots(shared.redis, { prefix: shared.freshPrefix(), leaseMs: CONTRACT_LEASE_MS, time: clock }),
   cleanup: noCleanup,
 }));
+describeCreditLedgerContract('redis cluster', async () => ({ ledger: new RedisCreditLedger(shared.redis, shared.freshPrefix()), cleanup: noCleanup }));
 describePetRepositoryContract('RedisPetRepository on a Cluster', clusterStores, { numRuns: runs(30) });
 describeOrderRepositoryContract('RedisOrderRepository on a Cluster', clusterStores, { numRuns: runs(30) });
 describeIdempotencyStoreContract('RedisIdempotencyStore on a Cluster', clusterStores);
@@ -99,6 +102,23 @@ describe('the keys on a Cluster', () => {
     expect(keys.length).toBeGreaterThan(8);
     const slots = await Promise.all(keys.map((key) => shared.redis.cluster('KEYSLOT', key)));
     expect(new Set(slots)).toEqual(new Set([await shared.redis.cluster('KEYSLOT', `${prefix}{pets}:records`)]));
+  });
+
+  it("keeps a credit subject's balance, usage rows and periods in one slot, subjects spread over the masters, the index in a slot of its own", async () => {
+    const prefix = shared.freshPrefix();
+    const ledger = new RedisCreditLedger(shared.redis, prefix);
+    const rule = { name: 'monthly', credits: 100, refill: 'month' } as const;
+    for (let i = 0; i < 30; i++) await ledger.spend(`key:${i}`, rule, 1, Date.UTC(2026, 0, 1));
+    const found = await keysByMaster(prefix);
+    expect(found.size).toBe(3);
+    const keys = [...found.values()].flat();
+    expect(keys).toHaveLength(3 * 30 + 1);
+    const slotOf = (key: string): Promise<number> => shared.redis.cluster('KEYSLOT', key);
+    for (let i = 0; i < 30; i++) {
+      const base = `${prefix}{k:key:${i}}`;
+      expect(new Set(await Promise.all([base, `${base}:usage`, `${base}:periods`].map(slotOf))).size).toBe(1);
+    }
+    expect(await ledger.usage({})).toHaveLength(30);
   });
 
   it('keeps the API keys in one hash, on one master', async () => {

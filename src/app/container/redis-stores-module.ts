@@ -1,6 +1,7 @@
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import type { RedisClient } from '../../adapters/redis/redis-client.js';
 import { RedisApiKeyRegistry } from '../../adapters/redis/redis-api-key-registry.js';
+import { RedisCreditLedger } from '../../adapters/redis/redis-credit-ledger.js';
 import { RedisIdempotencyStore } from '../../adapters/redis/redis-idempotency-store.js';
 import { RedisOrderRepository } from '../../adapters/redis/redis-order-repository.js';
 import { RedisPetRepository } from '../../adapters/redis/redis-pet-repository.js';
@@ -51,6 +52,10 @@ export const redisStoresModule = (options: RedisQuotasOptions): ContainerModule 
       .inSingletonScope();
     bind(TOKENS.idempotencyStore)
       .toResolvedValue((redis: RedisClient, config: PetStoreConfig) => new RedisIdempotencyStore(redis, config.redisPrefix), [REDIS, TOKENS.config])
+      .inSingletonScope();
+    // Here, not in bindRedisQuotas: on the postgres store, credits are records of PostgreSQL.
+    bind(TOKENS.creditLedger)
+      .toResolvedValue((redis: RedisClient, config: PetStoreConfig) => new RedisCreditLedger(redis, config.redisPrefix), [REDIS, TOKENS.config])
       .inSingletonScope();
     bind(ISSUED_KEYS)
       .toResolvedValue((redis: RedisClient, config: PetStoreConfig, clock: Clock) => new RedisApiKeyRegistry(redis, config.redisPrefix, clock), [
