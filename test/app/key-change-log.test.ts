@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { MemoryCreditLedger } from '../../src/adapters/memory/memory-credit-ledger.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import type { IssuedKeySchema } from '../../src/adapters/http/admin/admin-key-schemas.js';
 import { runKeysCommand } from '../../src/app/cli/keys-command.js';
@@ -56,6 +57,7 @@ describe('key changes are logged', () => {
             admin: registry,
             clock,
             quotas: async () => new MemoryQuotaStore(clock),
+            credits: async () => new MemoryCreditLedger(),
             logger: captured.log.logger,
             close: async () => {},
           }),

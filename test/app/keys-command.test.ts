@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { MemoryCreditLedger } from '../../src/adapters/memory/memory-credit-ledger.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
@@ -165,6 +166,7 @@ const harness = () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 4, 0, 0));
   const registry = new MemoryApiKeyRegistry(clock);
   const quotas = new MemoryQuotaStore(clock);
+  const credits = new MemoryCreditLedger();
   const out: string[] = [];
   const err: string[] = [];
   const opened: PetStoreConfig[] = [];
@@ -172,7 +174,7 @@ const harness = () => {
   const deps: Partial<KeysDependencies> = {
     openAdmin: async (config) => {
       opened.push(config);
-      return { admin: registry, clock, quotas: async () => quotas, close: async () => {} };
+      return { admin: registry, clock, quotas: async () => quotas, credits: async () => credits, close: async () => {} };
     },
     // Deterministic: each call a buffer of its own repeated byte.
     randomBytes: (bytes) => Buffer.alloc(bytes, ++counter),
@@ -187,7 +189,7 @@ const harness = () => {
     const admission = new RequestAdmission(registry, quotas, { anonymousPolicy: { rules: [] }, ban });
     for (let i = 0; i < requests; i++) void admission.admit(digest, '127.0.0.1');
   };
-  return { run, out, err, opened, registry, clock, spend };
+  return { run, out, err, opened, registry, clock, spend, credits };
 };
 
 /** The strikes line show printed. */
