@@ -16,11 +16,13 @@ import {
 } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
 
-const frozenPlan = ({ name, rules, concurrency }: Plan): Plan =>
+const frozenPlan = ({ name, rules, concurrency, credits }: Plan): Plan =>
   Object.freeze({
     name,
     rules: Object.freeze(rules.map((rule) => Object.freeze({ ...rule }))),
     ...(concurrency === undefined ? {} : { concurrency: Object.freeze({ ...concurrency }) }),
+    // Kept as the cap is: a copy that drops them would give the key a plan without its credits.
+    ...(credits === undefined ? {} : { credits: Object.freeze({ ...credits }) }),
   });
 
 /** Keeps a frozen copy of each grant, so neither the registering code nor a reader can alter another's view. */
