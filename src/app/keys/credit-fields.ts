@@ -37,15 +37,14 @@ export function readCreditChange(set: string | undefined, add: string | undefine
 /** Whether a change was given at all: `credits ID` alone reads, with --set or --add it changes. */
 export const givesChange = (set: string | undefined, add: string | undefined): boolean => set !== undefined || add !== undefined;
 
-const MONTH = /^([0-9]{4})-([0-9]{2})$/;
-const DAY = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+const MONTH_OR_DAY = /^([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?$/;
 
 /** `YYYY-MM` or `YYYY-MM-DD` (UTC): its first instant and the first instant after it, epoch ms; undefined when no such month or day. */
 function dateSpan(raw: string): { readonly start: number; readonly end: number } | undefined {
-  const month = MONTH.exec(raw);
-  const day = DAY.exec(raw);
-  const [year, monthIndex, date] = month !== null ? [Number(month[1]), Number(month[2]) - 1, undefined] : day !== null ? [Number(day[1]), Number(day[2]) - 1, Number(day[3])] : [];
-  if (year === undefined || monthIndex === undefined || monthIndex < 0 || monthIndex > 11 || year < 1970) return undefined;
+  const fields = MONTH_OR_DAY.exec(raw);
+  if (fields === null) return undefined;
+  const [year, monthIndex, date] = [Number(fields[1]), Number(fields[2]) - 1, fields[3] === undefined ? undefined : Number(fields[3])];
+  if (monthIndex < 0 || monthIndex > 11 || year < 1970) return undefined;
   if (date === undefined) return { start: Date.UTC(year, monthIndex, 1), end: Date.UTC(year, monthIndex + 1, 1) };
   const start = Date.UTC(year, monthIndex, date);
   // Date.UTC rolls 02-30 over into March: a day it moved is no day of that month.

@@ -63,4 +63,5 @@ export const usageCsv = (rows: readonly UsageExportRow[]): string =>
   [USAGE_COLUMNS.map(([name]) => name), ...rows.map((row) => USAGE_COLUMNS.map(([name]) => row[name]))].map((line) => line.map(csvField).join(',') + CRLF).join('');
 
 /** The rows as a JSON array of objects, one per row, with the CSV's column names. */
-export const usageJson = (rows: readonly UsageExportRow[]): string => JSON.stringify(rows.map((row) => Object.fromEntries(USAGE_COLUMNS.map(([name]) => [name, row[name]]))));
+export const usageJson = (rows: readonly UsageExportRow[]): string =>
+  JSON.stringify(rows.map((row) => Object.fromEntries(USAGE_COLUMNS.map(([name]) => [name, row[name]]))));
