@@ -14,7 +14,7 @@ export const usageVerb: KeyVerb<{ readonly kind: 'usage'; readonly keyId?: strin
   synopsis: 'usage [--key ID] [--from YYYY-MM[-DD]] [--to YYYY-MM[-DD]] [--format csv|json]',
   notes: `usage writes the credit ledger to stdout, one row per key and period (periods starting from
 --from's first day through --to's last, UTC), as CSV with a header line (default) or a JSON array:
-${USAGE_COLUMNS.map(([name, text]) => `  ${name.padEnd(9)}${text}`).join('\n')}
+${USAGE_COLUMNS.map(([name, text]) => `  ${name.padEnd(10)}${text}`).join('\n')}
 Over a key's life: balance = initial + refilled + adjusted - spent + refunded.`,
   flags: [KEY, FROM, TO, FORMAT],
   parse(operands, flags) {
