@@ -4,6 +4,7 @@ import type { RequestHandlerDependencies } from '../adapters/http/request-handle
 import type { MigrationReport } from '../adapters/postgres/migrate.js';
 import type { KeyAdmin } from '../ports/api-key-registry.js';
 import type { Clock } from '../ports/clock.js';
+import type { CreditLedger } from '../ports/credit-ledger.js';
 import type { QuotaStore } from '../ports/quota-store.js';
 import type { PetStoreConfig } from './config/config.js';
 import { buildContainer, type ContainerOverrides } from './container/build-container.js';
@@ -49,6 +50,8 @@ export interface PetStoreApp {
   keyAdmin(): Promise<KeyAdmin>;
   /** The quota store the servers count in. */
   quotas(): Promise<QuotaStore>;
+  /** The credit ledger the servers spend from. */
+  credits(): Promise<CreditLedger>;
   /** The key verbs over this app's stores, each change logged as made by `by`. */
   keyOperations(by: KeyChangeSource): Promise<KeyOperations>;
   /** The admin listener's key routes; undefined without PETSTORE_ADMIN_TOKEN. */
@@ -77,7 +80,13 @@ export function composePetStore(config: PetStoreConfig, options: PetStoreAppOpti
   const clock = container.get(TOKENS.clock);
   const keyOperations = async (by: KeyChangeSource): Promise<KeyOperations> =>
     assembleKeyOperations(
-      { admin: await container.getAsync(TOKENS.keyAdmin), clock, quotas: () => container.getAsync(TOKENS.quotaStore), logger: log.logger },
+      {
+        admin: await container.getAsync(TOKENS.keyAdmin),
+        clock,
+        quotas: () => container.getAsync(TOKENS.quotaStore),
+        credits: () => container.getAsync(TOKENS.creditLedger),
+        logger: log.logger,
+      },
       { ban: config.ban, by, randomBytes },
     );
   return {
@@ -97,6 +106,7 @@ export function composePetStore(config: PetStoreConfig, options: PetStoreAppOpti
     httpServer: () => container.getAsync(TOKENS.httpServer),
     keyAdmin: () => container.getAsync(TOKENS.keyAdmin),
     quotas: () => container.getAsync(TOKENS.quotaStore),
+    credits: () => container.getAsync(TOKENS.creditLedger),
     keyOperations,
     adminKeyApi: async () =>
       config.adminToken === undefined ? undefined : createAdminKeyApi({ token: config.adminToken, keys: await keyOperations('admin_api'), clock, plans: config.plans }),

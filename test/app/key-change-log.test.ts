@@ -3,11 +3,13 @@ import { PassThrough } from 'node:stream';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { MemoryCreditLedger } from '../../src/adapters/memory/memory-credit-ledger.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import type { IssuedKeySchema } from '../../src/adapters/http/admin/admin-key-schemas.js';
 import { runKeysCommand } from '../../src/app/cli/keys-command.js';
 import { createLogger, type PetStoreLogger } from '../../src/app/logging/logger.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
+import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 /*
@@ -56,6 +58,7 @@ describe('key changes are logged', () => {
             admin: registry,
             clock,
             quotas: async () => new MemoryQuotaStore(clock),
+            credits: async () => new MemoryCreditLedger(),
             logger: captured.log.logger,
             close: async () => {},
           }),
@@ -95,6 +98,37 @@ describe('key changes are logged', () => {
       expect(secret).toMatch(/^ps_/);
       expect(captured.text()).not.toContain(secret);
     }
+  });
+
+  it('from petstore keys credits: one line per change, with the rule, the balance before and after, by "cli"; a read logs none', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 27, 9, 0, 0));
+    const registry = new MemoryApiKeyRegistry(clock);
+    const ledger = new MemoryCreditLedger();
+    const captured = capture();
+    const out: string[] = [];
+    const run = (argv: string[]): Promise<number> => {
+      out.length = 0;
+      const opened = {
+        admin: registry,
+        clock,
+        quotas: async () => new MemoryQuotaStore(clock),
+        credits: async () => ledger,
+        logger: captured.log.logger,
+        close: async () => {},
+      };
+      return runKeysCommand(argv, { PETSTORE_STORE: 'redis' }, { out: (line) => out.push(line), err: (line) => out.push(line) }, { openAdmin: async () => opened, randomBytes });
+    };
+    await run(['create', '--plan', 'pro']);
+    const id = /^id:\s+(\S+)/.exec(out[0] ?? '')?.[1] ?? '';
+    await registry.updateKey(id, { plan: { ...STANDARD_PLANS.pro, credits: { name: 'monthly', credits: 100, refill: 'month' } } }, clock.now());
+    expect(await run(['credits', id, '--add=-30'])).toBe(0);
+    expect(await run(['credits', id, '--set', '250'])).toBe(0);
+    expect(await run(['credits', id])).toBe(0);
+    expect(await run(['credits', id, '--set', '-1'])).toBe(2);
+    expect(keyLines(captured).filter((line) => line['change'] === 'credits_changed')).toEqual([
+      expect.objectContaining({ keyId: id, change: 'credits_changed', by: 'cli', rule: 'monthly', before: 100, after: 70, add: -30, msg: 'key credits_changed' }),
+      expect.objectContaining({ keyId: id, change: 'credits_changed', by: 'cli', rule: 'monthly', before: 70, after: 250, set: 250 }),
+    ]);
   });
 
   describe('from the admin API', () => {

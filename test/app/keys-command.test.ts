@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
+import { MemoryCreditLedger } from '../../src/adapters/memory/memory-credit-ledger.js';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
-import { RequestAdmission } from '../../src/domain/quota/request-admission.js';
+import { keySubject, RequestAdmission } from '../../src/domain/quota/request-admission.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { DAY_MS, enterprisePlan, STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import { KEYS_USAGE, parseKeysArgs, runKeysCommand, type KeysDependencies } from '../../src/app/cli/keys-command.js';
@@ -80,8 +81,8 @@ describe('parseKeysArgs', () => {
     expect(action(['revoke', 'a', 'b'])).toEqual({ error: 'revoke takes one ID' });
     expect(action(['show'])).toEqual({ error: expect.stringContaining('show needs the ID') });
     expect(action(['show', 'a', 'b'])).toEqual({ error: 'show takes one ID' });
-    expect(action([])).toEqual({ error: 'a command is required: create, update, show, unban, roll, list or revoke' });
-    expect(action(['delete', 'x'])).toEqual({ error: 'unknown command "delete": expected create, update, show, unban, roll, list or revoke' });
+    expect(action([])).toEqual({ error: 'a command is required: create, update, show, unban, roll, list, revoke, credits or usage' });
+    expect(action(['delete', 'x'])).toEqual({ error: 'unknown command "delete": expected create, update, show, unban, roll, list, revoke, credits or usage' });
   });
 
   it('reads update with only what it changes, through the same readers as create', () => {
@@ -145,6 +146,37 @@ describe('parseKeysArgs', () => {
     expect(action(['create', '-h'])).toEqual({ kind: 'help' });
   });
 
+  it('reads credits with --set or --add, and usage with its key, months or days, and format', () => {
+    expect(action(['credits', 'key_1'])).toEqual({ kind: 'credits', id: 'key_1' });
+    expect(action(['credits', 'key_1', '--set', '0'])).toEqual({ kind: 'credits', id: 'key_1', change: { set: 0 } });
+    expect(action(['credits', 'key_1', '--add=-25'])).toEqual({ kind: 'credits', id: 'key_1', change: { add: -25 } });
+    expect(action(['usage'])).toEqual({ kind: 'usage', range: {}, format: 'csv' });
+    expect(action(['usage', '--key', 'key_1', '--from', '2026-01', '--to', '2026-02-28', '--format', 'json'])).toEqual({
+      kind: 'usage',
+      keyId: 'key_1',
+      range: { from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 2, 1) },
+      format: 'json',
+    });
+  });
+
+  it('refuses credits and usage input it cannot read, naming the flag', () => {
+    expect(action(['credits'])).toEqual({ error: 'credits needs the ID of a key (petstore keys list shows them)' });
+    expect(action(['credits', 'key_1', '--set', '5', '--add', '5'])).toEqual({ error: '--set and --add go one at a time: give one' });
+    for (const value of ['1.5', '-1', '1e3', '+5', '0x10', '', '1000000000001']) {
+      expect(action(['credits', 'key_1', `--set=${value}`]), value).toEqual({ error: `--set ${JSON.stringify(value)}: must be a whole number from 0 to 1000000000000` });
+    }
+    expect(action(['credits', 'key_1', '--add=-1000000000001'])).toEqual({ error: expect.stringContaining('--add "-1000000000001": must be a whole number from -1000000000000') });
+    expect(action(['credits', 'key_1', '--add', '-5'])).toEqual({ error: expect.stringContaining("use '--add=-XYZ'") });
+    expect(action(['usage', 'key_1'])).toEqual({ error: 'usage takes no argument: "key_1" (--key ID names one key)' });
+    for (const value of ['2026', '2026-13', '2026-02-29', '2026-1-01', '1969-12', 'last month']) {
+      expect(action(['usage', '--from', value]), value).toEqual({ error: `--from ${JSON.stringify(value)}: must be a month YYYY-MM or a day YYYY-MM-DD (UTC), from 1970` });
+    }
+    expect(action(['usage', '--from', '2026-03', '--to', '2026-02'])).toEqual({ error: '--from 2026-03 comes after --to 2026-02' });
+    expect(action(['usage', '--format', 'xml'])).toEqual({ error: '--format "xml": must be csv or json' });
+    expect(action(['show', 'key_1', '--set', '5'])).toEqual({ error: '--set is an option of credits, not of show' });
+    expect(action(['credits', 'key_1', '--from', '2026-01'])).toEqual({ error: '--from is an option of usage, not of credits' });
+  });
+
   it('applies the store flags over the environment variables they mirror', () => {
     const parsed = parseKeysArgs(['list', '--store', 'redis', '--redis-url', 'redis://10.0.0.1:6379', '--redis-prefix', 'p:'], {
       PETSTORE_STORE: 'memory',
@@ -165,6 +197,7 @@ const harness = () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 4, 0, 0));
   const registry = new MemoryApiKeyRegistry(clock);
   const quotas = new MemoryQuotaStore(clock);
+  const credits = new MemoryCreditLedger();
   const out: string[] = [];
   const err: string[] = [];
   const opened: PetStoreConfig[] = [];
@@ -172,7 +205,7 @@ const harness = () => {
   const deps: Partial<KeysDependencies> = {
     openAdmin: async (config) => {
       opened.push(config);
-      return { admin: registry, clock, quotas: async () => quotas, close: async () => {} };
+      return { admin: registry, clock, quotas: async () => quotas, credits: async () => credits, close: async () => {} };
     },
     // Deterministic: each call a buffer of its own repeated byte.
     randomBytes: (bytes) => Buffer.alloc(bytes, ++counter),
@@ -187,7 +220,7 @@ const harness = () => {
     const admission = new RequestAdmission(registry, quotas, { anonymousPolicy: { rules: [] }, ban });
     for (let i = 0; i < requests; i++) void admission.admit(digest, '127.0.0.1');
   };
-  return { run, out, err, opened, registry, clock, spend };
+  return { run, out, err, opened, registry, clock, spend, credits };
 };
 
 /** The strikes line show printed. */
@@ -508,5 +541,72 @@ describe('runKeysCommand', () => {
     ]);
     await run(['list']);
     expect(out[1]?.split(/\s{2,}/)[4]).toBe('-');
+  });
+
+  describe('credits and usage', () => {
+    const RULE = { name: 'monthly', credits: 100, initial: 50, refill: 'month' as const };
+    /** A key made by create, given a plan with credits as a plans file's would carry; its id and credit subject. */
+    const keyWithCredits = async ({ run, out, registry, clock }: ReturnType<typeof harness>) => {
+      await run(['create', '--plan', 'pro']);
+      const { id, key } = created(out);
+      await registry.updateKey(id, { plan: { ...STANDARD_PLANS.pro, credits: RULE } }, clock.now());
+      return { id, subject: keySubject(digestApiKey(key)) };
+    };
+
+    it("prints a key's credit rule, balance, period and next refill; show prints its balance", async () => {
+      const keys = harness();
+      const { id, subject } = await keyWithCredits(keys);
+      keys.credits.spend(subject, RULE, 8, keys.clock.now());
+      expect(await keys.run(['credits', id])).toBe(0);
+      expect(keys.out).toEqual([
+        `id:      ${id}`,
+        'credits: monthly: 100 each calendar month (UTC), initial 50',
+        'balance: 42',
+        'period:  from 2026-11-01',
+        'refill:  2026-12-01T00:00:00.000Z, up to 100',
+      ]);
+      await keys.run(['show', id]);
+      expect(keys.out).toContain('credits: monthly: 100 each calendar month (UTC), initial 50; balance 42, of the period from 2026-11-01; refilled up to 100 at 2026-12-01T00:00:00.000Z');
+    });
+
+    it('sets and tops up a balance (never below 0); refuses an unknown key or a plan without credits, exit 1, changing nothing', async () => {
+      const keys = harness();
+      const { id } = await keyWithCredits(keys);
+      expect(await keys.run(['credits', id, '--add', '25'])).toBe(0);
+      expect(keys.out[0]).toBe(`Changed the credits of ${id}: 50 before, 75 now.`);
+      expect(await keys.run(['credits', id, '--add=-100'])).toBe(0);
+      expect(keys.out[0]).toBe(`Changed the credits of ${id}: 75 before, 0 now.`);
+      expect(await keys.run(['credits', id, '--set', '1000'])).toBe(0);
+      expect(keys.out[0]).toBe(`Changed the credits of ${id}: 0 before, 1000 now.`);
+      expect(await keys.run(['credits', id, '--set', '-1'])).toBe(2);
+
+      expect(await keys.run(['credits', 'key_0000000000000000', '--add', '1'])).toBe(1);
+      expect(keys.err).toEqual(['petstore keys: no key has the id "key_0000000000000000" (petstore keys list shows them)']);
+      await keys.run(['create', '--plan', 'pro']);
+      const plain = created(keys.out).id;
+      for (const argv of [['credits', plain], ['credits', plain, '--set', '5']]) {
+        expect(await keys.run(argv)).toBe(1);
+        expect(keys.err).toEqual([`petstore keys: the plan of ${plain} carries no credits, so it has no balance: nothing read or changed (petstore keys show ${plain} shows its plan)`]);
+      }
+      await keys.run(['credits', id]);
+      expect(keys.out[2]).toBe('balance: 1000');
+    });
+
+    it('writes the usage ledger as CSV (CRLF lines, a header) or JSON, by key id, a gone key by its subject', async () => {
+      const keys = harness();
+      const { id, subject } = await keyWithCredits(keys);
+      keys.credits.spend(subject, RULE, 8, keys.clock.now());
+      keys.credits.spend('key:gone', RULE, 1, keys.clock.now());
+      expect(await keys.run(['usage'])).toBe(0);
+      expect(keys.out.join('\n')).toBe(
+        ['key,period,spent,spends,refused,refunded,refunds,refilled,adjusted', `${id},2026-11-01,8,1,0,0,0,0,0`, 'key:gone,2026-11-01,1,1,0,0,0,0,0', ''].join('\r\n').slice(0, -1),
+      );
+      expect(await keys.run(['usage', '--key', id, '--format', 'json', '--from', '2026-11-01', '--to', '2026-11'])).toBe(0);
+      expect(JSON.parse(keys.out.join(''))).toEqual([{ key: id, period: '2026-11-01', spent: 8, spends: 1, refused: 0, refunded: 0, refunds: 0, refilled: 0, adjusted: 0 }]);
+      expect(await keys.run(['usage', '--from', '2026-12'])).toBe(0);
+      expect(keys.out).toEqual(['key,period,spent,spends,refused,refunded,refunds,refilled,adjusted\r']);
+      expect(await keys.run(['usage', '--key', 'key_0000000000000000'])).toBe(1);
+      expect(keys.err).toEqual(['petstore keys: no key has the id "key_0000000000000000" (petstore keys list shows them)']);
+    });
   });
 });

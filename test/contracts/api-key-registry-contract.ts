@@ -169,8 +169,13 @@ const managed = (id: string, createdAt: number, fields: Partial<ManagedApiKey> =
 const MINUTE_100: PlanRule = { name: 'minute', limit: 100, windowMs: 60_000 };
 const SEARCH: PlanRule = { name: 'search', limit: 10, windowMs: 90_000, match: ['listPets'], cost: { listPets: 2, default: 1 } };
 const BURST: PlanRule = { name: 'burst', limit: 5, windowMs: 1_020, mode: 'shadow' };
-/** A plans file's plan: a rule over every request, a matched rule with costs, a shadow rule, a concurrency cap beside them. */
-const FILE_PLAN: Plan = { name: 'github', rules: [MINUTE_100, SEARCH, BURST], concurrency: { name: 'inflight', limit: 3, match: ['createPet'] } };
+/** A plans file's plan: a rule over every request, a matched rule with costs, a shadow rule, a concurrency cap and credits beside them. */
+const FILE_PLAN: Plan = {
+  name: 'github',
+  rules: [MINUTE_100, SEARCH, BURST],
+  concurrency: { name: 'inflight', limit: 3, match: ['createPet'] },
+  credits: { name: 'monthly', credits: 1_000, initial: 100, refill: 'month', match: ['listPets'], cost: 2 },
+};
 const [PRO_MINUTE, PRO_DAY] = STANDARD_PLANS.pro.rules;
 const BUSINESS_DAY = STANDARD_PLANS.business.rules[1]!;
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminOpenApiDocument } from '../../src/adapters/http/admin/admin-openapi.js';
-import type { KeyAdministration } from '../../src/adapters/http/admin/key-administration.js';
+import type { KeyAdministration, KeyCreditsAnswer } from '../../src/adapters/http/admin/key-administration.js';
 import { createAdminKeyHandler } from '../../src/adapters/http/admin-key-handler.js';
 import { pathOf } from '../../src/adapters/http/pipeline/api-router.js';
 import { createRequestContext } from '../../src/adapters/http/wire/request-context.js';
@@ -22,6 +22,12 @@ const RULE = 'the test token';
 const ID = 'key_0123456789abcdef';
 const KEY: ManagedApiKey = { id: ID, label: 'ops', plan: STANDARD_PLANS.pro, role: 'customer', createdAt: Date.UTC(2026, 0, 1) };
 
+const CREDITS: KeyCreditsAnswer = {
+  key: KEY,
+  rule: { name: 'monthly', credits: 100, refill: 'month' },
+  standing: { balance: 40, period: Date.UTC(2026, 0, 1), refillAt: Date.UTC(2026, 1, 1) },
+};
+
 const asked: string[] = [];
 const state = { storeDown: false };
 const record = (verb: string): void => {
@@ -40,6 +46,12 @@ const keys: KeyAdministration = {
   unban: async (id) => (record(`unban ${id}`), ok(KEY)),
   roll: async (id, grace) => (record(`roll ${id} ${String(grace)}`), ok({ key: KEY, secret: 'ps_new' })),
   revoke: async (id) => (record(`revoke ${id}`), ok({ key: { ...KEY, revokedAt: KEY.createdAt } })),
+  credits: async (id) => (record(`credits ${id}`), id === ID ? ok(CREDITS) : err('no_credits')),
+  changeCredits: async (id, fields) => (record(`change credits ${id} ${JSON.stringify(fields)}`), ok({ ...CREDITS, before: 7 })),
+  usage: async (query) => (
+    record(`usage ${JSON.stringify(query)}`),
+    query['key'] === undefined ? ok({ format: query['format'] === 'csv' ? 'csv' : 'json', body: query['format'] === 'csv' ? 'key\r\n' : '[]' }) : err('not_found')
+  ),
 };
 
 let server: Server;
@@ -118,7 +130,7 @@ describe('the admin key API on the shared HTTP stack', () => {
     const { status, json, headers } = await call('GET', '/openapi.json', { token: null });
     expect([status, headers.get('cache-control')]).toEqual([200, 'no-store']);
     expect(json).toEqual(JSON.parse(JSON.stringify(adminOpenApiDocument(RULE))));
-    expect(Object.keys((json as { paths: object }).paths)).toEqual(['/keys', '/keys/{id}', '/keys/{id}/unban', '/keys/{id}/roll', '/keys/{id}/revoke', '/openapi.json']);
+    expect(Object.keys((json as { paths: object }).paths)).toEqual(['/keys', '/keys/{id}', '/keys/{id}/unban', '/keys/{id}/roll', '/keys/{id}/revoke', '/keys/usage', '/keys/{id}/credits', '/openapi.json']);
   });
 
   it('hands the verbs the JSON fields as text, and words their answers and refusals', async () => {
@@ -141,6 +153,33 @@ describe('the admin key API on the shared HTTP stack', () => {
       `roll ${ID} 0`,
       `revoke ${ID}`,
     ]);
+  });
+
+  it("words a key's credits, hands a change's set or add as text, and refuses a plan without credits 404", async () => {
+    asked.length = 0;
+    expect(await call('GET', `/keys/${ID}/credits`)).toMatchObject({
+      status: 200,
+      json: { key: { id: ID }, rule: { name: 'monthly', credits: 100, refill: 'month' }, balance: 40, period: '2026-01-01T00:00:00.000Z', refillAt: '2026-02-01T00:00:00.000Z' },
+    });
+    const other = 'key_fedcba9876543210';
+    expect(await call('GET', `/keys/${other}/credits`)).toMatchObject({ status: 404, json: { code: 'not_found', message: expect.stringContaining(`The plan of ${other} carries no credits`) } });
+    expect(await call('POST', `/keys/${ID}/credits`, { body: '{"add":-5}' })).toMatchObject({ status: 200, json: { balance: 40, before: 7 } });
+    expect(await call('POST', `/keys/${ID}/credits`, { body: '{"set":1.5}' })).toMatchObject({ status: 400, json: { message: 'set must be a whole number.' } });
+    expect(await call('POST', `/keys/${ID}/credits`, { body: '{"take":1}' })).toMatchObject({ status: 400, json: { message: expect.stringContaining('Unknown field "take"') } });
+    expect(asked).toEqual([`credits ${ID}`, `credits ${other}`, `change credits ${ID} {"add":"-5"}`]);
+  });
+
+  it('routes /keys/usage as the export, not as a key, its query read as declared', async () => {
+    asked.length = 0;
+    const exported = await call('GET', '/keys/usage?from=2026-01&to=2026-03');
+    expect([exported.status, exported.headers.get('content-type'), exported.json]).toEqual([200, 'application/json; charset=utf-8', []]);
+    const csv = await fetch(`${url}/keys/usage?format=csv`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect([csv.status, csv.headers.get('content-type'), csv.headers.get('cache-control'), await csv.text()]).toEqual([200, 'text/csv; charset=utf-8; header=present', 'no-store', 'key\r\n']);
+    expect(await call('GET', `/keys/usage?key=${ID}`)).toMatchObject({ status: 404, json: { message: `No key has the id "${ID}" (GET /keys lists them).` } });
+    expect(await call('GET', '/keys/usage?colour=red')).toMatchObject({ status: 400, json: { message: 'Unknown query parameter: colour.' } });
+    expect(await call('GET', '/keys/usage?from=2026-01&from=2026-02')).toMatchObject({ status: 400, json: { message: 'The query parameter from is given twice.' } });
+    expect(await call('GET', '/keys/usage', { token: null })).toMatchObject({ status: 401 });
+    expect(asked).toEqual(['usage {"from":"2026-01","to":"2026-03"}', 'usage {"format":"csv"}', `usage {"key":"${ID}"}`]);
   });
 
   it("hands the verbs a body's overrides as the JSON given, beside its text fields, for them to read against the key's plan", async () => {

@@ -4,6 +4,7 @@ import { MAX_DURATION } from '../../domain/keys/key-fields.js';
 import { err, ok, type Result } from '../../domain/result.js';
 import type { KeyAdmin } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
+import type { CreditLedger } from '../../ports/credit-ledger.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import { loadStoreSettings, SETTINGS, STORE_KINDS, STORE_SECTIONS, withDefaults, type Environ, type PetStoreConfig } from '../config/config.js';
 import { assembleKeyOperations } from '../keys/assemble-key-operations.js';
@@ -94,6 +95,8 @@ export interface OpenedKeyAdmin {
   readonly clock: Clock;
   /** The quota store the servers count in: a key's usage is read there (peeked, never counted). */
   quotas(): Promise<QuotaStore>;
+  /** The credit ledger the servers spend from: resolved only by the verbs on credits. */
+  credits(): Promise<CreditLedger>;
   /** Where each key change is logged (stderr, apart from the command's output); absent: a logger of its own on stderr. */
   readonly logger?: Logger;
   close(): Promise<void>;
@@ -123,6 +126,7 @@ export const openConfiguredAdmin = (options: Pick<PetStoreAppOptions, 'clock'> =
       clock: app.clock,
       // Resolved only by the commands that show usage: create, update and revoke need no quota store.
       quotas: app.quotas,
+      credits: app.credits,
       close: async () => {
         await app.close();
         await log.close();

@@ -1,5 +1,6 @@
 import type { KeyAdmin } from '../../ports/api-key-registry.js';
 import type { Clock } from '../../ports/clock.js';
+import type { CreditLedger } from '../../ports/credit-ledger.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { keyChangeLog, type KeyChangeSource } from '../logging/key-change-log.js';
@@ -13,6 +14,8 @@ export interface KeyStores {
   readonly clock: Clock;
   /** The quota store the servers count in: a key's usage is read there (peeked, never counted). */
   quotas(): Promise<QuotaStore>;
+  /** The credit ledger the servers spend from: resolved only by the verbs on credits. */
+  credits(): Promise<CreditLedger>;
   /** Where each key change is logged. */
   readonly logger: Logger;
 }
@@ -26,5 +29,5 @@ export interface KeyVerbSettings {
 }
 
 /** The key verbs of `petstore keys` and of the admin API, assembled the same way for both. */
-export const assembleKeyOperations = ({ admin, clock, quotas, logger }: KeyStores, { ban, by, randomBytes }: KeyVerbSettings): KeyOperations =>
-  new KeyOperations({ admin, clock, quotas, ban, randomBytes, changed: keyChangeLog(logger, by) });
+export const assembleKeyOperations = ({ admin, clock, quotas, credits, logger }: KeyStores, { ban, by, randomBytes }: KeyVerbSettings): KeyOperations =>
+  new KeyOperations({ admin, clock, quotas, credits, ban, randomBytes, changed: keyChangeLog(logger, by) });

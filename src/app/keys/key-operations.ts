@@ -12,7 +12,9 @@ import { type KeyAdmin, type KeyChanges, type ManagedApiKey, type StoredApiKey }
 import type { KeyStanding } from '../../adapters/key-view.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
+import type { CreditLedger } from '../../ports/credit-ledger.js';
 import type { KeyOptions, NewKeyRequest } from '../../domain/keys/key-fields.js';
+import { KeyCredits } from './key-credits.js';
 import { peekKeyUsage } from './key-usage.js';
 
 export interface KeyOperationsDependencies {
@@ -21,6 +23,8 @@ export interface KeyOperationsDependencies {
   readonly clock: Clock;
   /** The quota store the servers count in: usage is read there (peeked, never counted). Resolved only by the verbs that need it. */
   quotas(): Promise<QuotaStore>;
+  /** The credit ledger the servers spend from: resolved only by the verbs on credits. */
+  credits(): Promise<CreditLedger>;
   /** The servers' ban policy, which a key's standing is read under. */
   readonly ban: BanPolicy;
   /** `bytes` random bytes, for new secrets and ids. */
@@ -32,8 +36,8 @@ export interface KeyOperationsDependencies {
 /** A key change as the audit log tells it: the key's id, the verb, and what it set. Never a secret nor a digest. */
 export interface KeyChange {
   readonly keyId: string;
-  readonly change: 'created' | 'updated' | 'rolled' | 'unbanned' | 'revoked';
-  /** What the change set: plan, limits, overrides, role, label, expiry, grace; absent fields did not change. */
+  readonly change: 'created' | 'updated' | 'rolled' | 'unbanned' | 'revoked' | 'credits_changed';
+  /** What the change set: plan, limits, overrides, role, label, expiry, grace; a balance's rule, before and after; absent fields did not change. */
   readonly details: Readonly<Record<string, string | number>>;
 }
 
@@ -80,7 +84,18 @@ const usedOf = (usage: QuotaDecision, rule: number, limit: number): number | und
  * answers what it did or why it did nothing, and the front end words it.
  */
 export class KeyOperations {
-  constructor(private readonly deps: KeyOperationsDependencies) {}
+  /** A key's credits read, set and topped up, and the usage ledger's export. */
+  readonly credits: KeyCredits;
+
+  constructor(private readonly deps: KeyOperationsDependencies) {
+    const { admin, clock, credits, changed } = deps;
+    this.credits = new KeyCredits({
+      admin,
+      clock,
+      credits,
+      changed: ({ keyId, rule, before, after, change }) => changed({ keyId, change: 'credits_changed', details: { rule, before, after, ...change } }),
+    });
+  }
 
   /** Refused, creating nothing, when its overrides do not fit its plan. */
   async create(request: NewKeyRequest): Promise<Result<IssuedSecret, OverridesRefused>> {

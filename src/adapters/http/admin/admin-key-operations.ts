@@ -2,18 +2,33 @@ import Type, { type TSchema } from 'typebox';
 import type { HandledOperation, OperationDeclaration } from '../contract/operation.js';
 import type { HttpErrorCode } from '../wire/http-errors.js';
 import { readJsonRequest } from '../wire/json-request.js';
-import { hasBody, pathParameter, sendError, sendJson, type RequestContext } from '../wire/request-context.js';
+import { hasBody, pathParameter, sendBody, sendError, sendJson, type RequestContext } from '../wire/request-context.js';
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import { err, ok, type Result } from '../../../domain/result.js';
 import type { Clock } from '../../../ports/clock.js';
-import { IssuedKeySchema, KeyAnswerSchema, KeyChangesSchema, KeyListSchema, KeyStandingSchema, NewKeySchema, OVERRIDES_FIELD, RollSchema } from './admin-key-schemas.js';
-import type { KeyAdministration, KeyFieldText, KeyRefusal } from './key-administration.js';
+import {
+  CreditChangeSchema,
+  CreditUsageSchema,
+  IssuedKeySchema,
+  KeyAnswerSchema,
+  KeyChangesSchema,
+  KeyCreditsSchema,
+  KeyListSchema,
+  KeyStandingSchema,
+  NewKeySchema,
+  OVERRIDES_FIELD,
+  RollSchema,
+} from './admin-key-schemas.js';
+import type { KeyAdministration, KeyCreditsAnswer, KeyFieldText, KeyRefusal } from './key-administration.js';
 import { keyView, standingView } from '../../key-view.js';
 import { WITHIN_CHANGES_REACH_INSTANCES } from '../../change-propagation.js';
 import { DEFAULT_ROLL_GRACE } from '../../../domain/keys/key-fields.js';
 
 /** The groups of the admin document. */
-export const ADMIN_TAGS = { Keys: 'Create, change, read, unban, roll and revoke API keys.' } as const;
+export const ADMIN_TAGS = {
+  Keys: 'Create, change, read, unban, roll and revoke API keys.',
+  Credits: "Read, set and top up keys' credit balances, and export the usage ledger.",
+} as const;
 export type AdminTagName = keyof typeof ADMIN_TAGS;
 
 /** What the admin operations run on. */
@@ -26,14 +41,19 @@ export interface AdminServices {
 
 export type AdminOperation = HandledOperation<AdminServices, AdminTagName>;
 
-/** What a verb answers: a status and its JSON, or a refusal. */
-type VerbAnswer = { readonly status: number; readonly body: unknown } | { readonly refused: KeyRefusal };
+/** What a verb answers: a status and its JSON, a status and text of another type (the CSV export), or a refusal. */
+type VerbAnswer =
+  | { readonly status: number; readonly body: unknown }
+  | { readonly status: number; readonly text: string; readonly contentType: string }
+  | { readonly refused: KeyRefusal; readonly id?: string };
 
 interface VerbRequest {
   /** The `{id}` of the path; '' where the path has none. */
   readonly id: string;
   /** The JSON body of an operation that declares one; `{}` for an optional one left out. */
   readonly body: unknown;
+  /** The query parameters the operation declares, each given once. */
+  readonly query: KeyFieldText;
   readonly now: number;
 }
 
@@ -47,7 +67,9 @@ const refusalOf = (id: string, refused: KeyRefusal): { code: HttpErrorCode; mess
     ? { code: 'not_found', message: `No key has the id ${JSON.stringify(id)} (GET /keys lists them).` }
     : refused === 'revoked'
       ? { code: 'key_revoked', message: `${id} is revoked, and a revoked key stays so: nothing changed (POST /keys makes a new one).` }
-      : { code: 'invalid_request', message: refused.invalid };
+      : refused === 'no_credits'
+        ? { code: 'not_found', message: `The plan of ${id} carries no credits, so it has no balance: nothing read or changed (GET /keys/${id} shows its plan).` }
+        : { code: 'invalid_request', message: refused.invalid };
 
 const answerOf = <Value>(outcome: Result<Value, KeyRefusal>, status: number, body: (value: Value) => unknown): VerbAnswer =>
   outcome.ok ? { status, body: body(outcome.value) } : { refused: outcome.error };
@@ -79,12 +101,32 @@ function fieldsOf(body: unknown, schema: TSchema): Result<KeyFieldText, KeyRefus
 /** The body's overrides as given (undefined: absent), once fieldsOf has read the body as an object. */
 const overridesOf = (body: unknown): unknown => (body as Record<string, unknown>)[OVERRIDES_FIELD];
 
-/** The verb as an operation: the body read as declared, every answer in JSON, a store that did not answer a 503 that says so. */
+/**
+ * The query of the request (the listener split it off the path), as the public API reads one: a
+ * name the operation does not declare, or one given twice, is a 400.
+ */
+function queryOf(ctx: RequestContext, declared: readonly string[]): Result<KeyFieldText, string> {
+  const url = ctx.req.url ?? '';
+  const start = url.indexOf('?');
+  const values: Record<string, string> = {};
+  if (start === -1) return ok(values);
+  for (const [name, value] of new URLSearchParams(url.slice(start + 1))) {
+    if (!declared.includes(name)) return err(`Unknown query parameter: ${name}.`);
+    if (name in values) return err(`The query parameter ${name} is given twice.`);
+    values[name] = value;
+  }
+  return ok(values);
+}
+
+/** The verb as an operation: the query and body read as declared, every answer in JSON but CSV, a store that did not answer a 503 that says so. */
 function keyOperation({ answer, ...declaration }: KeyVerb): AdminOperation {
   const { body: declared } = declaration;
+  const queryNames = Object.keys(declaration.query ?? {});
   return {
     ...declaration,
     handler: async (ctx: RequestContext, { keys, clock }: AdminServices) => {
+      const query = queryOf(ctx, queryNames);
+      if (!query.ok) return sendError(ctx, 'invalid_request', query.error);
       let body: unknown = {};
       if (declared !== undefined && !(declared.optional === true && !hasBody(ctx.req))) {
         const request = await readJsonRequest(ctx);
@@ -94,13 +136,14 @@ function keyOperation({ answer, ...declaration }: KeyVerb): AdminOperation {
       const id = pathParameter(ctx, 'id');
       let answered: VerbAnswer;
       try {
-        answered = await answer({ id, body, now: clock.now() }, keys);
+        answered = await answer({ id, body, query: query.value, now: clock.now() }, keys);
       } catch (error) {
         if (!(error instanceof StoreUnavailableError)) throw error;
         return sendError(ctx, 'service_unavailable', `${error.message}: nothing was changed, or the change is not known; read the key before trying again.`);
       }
+      if ('text' in answered) return sendBody(ctx, answered.status, answered.contentType, answered.text);
       if ('status' in answered) return sendJson(ctx, answered.status, JSON.stringify(answered.body));
-      const { code, message } = refusalOf(id, answered.refused);
+      const { code, message } = refusalOf(answered.id ?? id, answered.refused);
       sendError(ctx, code, message);
     },
   };
@@ -108,12 +151,27 @@ function keyOperation({ answer, ...declaration }: KeyVerb): AdminOperation {
 
 const REFUSALS = {
   not_found: { description: 'No key has this id.', errors: ['not_found'] },
+  no_credits: { description: 'No key has this id, or its plan carries no credits.', errors: ['not_found'] },
   revoked: { description: 'The key is revoked, and a revoked key stays so: nothing changed.', errors: ['key_revoked'] },
 } as const;
 
 const KEY_PATH = '/keys/{id}';
 const KEY_ID = { id: { description: 'The key id (`key_` and 16 hex digits).', schema: Type.String() } };
 const TAGS: readonly AdminTagName[] = ['Keys'];
+const CREDIT_TAGS: readonly AdminTagName[] = ['Credits'];
+
+/** A key's credits on the wire: times as RFC 3339, a rule without refills refilled never (null). */
+const creditsView = ({ key, rule, standing, before }: KeyCreditsAnswer, now: number) => ({
+  key: keyView(key, now),
+  rule,
+  balance: standing.balance,
+  period: new Date(standing.period).toISOString(),
+  refillAt: standing.refillAt === undefined ? null : new Date(standing.refillAt).toISOString(),
+  ...(before === undefined ? {} : { before }),
+});
+
+const CSV_TYPE = 'text/csv; charset=utf-8; header=present';
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The admin API: one declaration per operation, in the order the document lists them (the document's own last, as on the public API). */
 export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
@@ -217,6 +275,59 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     params: KEY_ID,
     responses: { 200: { description: 'The key as revoked.', body: KeyAnswerSchema }, 404: REFUSALS.not_found },
     answer: async ({ id, now }, keys) => answerOf(await keys.revoke(id), 200, ({ key }) => ({ key: keyView(key, now) })),
+  }),
+  keyOperation({
+    operationId: 'exportCreditUsage',
+    method: 'GET',
+    path: '/keys/usage',
+    auth: 'apiKey',
+    tags: CREDIT_TAGS,
+    summary: 'Export the credit usage ledger',
+    description:
+      "One row per key and period, as `petstore keys usage` writes them: what its requests spent, were refused, got back, and what refills and operators added. With `format=csv`, the same rows as `text/csv` (RFC 4180, a header line). Over a key's life: balance = initial + refilled + adjusted − spent + refunded.",
+    query: {
+      key: { description: "One key's rows, by its id; absent: every key's.", schema: Type.String() },
+      from: { description: 'Periods starting from this month (YYYY-MM) or day (YYYY-MM-DD), UTC; absent: the first.', schema: Type.String() },
+      to: { description: 'Periods starting up to the end of this month (YYYY-MM) or day (YYYY-MM-DD), UTC; absent: the last.', schema: Type.String() },
+      format: { description: '`json` (default) or `csv`.', schema: Type.Unsafe<'json' | 'csv'>({ type: 'string', enum: ['json', 'csv'] }) },
+    },
+    responses: { 200: { description: 'The rows, by key then period.', body: CreditUsageSchema }, 404: REFUSALS.not_found },
+    async answer({ query }, keys) {
+      const exported = await keys.usage(query);
+      if (!exported.ok) return { refused: exported.error, id: query['key'] ?? '' };
+      const { format, body } = exported.value;
+      return { status: 200, text: body, contentType: format === 'csv' ? CSV_TYPE : JSON_TYPE };
+    },
+  }),
+  keyOperation({
+    operationId: 'showKeyCredits',
+    method: 'GET',
+    path: `${KEY_PATH}/credits`,
+    auth: 'apiKey',
+    tags: CREDIT_TAGS,
+    summary: "Show a key's credits",
+    description: "Its plan's credit rule, its balance (the refill due included, writing nothing), the balance's period and the next refill.",
+    params: KEY_ID,
+    responses: { 200: { description: 'The key’s credits.', body: KeyCreditsSchema }, 404: REFUSALS.no_credits },
+    answer: async ({ id, now }, keys) => answerOf(await keys.credits(id), 200, (credits) => creditsView(credits, now)),
+  }),
+  keyOperation({
+    operationId: 'changeKeyCredits',
+    method: 'POST',
+    path: `${KEY_PATH}/credits`,
+    auth: 'apiKey',
+    tags: CREDIT_TAGS,
+    summary: "Set or top up a key's credits",
+    description:
+      '`{"set": N}` sets the balance; `{"add": N}` adds N units (negative takes some away, never below 0). The period\'s refill, if due, comes first; the change is counted as `adjusted` in the usage ledger and logged.',
+    params: KEY_ID,
+    body: { description: 'Exactly one of set and add.', schema: CreditChangeSchema },
+    responses: { 200: { description: 'The key’s credits after the change, and the balance before it.', body: KeyCreditsSchema }, 404: REFUSALS.no_credits },
+    async answer({ id, body, now }, keys) {
+      const fields = fieldsOf(body, CreditChangeSchema);
+      const changed = fields.ok ? await keys.changeCredits(id, fields.value) : fields;
+      return answerOf(changed, 200, (credits) => creditsView(credits, now));
+    },
   }),
   {
     operationId: 'getAdminOpenApiDocument',

@@ -5,6 +5,7 @@ import { MAX_RULE_LIMIT } from '../../../domain/quota/decidable-policy.js';
 import { RULE_MODES, type RuleMode } from '../../../domain/quota/quota-rule.js';
 import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
 import { DEFAULT_ROLL_GRACE, DURATION_RANGE, MAX_LABEL_LENGTH } from '../../../domain/keys/key-fields.js';
+import { MAX_CREDITS } from '../../../domain/credits/credit-rule.js';
 
 /*
  * The admin API's wire shapes, from the same constants the key verbs check against. Times are
@@ -182,6 +183,64 @@ export const RollSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const units = (description: string) => Type.Integer({ minimum: 0, maximum: MAX_CREDITS, description });
+
+/** A plan's credits (Plan.credits), as its keys spend them. */
+export const CreditRuleSchema = Type.Object(
+  {
+    name: Type.String({ description: 'As GET /v1/rate_limit and the refusals name it.' }),
+    credits: units("What each period's refill brings the balance up to; a balance above it (a top-up) is kept."),
+    initial: Type.Optional(units("A key's first balance; absent: `credits`.")),
+    refill: Type.Optional(
+      Type.Union([Type.Literal('month'), Type.Integer({ minimum: 1 })], {
+        description: '`month`: at 00:00 UTC on the first of each month; a number: every so many milliseconds, from the Unix epoch. Absent: never refilled.',
+      }),
+    ),
+    match: Type.Optional(RuleMatchSchema),
+    cost: Type.Optional(RuleCostSchema),
+    refund: Type.Optional(RuleRefundSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const KeyCreditsSchema = Type.Object(
+  {
+    key: AdminKeySchema,
+    rule: CreditRuleSchema,
+    balance: units('The units the key holds now, its refill due included.'),
+    period: time('The start of the period the balance is of (1970-01-01T00:00:00.000Z: a rule that never refills).'),
+    refillAt: timeOrNull('When the next refill comes; null: never.'),
+    before: Type.Optional(units('The balance before the change just made (POST only).')),
+  },
+  { additionalProperties: false },
+);
+
+export const CreditChangeSchema = Type.Object(
+  {
+    set: Type.Optional(units('The balance, outright.')),
+    add: Type.Optional(Type.Integer({ minimum: -MAX_CREDITS, maximum: MAX_CREDITS, description: 'Units to add; negative takes some away, never below 0.' })),
+  },
+  { additionalProperties: false, minProperties: 1, maxProperties: 1, description: 'Exactly one of set and add.' },
+);
+
+export const CreditUsageSchema = Type.Array(
+  Type.Object(
+    {
+      key: Type.String({ description: "The key's id; a key no longer listed: its ledger subject." }),
+      period: Type.String({ description: "The period's start, UTC: a date (2026-11-01) when it starts at midnight, else the instant; 1970-01-01: a rule that never refills." }),
+      spent: units('Units spent by admitted requests.'),
+      spends: units('Requests that spent them.'),
+      refused: units('Requests refused for too few credits.'),
+      refunded: units('Units given back.'),
+      refunds: units('Requests that got units back.'),
+      refilled: units("Units the period's refill added."),
+      adjusted: Type.Integer({ description: 'Units operators added; negative: taken away.' }),
+    },
+    { additionalProperties: false },
+  ),
+  { description: 'One row per key and period, by key then period. Over a key’s life: balance = initial + refilled + adjusted − spent + refunded.' },
+);
+
 /** Schemas the admin document names under components/schemas. */
 export const ADMIN_NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   AdminKey: AdminKeySchema,
@@ -195,5 +254,9 @@ export const ADMIN_NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   NewKey: NewKeySchema,
   KeyChanges: KeyChangesSchema,
   Roll: RollSchema,
+  CreditRule: CreditRuleSchema,
+  KeyCredits: KeyCreditsSchema,
+  CreditChange: CreditChangeSchema,
+  CreditUsage: CreditUsageSchema,
   Error: ErrorSchema,
 };

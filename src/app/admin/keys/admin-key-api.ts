@@ -9,6 +9,8 @@ import { overrideProblemText, readOverridesJson, type OverrideSyntax } from '../
 import type { OverrideEdits } from '../../../domain/quota/override-edits.js';
 import type { Result } from '../../../domain/result.js';
 import { isKeyId, usedToday, type KeyOperations, type OverridesRefused } from '../../keys/key-operations.js';
+import { readCreditChange, readUsageFormat, readUsageRange, type CreditFieldNames } from '../../keys/credit-fields.js';
+import { usageCsv, usageJson } from '../../keys/usage-export.js';
 
 export interface AdminKeyApiOptions {
   /** PETSTORE_ADMIN_TOKEN. */
@@ -26,6 +28,9 @@ export const ADMIN_TOKEN_RULE = `PETSTORE_ADMIN_TOKEN (${MIN_ADMIN_TOKEN_LENGTH}
 const jsonName: FieldNames = (field) => field;
 
 const invalid = (message: string) => err({ invalid: message });
+
+/** The credit fields as the JSON and the query name them. */
+const creditName: CreditFieldNames = (field) => field;
 
 /** A key's overrides as the JSON writes them: what a refusal tells the caller to send. */
 const JSON_SYNTAX: OverrideSyntax = { limit: (rule) => `overrides.${rule}.limit`, unset: (rule) => `"overrides": {"${rule}": null}` };
@@ -65,6 +70,22 @@ const administrationOf = (keys: KeyOperations, plans: PlanCatalog): KeyAdministr
     return graceMs.ok ? keys.roll(id, graceMs.value) : invalid(graceMs.error);
   },
   revoke: (id) => keys.revoke(id),
+  credits: (id) => keys.credits.read(id),
+  async changeCredits(id, fields) {
+    const change = readCreditChange(fields['set'], fields['add'], creditName);
+    return change.ok ? keys.credits.change(id, change.value) : invalid(change.error);
+  },
+  async usage({ key, from, to, format }) {
+    const range = readUsageRange(from, to, creditName);
+    if (!range.ok) return invalid(range.error);
+    const chosen = readUsageFormat(format, creditName, 'json');
+    if (!chosen.ok) return invalid(chosen.error);
+    // An id no key can have names none: not found, without asking a store (PostgreSQL refuses a NUL in text).
+    if (key !== undefined && !isKeyId(key)) return err('not_found' as const);
+    const rows = await keys.credits.usage(key, range.value);
+    if (!rows.ok) return rows;
+    return ok({ format: chosen.value, body: chosen.value === 'csv' ? usageCsv(rows.value) : usageJson(rows.value) });
+  },
 });
 
 /**

@@ -6,7 +6,7 @@ import type { CommandOutput } from '../command-output.js';
 import { FLAG_SYNTAX } from './key-verb.js';
 
 /** A window in its largest whole unit of a plans file (`90s`, `1m`, `7d`), else in milliseconds (`1020ms`). */
-const windowText = (ms: number): string => {
+export const windowText = (ms: number): string => {
   const unit = Object.entries(WINDOW_UNITS_MS).findLast(([, unitMs]) => ms % unitMs === 0);
   return unit === undefined ? `${ms}ms` : `${ms / unit[1]}${unit[0]}`;
 };

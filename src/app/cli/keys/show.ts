@@ -1,4 +1,5 @@
 import { standingView } from '../../../adapters/key-view.js';
+import { balanceText, creditRuleText } from './credit-lines.js';
 import { planText, printTable, refused } from './key-lines.js';
 import { idOnly, type KeyVerb } from './key-verb.js';
 
@@ -22,6 +23,11 @@ export const showVerb: KeyVerb<{ readonly kind: 'show'; readonly id: string }> =
     output.out(`rolled:  ${key.rolledAt === null ? '-' : `${key.rolledAt}${key.previousKeyUntil === null ? '' : `, the previous key works until ${key.previousKeyUntil}`}`}`);
     output.out(`banned:  ${bannedUntil === null ? 'no' : `yes, every request refused until ${bannedUntil}`}`);
     output.out(`strikes: ${strikes ?? '-'} of ${ban.strikes} within ${ban.strikeWindowMs / 1_000} s`);
+    // Only a plan with credits has a balance, so only then is the ledger asked.
+    if (standing.value.key.plan.credits !== undefined) {
+      const credits = await operations.credits.read(id);
+      if (credits.ok) output.out(`credits: ${creditRuleText(credits.value.rule)}; balance ${balanceText(credits.value.rule, credits.value.standing)}`);
+    }
     printTable(
       [
         ['RULE', 'LIMIT', 'USED', 'REMAINING', 'RESET'],

@@ -1,10 +1,12 @@
 import { createVerb } from './create.js';
+import { creditsVerb } from './credits.js';
 import { listVerb } from './list.js';
 import { revokeVerb } from './revoke.js';
 import { rollVerb } from './roll.js';
 import { showVerb } from './show.js';
 import { unbanVerb } from './unban.js';
 import { updateVerb } from './update.js';
+import { usageVerb } from './usage.js';
 
 /** The verbs of `petstore keys`, in the order the usages list them; each in its own module. */
-export const KEY_VERBS = [createVerb, updateVerb, showVerb, unbanVerb, rollVerb, listVerb, revokeVerb] as const;
+export const KEY_VERBS = [createVerb, updateVerb, showVerb, unbanVerb, rollVerb, listVerb, revokeVerb, creditsVerb, usageVerb] as const;
