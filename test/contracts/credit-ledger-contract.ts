@@ -107,6 +107,14 @@ export const describeCreditLedgerContract = (adapterName: string, create: () => 
       await ledger.spend(subject('b'), MONTHLY, 20, START);
       await ledger.refund(subject('b'), MONTHLY, 20, Date.UTC(2026, 0, 1), Date.UTC(2026, 1, 1));
       expect(await ledger.standing(subject('b'), MONTHLY, Date.UTC(2026, 1, 1))).toMatchObject({ balance: 150 });
+      // Two refunds after one refill: the second is reckoned against the balance the first left before the refill.
+      await ledger.change(subject('d'), MONTHLY, { set: 150 }, START);
+      await ledger.spend(subject('d'), MONTHLY, 60, START);
+      await ledger.spend(subject('d'), MONTHLY, 30, START);
+      await ledger.refund(subject('d'), MONTHLY, 30, Date.UTC(2026, 0, 1), Date.UTC(2026, 1, 1));
+      expect(await ledger.standing(subject('d'), MONTHLY, Date.UTC(2026, 1, 1))).toMatchObject({ balance: 100 });
+      await ledger.refund(subject('d'), MONTHLY, 60, Date.UTC(2026, 0, 1), Date.UTC(2026, 1, 1));
+      expect(await ledger.standing(subject('d'), MONTHLY, Date.UTC(2026, 1, 1))).toMatchObject({ balance: 150 });
       // A spend from two periods back gets nothing.
       await ledger.spend(subject('c'), MONTHLY, 50, START);
       await ledger.refund(subject('c'), MONTHLY, 50, Date.UTC(2026, 0, 1), Date.UTC(2026, 2, 1));
