@@ -286,8 +286,9 @@ describe('credit rules against a plain model', () => {
     /*
      * Only top-ups that add, and refunds that arrive in their spend's period or the next: there the
      * rules promise exactness. A negative top-up clamps at zero and a `set` is absolute, so "as if
-     * never spent" is not defined across them; and a refund arriving a period later still comes
-     * after a second refill, which no request lasts long enough to see (credit-balance.ts).
+     * never spent" is not defined across them; and a refund arriving two periods on may come after
+     * a second refill, which the rules let go: no request lasts a whole period (credit-balance.ts).
+     * The model is asked after every step, not only at the end: a refund is exact once made.
      */
     type Event =
       | { readonly kind: 'spend'; readonly at: number; readonly units: number; readonly granted: boolean; refunded: boolean }
@@ -355,7 +356,6 @@ describe('credit rules against a plain model', () => {
               state = after;
             }
           }
-          // After each step, not only at the end: a refund is exact from the moment it is made.
           const model = replayed(rule, start, events, t);
           check(state.balance === model, () => `${op.kind} at ${iso(t)}: the rules hold ${state.balance}, the model ${model}; history ${JSON.stringify(events)}`);
         }
