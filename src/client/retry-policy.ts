@@ -54,7 +54,8 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
  * Whether `failure` may be retried: 429 `rate_limited` or `concurrency_limited`, 409 `idempotency_conflict` (an earlier
  * attempt of this POST, under the same key, is in flight or its fate not yet known: Retry-After
  * says when it is), any 503, and no answer at all. Never `api_key_banned` (waiting would only
- * extend the ban) nor any other 4xx (the same request fails the same way). A POST is safe to
+ * extend the ban), nor 402 `credits_exhausted` (credits come back at a refill or a top-up, not within a call), nor any
+ * other 4xx (the same request fails the same way). A POST is safe to
  * repeat because each carries one Idempotency-Key; a DELETE or a PATCH moves an order to one
  * status, so a repeat adds nothing (after an unseen success a PATCH answers 409 `invalid_transition`).
  */

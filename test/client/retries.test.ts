@@ -110,6 +110,8 @@ describe('PetStoreClient retries', () => {
   it.each([
     [400, 'invalid_request'],
     [401, 'unauthorized'],
+    // Spent credits come back at a refill days away, or a top-up: no retry within a call helps.
+    [402, 'credits_exhausted'],
     [403, 'forbidden'],
     [404, 'not_found'],
     [409, 'pet_unavailable'],
