@@ -41,7 +41,7 @@ describe('a Redis that keeps the records says what it keeps', () => {
   it('warns at start, once, that pets, orders and keys are lost on restart when Redis has neither AOF nor RDB', async () => {
     const warnings = (await startupLog(volatile.url)).filter((line) => line.level === 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.msg).toMatch(/neither an append-only file nor snapshots: pets, orders, Idempotency-Key records and API keys are lost when it restarts/);
+    expect(warnings[0]?.msg).toMatch(/neither an append-only file nor snapshots: pets, orders, Idempotency-Key records, API keys and credit balances are lost when it restarts/);
   });
 
   it('says nothing of the kind when Redis keeps an append-only file', async () => {

@@ -22,13 +22,13 @@ async function warnOfVolatileRecords(redis: RedisClient, { logger }: PetStoreLog
   try {
     nodes = await readRedisPersistence(redis);
   } catch (error) {
-    logger.info({ err: error }, 'redis persistence unknown (CONFIG GET refused): make sure AOF or RDB keeps the pets, orders and keys');
+    logger.info({ err: error }, 'redis persistence unknown (CONFIG GET refused): make sure AOF or RDB keeps the pets, orders, keys and credits');
     return;
   }
   if (losesDataOnRestart(nodes)) {
     logger.warn(
       { persistence: nodes },
-      'redis keeps neither an append-only file nor snapshots: pets, orders, Idempotency-Key records and API keys are lost when it restarts; ' +
+      'redis keeps neither an append-only file nor snapshots: pets, orders, Idempotency-Key records, API keys and credit balances are lost when it restarts; ' +
         'enable AOF (appendonly yes, appendfsync everysec) or use PETSTORE_STORE=postgres (docs/persistence-and-upgrades.md, "Redis")',
     );
   }
