@@ -37,6 +37,14 @@ export interface RateLimitMiddlewareOptions<Req = IncomingMessage> {
    * skipFailedRequests for the server's own failures, exact across instances on a shared store.
    */
   readonly refund?: readonly string[];
+  /**
+   * What a request gets while the limiter's store cannot answer (StoreUnavailableError):
+   * `'deny'` (default) a 503 with Retry-After, `'allow'` passes it on uncounted and unmarked
+   * (fail open). To decide on the instance's own memory instead, wrap the limiter's store in
+   * `new QuotaOutageFallback(store, 'local', new MemoryQuotaStore(clock), clock)`: there the
+   * limiter's overrides and bans still apply.
+   */
+  readonly onStoreUnavailable?: 'deny' | 'allow';
 }
 
 /** The host's client address where it keeps one (express's `req.ip`, fastify's `request.ip`: after their proxy settings), else the socket's peer. */
@@ -67,6 +75,18 @@ interface Counted {
   readonly subject: string;
   readonly cost: number;
   readonly check: RateLimitCheck;
+}
+
+/** Checks what the type system cannot in a JavaScript host: the outage policy is one the middleware applies. */
+function checkedOptions<Req>(options: RateLimitMiddlewareOptions<Req>): RateLimitMiddlewareOptions<Req> {
+  const policy: unknown = options.onStoreUnavailable;
+  if (policy !== undefined && policy !== 'deny' && policy !== 'allow') {
+    throw new RangeError(
+      `rate limit middleware: onStoreUnavailable must be 'deny' or 'allow', not ${JSON.stringify(policy)};` +
+        " for 'local', wrap the limiter's store in QuotaOutageFallback(store, 'local', new MemoryQuotaStore(clock), clock)",
+    );
+  }
+  return options;
 }
 
 /** The statuses `refund` names; undefined without refunds. Throws a RangeError on what is no answer class. */
@@ -100,6 +120,7 @@ async function decide<Req>(options: RateLimitMiddlewareOptions<Req>, req: Req): 
     check = await options.limiter.check(subject, cost);
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
+    if (options.onStoreUnavailable === 'allow') return undefined;
     return { pass: false, headers: { [RATE_LIMIT_FIELD_NAMES.retryAfter]: '1' }, refusal: UNAVAILABLE };
   }
   const headers = check.headers as Readonly<Record<string, string>>;
@@ -116,6 +137,7 @@ async function decide<Req>(options: RateLimitMiddlewareOptions<Req>, req: Req): 
 export function rateLimitMiddleware<Req extends IncomingMessage = IncomingMessage>(
   options: RateLimitMiddlewareOptions<Req>,
 ): (req: NoInfer<Req>, res: ServerResponse, next: (error?: unknown) => void) => void {
+  checkedOptions(options);
   const refunded = refundedStatuses(options.refund);
   return (req, res, next) => {
     decide(options, req).then((outcome) => {
@@ -157,6 +179,7 @@ export interface HookReply {
 export function rateLimitHook<Req extends HookRequest = HookRequest>(
   options: RateLimitMiddlewareOptions<Req>,
 ): (request: NoInfer<Req>, reply: HookReply) => Promise<void> {
+  checkedOptions(options);
   const refunded = refundedStatuses(options.refund);
   return async (request, reply) => {
     const outcome = await decide(options, request);
