@@ -55,12 +55,13 @@ const defaultKey = (req: unknown): string => {
 };
 
 /** The service's own answers, in its Error format as the wire writes it, built once. */
-const serviceRefusal = (code: 'rate_limited' | 'api_key_banned' | 'service_unavailable'): Refusal => ({
+const serviceRefusal = (code: 'rate_limited' | 'api_key_banned' | 'service_unavailable', message?: string): Refusal => ({
   status: HTTP_ERRORS[code].status,
-  body: JSON.parse(errorBody(code)) as unknown,
+  body: JSON.parse(errorBody(code, message)) as unknown,
 });
 const RATE_LIMITED = serviceRefusal('rate_limited');
-const BANNED = serviceRefusal('api_key_banned');
+// The service's code, which clients know; the message names no API key: a subject here is whatever `key` returns.
+const BANNED = serviceRefusal('api_key_banned', 'This client is temporarily banned for sending requests while rate limited.');
 const UNAVAILABLE = serviceRefusal('service_unavailable');
 
 const defaultRefusal = (check: RateLimitCheck): Refusal => (check.decision.verdict === 'banned' ? BANNED : RATE_LIMITED);
