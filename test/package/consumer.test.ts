@@ -182,12 +182,16 @@ await petStore.close();
     expect(JSON.parse(output)).toEqual({ created: 201, limit: '300', pets: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] });
   });
 
-  it('type-checks the client alone in a browser project: no @types/node ("types": []), lib dom and es2022', async () => {
+  it('type-checks the client alone in a browser project: no @types/node ("types": []), lib dom and es2022, and the client example of docs/embedding.md in it', async () => {
+    const guide = await readFile(join(REPO, 'docs', 'embedding.md'), 'utf8');
+    const example = /## The client[\s\S]*?```ts\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(example, 'docs/embedding.md has the client example').toBeDefined();
     await write({
       'browser/tsconfig.json': JSON.stringify({
         compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', strict: true, noEmit: true, types: [], lib: ['dom', 'es2022'] },
-        files: ['use-client.ts'],
+        files: ['use-client.ts', 'readme-client.ts'],
       }),
+      'browser/readme-client.ts': example ?? '',
       'browser/use-client.ts': `
 import { PetStoreClient, type Pet } from 'petstore-service/client';
 const client = new PetStoreClient({ baseUrl: 'https://api.example/v1', apiKey: 'k' });
