@@ -55,6 +55,8 @@ const WAITING_SYSTEM_TESTS = [
 // In-process tests of the stores themselves, on the local Redis, Cluster and PostgreSQL.
 const INTEGRATION_TESTS = [
   'test/adapters/postgres-*.test.ts',
+  // The PostgreSQL store's classes on PGlite, in this process: slow to open, not a unit.
+  'test/adapters/pglite-*.test.ts',
   'test/adapters/redis-*.test.ts',
   'test/adapters/rate-limiter-redis.test.ts',
   // The id-exhaustion contract on memory, Redis and PostgreSQL.
