@@ -4,7 +4,6 @@ import type { PGlite, PGliteOptions, Results, Transaction } from '@electric-sql/
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { CallOptions, Deadline, PostgresDatabase, SqlRows, SqlSession, SqlValue } from './postgres-database.js';
 
-
 // PGlite (PostgreSQL compiled to WebAssembly, in this process) as a PostgresDatabase: the
 // PostgreSQL store's own statements, repositories and migrations on a database that needs no
 // server, kept in a directory. It lives here, beside postgres-database.ts, and not in an adapter
