@@ -106,6 +106,10 @@ class PgliteTimeoutError extends Error {
  * means nothing was stored, and only the queue, never an unreachable server, makes one.
  */
 export async function openPgliteDatabase({ dataDir, timeoutMs = PGLITE_TIMEOUT_MS }: PgliteDatabaseOptions = {}): Promise<PostgresDatabase> {
+  const { PGlite } = await import('@electric-sql/pglite').catch((error: unknown) => {
+    if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new Error('PETSTORE_STORE=pglite needs @electric-sql/pglite, which is not installed: npm install @electric-sql/pglite', { cause: error });
+  });
   let unlock = (): void => undefined;
   let pgliteDir: string | undefined;
   if (dataDir !== undefined) {
@@ -115,7 +119,6 @@ export async function openPgliteDatabase({ dataDir, timeoutMs = PGLITE_TIMEOUT_M
   }
   let pglite: PGlite;
   try {
-    const { PGlite } = await import('@electric-sql/pglite');
     const options: PGliteOptions = { parsers: PARSERS, ...(pgliteDir === undefined ? {} : { dataDir: pgliteDir }) };
     pglite = await PGlite.create(options);
   } catch (error) {
