@@ -17,6 +17,8 @@ const SYSTEM_TESTS = [
   'test/redis/**/*.test.ts',
   // Servers on PostgreSQL (a test database of their own, or a throwaway server crashed mid-load).
   'test/postgres/**/*.test.ts',
+  // Servers on PGlite in a temporary directory, one killed with SIGKILL.
+  'test/pglite/**/*.test.ts',
   'test/adapters/redis-outage.test.ts',
   'test/app/cli.test.ts',
   // SIGTERM to a real process under a burst of requests.
