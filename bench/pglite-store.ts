@@ -134,7 +134,7 @@ for (const store of STORES) {
 
 const memory = results.get('memory');
 const postgres = results.get('postgres');
-const ratio = (value: number, base: number | undefined): string => (base === undefined ? '–' : `×${(value / base).toFixed(1)}`);
+const ratio = (value: number, base: number | undefined): string => (base === undefined ? '–' : `×${Number((value / base).toPrecision(2))}`);
 console.log(`\n${pets} creates, ${operations} gets and pages of ${PAGE}, one call at a time; median µs per call\n`);
 console.log('| store | create | get | page | over memory (create, get, page) | over postgres (create, get, page) |');
 console.log('|---|---|---|---|---|---|');
