@@ -121,7 +121,7 @@ describe('the pglite store across restarts', () => {
     }
   });
 
-  it('keeps everything it acknowledged when its process is killed with SIGKILL, and the next process takes the lock the killed one left', async () => {
+  it('keeps everything it acknowledged when its process is killed with SIGKILL, the next process taking the lock the killed one left; petstore keys opens the directory once no server has it', async () => {
     const killed = startCli(environ);
     const [, baseUrl = ''] = await killed.waitFor(/listening on (\S+\/v1)/, 60_000);
     const [, adminUrl = ''] = await killed.waitFor(/Admin listening on (\S+)/);
@@ -137,9 +137,17 @@ describe('the pglite store across restarts', () => {
       const [, nextUrl = ''] = await next.waitFor(/listening on (\S+\/v1)/, 60_000);
       const [, nextAdmin = ''] = await next.waitFor(/Admin listening on (\S+)/);
       await expectKept(nextUrl, nextAdmin);
+      // An operator's command is refused the directory while a server has it.
+      const refused = startCli(environ, ['keys', 'list']);
+      expect(await refused.exited()).toBe(1);
+      expect(refused.output()).toMatch(/in use by process \d+/);
     } finally {
       next.kill();
       await next.exited();
     }
+    // And opens it once the server is stopped: the key the admin API made is there.
+    const listed = startCli(environ, ['keys', 'list']);
+    expect(await listed.exited(), listed.output()).toBe(0);
+    expect(listed.output()).toMatch(new RegExp(`${acknowledged.key!.id}\\s+active\\s+metered.*kept`));
   });
 });
