@@ -127,11 +127,12 @@ export async function openPgliteDatabase({ dataDir, timeoutMs = PGLITE_TIMEOUT_M
   }
 
   let turn: Promise<unknown> = Promise.resolve();
-  let ended = false;
+  let closed = false;
+  let closing: Promise<void> | undefined;
   /** `run` at this call's turn, unless its deadline passed while it waited. */
   const inTurn = <T>(run: () => Promise<T>, deadline: Deadline): Promise<T> => {
     const result = turn.then(() => {
-      if (ended) throw new StoreUnavailableError('PGlite', { cause: new Error('the database was closed') });
+      if (closed) throw new StoreUnavailableError('PGlite', { cause: new Error('the database was closed') });
       if (performance.now() >= deadline.at) throw new StoreUnavailableError('PGlite', { cause: new PgliteTimeoutError(timeoutMs) });
       return run();
     });
@@ -164,16 +165,20 @@ export async function openPgliteDatabase({ dataDir, timeoutMs = PGLITE_TIMEOUT_M
       );
     },
     deadline,
-    end: async () => {
-      if (ended) return;
-      ended = true;
-      // After the calls already in turn: closing flushes what they wrote.
-      await turn;
-      try {
-        await pglite.close();
-      } finally {
-        unlock();
+    // A turn of its own, after the calls made before it (closing flushes what they wrote); those made after are refused.
+    end: () => {
+      if (closing === undefined) {
+        closing = turn.then(async () => {
+          closed = true;
+          try {
+            await pglite.close();
+          } finally {
+            unlock();
+          }
+        });
+        turn = closing.catch(() => undefined);
       }
+      return closing;
     },
   };
 }
