@@ -87,6 +87,9 @@ const HTTP_ON_POSTGRES = [
   'test/http/rate-limit-status.test.ts',
 ];
 
+// Some of them again on PETSTORE_STORE=pglite: the records through PGlite, end to end.
+const HTTP_ON_PGLITE = ['test/http/create-pet.test.ts', 'test/http/orders.test.ts', 'test/http/idempotency.test.ts'];
+
 const build = ['test/support/global-build.ts'];
 
 export default defineConfig({
@@ -116,6 +119,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'integration-http-on-postgres', include: HTTP_ON_POSTGRES, env: { PETSTORE_TEST_STORE: 'postgres' }, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'integration-http-on-pglite', include: HTTP_ON_PGLITE, env: { PETSTORE_TEST_STORE: 'pglite' }, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

@@ -202,7 +202,7 @@ export const SETTINGS = {
     // The store's own default (POSTGRES_TIMEOUT_MS of the PostgreSQL adapter, which this room may not import).
     defaultText: "the store's own, `900`, so a request answers within a second",
     description:
-      "with `postgres`: how long a request's PostgreSQL calls (connections, statements, transactions; all of one request together) may take before it is answered 503, its statements cancelled in PostgreSQL at three quarters of it",
+      "with `postgres`: how long a request's PostgreSQL calls (connections, statements, transactions; all of one request together) may take before it is answered 503, its statements cancelled in PostgreSQL at three quarters of it; with `pglite`: how long they may wait for their turn (PGlite runs one call at a time)",
   }),
   plans: text<PlanCatalog, 'plans'>({
     variable: 'PETSTORE_PLANS',

@@ -30,8 +30,8 @@ export const pgliteStoresModule = new ContainerModule(({ bind }) => {
     .toResolvedValue(
       async (config: PetStoreConfig) => {
         if (config.dataDir === undefined) throw new Error('PETSTORE_STORE=pglite needs PETSTORE_DATA_DIR');
-        // Its own default deadline, not PETSTORE_PG_TIMEOUT_MS: that one is the PostgreSQL server's.
-        const db = await openPgliteDatabase({ dataDir: config.dataDir });
+        // PETSTORE_PG_TIMEOUT_MS bounds a call's wait for its turn; nothing can cancel one under way.
+        const db = await openPgliteDatabase({ dataDir: config.dataDir, ...(config.pgTimeoutMs === undefined ? {} : { timeoutMs: config.pgTimeoutMs }) });
         try {
           await migrate(db, readMigrations());
           return db;
