@@ -17,6 +17,8 @@ const SYSTEM_TESTS = [
   'test/redis/**/*.test.ts',
   // Servers on PostgreSQL (a test database of their own, or a throwaway server crashed mid-load).
   'test/postgres/**/*.test.ts',
+  // Servers on PGlite in a temporary directory, one killed with SIGKILL.
+  'test/pglite/**/*.test.ts',
   'test/adapters/redis-outage.test.ts',
   'test/app/cli.test.ts',
   // SIGTERM to a real process under a burst of requests.
@@ -55,6 +57,8 @@ const WAITING_SYSTEM_TESTS = [
 // In-process tests of the stores themselves, on the local Redis, Cluster and PostgreSQL.
 const INTEGRATION_TESTS = [
   'test/adapters/postgres-*.test.ts',
+  // The PostgreSQL store's classes on PGlite, in this process: slow to open, not a unit.
+  'test/adapters/pglite-*.test.ts',
   'test/adapters/redis-*.test.ts',
   'test/adapters/rate-limiter-redis.test.ts',
   // The id-exhaustion contract on memory, Redis and PostgreSQL.
@@ -82,6 +86,9 @@ const HTTP_ON_POSTGRES = [
   'test/http/concurrency.test.ts',
   'test/http/rate-limit-status.test.ts',
 ];
+
+// Some of them again on PETSTORE_STORE=pglite: the records through PGlite, end to end.
+const HTTP_ON_PGLITE = ['test/http/create-pet.test.ts', 'test/http/orders.test.ts', 'test/http/idempotency.test.ts'];
 
 const build = ['test/support/global-build.ts'];
 
@@ -112,6 +119,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'integration-http-on-postgres', include: HTTP_ON_POSTGRES, env: { PETSTORE_TEST_STORE: 'postgres' }, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'integration-http-on-pglite', include: HTTP_ON_PGLITE, env: { PETSTORE_TEST_STORE: 'pglite' }, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

@@ -117,6 +117,19 @@ describe('operations configuration', () => {
   });
 });
 
+describe('the pglite store', () => {
+  it('keeps its records in PETSTORE_DATA_DIR, which it requires, and runs as one process only', () => {
+    const loaded = loadConfig({ PETSTORE_STORE: 'pglite', PETSTORE_DATA_DIR: '/var/lib/petstore' });
+    expect(loaded.ok && { store: loaded.value.store, dataDir: loaded.value.dataDir }).toEqual({ store: 'pglite', dataDir: '/var/lib/petstore' });
+    expect(problems({ PETSTORE_STORE: 'pglite' })).toEqual([
+      'PETSTORE_STORE=pglite keeps its records in a directory: set PETSTORE_DATA_DIR (or --data-dir) to one, created if missing',
+    ]);
+    expect(problems({ PETSTORE_STORE: 'pglite', PETSTORE_DATA_DIR: 'data', PETSTORE_WORKERS: '2' })).toEqual([
+      "PETSTORE_WORKERS=2 needs a shared store: each worker's pglite store would keep its own quotas and records. Set PETSTORE_STORE=redis or postgres, or PETSTORE_WORKERS=1",
+    ]);
+  });
+});
+
 describe('workers', () => {
   const workersOf = (environ: Environ): number | readonly string[] => {
     const loaded = loadConfig(environ);

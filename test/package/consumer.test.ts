@@ -311,6 +311,8 @@ console.log(JSON.stringify({ before, afterCore, afterServer }));
     // The hook would have seen them: /server and /redis load all three.
     const loaded = new Set(afterServer.resolved.map((url) => HEAVY_PACKAGES.exec(url)?.[1]).filter((name) => name !== undefined));
     expect([...loaded]).toEqual(expect.arrayContaining(['ioredis', 'inversify', 'reflect-metadata', 'pino', 'prom-client']));
+    // PGlite's WebAssembly loads when PETSTORE_STORE=pglite opens its store, never with an entry point.
+    expect(afterServer.resolved.filter((url) => url.includes('/node_modules/@electric-sql/pglite/'))).toEqual([]);
     expect(afterServer.getMetadata).toBe('function');
   });
 

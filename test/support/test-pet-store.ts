@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Clock } from '../../src/ports/clock.js';
 import { startPetStore } from '../../src/app/start-pet-store.js';
@@ -46,9 +49,18 @@ export interface TestPetStore {
 
 /**
  * The store the HTTP suites run on: memory, or with PETSTORE_TEST_STORE=postgres (the vitest
- * project http-on-postgres) a database and a Redis prefix of their own.
+ * project http-on-postgres) a database and a Redis prefix of their own, or with
+ * PETSTORE_TEST_STORE=pglite (http-on-pglite) a PGlite in a temporary directory.
  */
 async function testStore(): Promise<{ readonly environ: Readonly<Record<string, string>>; readonly overrides: PetStoreAppOptions; cleanup(): Promise<void> }> {
+  if (process.env['PETSTORE_TEST_STORE'] === 'pglite') {
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-http-pglite-'));
+    return {
+      environ: { PETSTORE_STORE: 'pglite', PETSTORE_DATA_DIR: dir },
+      overrides: { storeTimeoutMs: 5_000 },
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
   if (process.env['PETSTORE_TEST_STORE'] !== 'postgres') return { environ: {}, overrides: {}, cleanup: async () => {} };
   const database = await createTestDatabase();
   const redis = await acquireTestRedis();

@@ -164,11 +164,12 @@ export async function runKeysCommand(
     for (const problem of settings.error) output.err(`petstore keys: ${problem}`);
     return 1;
   }
-  if (!STORE_KINDS[settings.value.store].sharedByProcesses) {
+  if (!STORE_KINDS[settings.value.store].keysKept) {
     output.err(
       `petstore keys: the ${settings.value.store} store lives inside each server process, so a key created here would exist nowhere else. ` +
         'Keys at run time need the store the servers share: PETSTORE_STORE=postgres with their DATABASE_URL, ' +
-        'or PETSTORE_STORE=redis with their REDIS_URL (or REDIS_CLUSTER_NODES) and PETSTORE_REDIS_PREFIX (or the --store, --database-url, --redis-url flags).',
+        'or PETSTORE_STORE=redis with their REDIS_URL (or REDIS_CLUSTER_NODES) and PETSTORE_REDIS_PREFIX, ' +
+        'or PETSTORE_STORE=pglite with its PETSTORE_DATA_DIR while no server has it open (or the --store, --database-url, --redis-url, --data-dir flags).',
     );
     return 1;
   }

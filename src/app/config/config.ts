@@ -17,6 +17,7 @@ export {
   ENVIRONMENTS,
   LOG_LEVELS,
   QUOTA_FALLBACKS,
+  KEY_KEEPING_STORES,
   SETTINGS,
   SHARED_STORES,
   STORE_KINDS,
@@ -38,6 +39,8 @@ export interface PetStoreConfig {
   /** REDIS_CLUSTER_NODES, with REDIS_PASSWORD: a Redis Cluster instead of the one Redis at redisUrl. */
   readonly redisCluster: RedisClusterConfig | undefined;
   readonly redisPrefix: string;
+  /** PETSTORE_STORE=pglite: the directory of its records (required with it). */
+  readonly dataDir: string | undefined;
   /** PETSTORE_STORE=postgres: where the records live (the quota counters stay in Redis). */
   readonly databaseUrl: string;
   /** Connections each instance keeps to PostgreSQL. */
@@ -87,7 +90,7 @@ export const STORE_SECTIONS = ['store', 'redis', 'postgres', 'ban', 'logging', '
 export const DATABASE_SECTIONS = ['postgres', 'logging'] as const satisfies readonly SectionName[];
 
 /** What a command that opens the shared stores needs, as the server reads it. */
-export type StoreSettings = Pick<PetStoreConfig, 'environment' | 'store' | 'redisUrl' | 'redisCluster' | 'redisPrefix' | 'databaseUrl' | 'pgPoolSize' | 'pgTimeoutMs' | 'ban' | 'logLevel' | 'plans'>;
+export type StoreSettings = Pick<PetStoreConfig, 'environment' | 'store' | 'dataDir' | 'redisUrl' | 'redisCluster' | 'redisPrefix' | 'databaseUrl' | 'pgPoolSize' | 'pgTimeoutMs' | 'ban' | 'logLevel' | 'plans'>;
 /** What `petstore migrate` needs. */
 export type DatabaseSettings = Pick<PetStoreConfig, 'environment' | 'databaseUrl' | 'pgPoolSize' | 'pgTimeoutMs' | 'logLevel'>;
 
@@ -109,6 +112,12 @@ function configOf(values: SettingsOf<SectionName>, apiKeys: readonly ConfiguredK
   return { ...rest, apiKeys, redisCluster: redisClusterOf(values), ban: banPolicyOf(values) };
 }
 
+/** PETSTORE_STORE=pglite names no directory: a problem's line, else undefined. */
+const missingDataDir = ({ store, dataDir }: Pick<PetStoreConfig, 'store' | 'dataDir'>): string | undefined =>
+  store === 'pglite' && dataDir === undefined
+    ? `${SETTINGS.store.variable}=pglite keeps its records in a directory: set ${SETTINGS.dataDir.variable} (or --${SETTINGS.dataDir.flag}) to one, created if missing`
+    : undefined;
+
 /**
  * Reads the server's configuration (docs/configuration.md) from environment variables: every
  * section, and the rules across settings that only a server has. Every mistake is reported, one
@@ -127,6 +136,8 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
         `Set ${store.variable}=${SHARED_STORES.join(' or ')}, or ${workers.variable}=1`,
     );
   }
+  const noDataDir = missingDataDir(config);
+  if (noDataDir !== undefined) problems.push(noDataDir);
   if (config.adminToken !== undefined && config.adminPort === undefined) {
     problems.push(`${adminToken.variable} guards the key routes of the admin listener, which needs ${adminPort.variable}`);
   }
@@ -139,10 +150,12 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
 /** The store sections (STORE_SECTIONS), as the server reads them, without the server's own rules: what `petstore keys` opens. */
 export function loadStoreSettings(environ: Environ): Result<StoreSettings, readonly string[]> {
   const { values, problems } = readSettings(environ, STORE_SECTIONS);
-  const { environment, store, redisUrl, redisPrefix, databaseUrl, pgPoolSize, pgTimeoutMs, logLevel, plans } = values;
+  const { environment, store, dataDir, redisUrl, redisPrefix, databaseUrl, pgPoolSize, pgTimeoutMs, logLevel, plans } = values;
   const redisCluster = redisClusterOf(values);
   const ban = banPolicyOf(values);
-  const settings = { environment, store, redisUrl, redisCluster, redisPrefix, databaseUrl, pgPoolSize, pgTimeoutMs, ban, logLevel, plans };
+  const settings = { environment, store, dataDir, redisUrl, redisCluster, redisPrefix, databaseUrl, pgPoolSize, pgTimeoutMs, ban, logLevel, plans };
+  const noDataDir = missingDataDir(settings);
+  if (noDataDir !== undefined) problems.push(noDataDir);
   return problems.length === 0 ? ok(settings) : err(problems);
 }
 

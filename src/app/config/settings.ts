@@ -19,17 +19,22 @@ export type Environment = (typeof ENVIRONMENTS)[number];
  * wiring is its module in app/container, chosen by the same name). `sharedByProcesses`: every
  * server process reaches the same records and counters, so workers and `petstore keys` can use
  * it. `countersInRedisApart`: the quota counters live in a Redis beside the records, which the
- * quota fallback can serve the API without.
+ * quota fallback can serve the API without. `keysKept`: a key `petstore keys` creates is kept
+ * where the servers read it (shared, or a directory the next server opens).
  */
 export const STORE_KINDS = {
-  memory: { sharedByProcesses: false, countersInRedisApart: false },
-  redis: { sharedByProcesses: true, countersInRedisApart: false },
-  postgres: { sharedByProcesses: true, countersInRedisApart: true },
-} as const satisfies Record<string, { readonly sharedByProcesses: boolean; readonly countersInRedisApart: boolean }>;
+  memory: { sharedByProcesses: false, countersInRedisApart: false, keysKept: false },
+  redis: { sharedByProcesses: true, countersInRedisApart: false, keysKept: true },
+  postgres: { sharedByProcesses: true, countersInRedisApart: true, keysKept: true },
+  // One process's database in PETSTORE_DATA_DIR: `petstore keys` opens it while no server does.
+  pglite: { sharedByProcesses: false, countersInRedisApart: false, keysKept: true },
+} as const satisfies Record<string, { readonly sharedByProcesses: boolean; readonly countersInRedisApart: boolean; readonly keysKept: boolean }>;
 export type StoreKind = keyof typeof STORE_KINDS;
 export const STORES = Object.keys(STORE_KINDS) as readonly StoreKind[];
 /** The stores every server process shares: those workers and `petstore keys` can use. */
 export const SHARED_STORES = STORES.filter((kind) => STORE_KINDS[kind].sharedByProcesses);
+/** The stores `petstore keys` can create keys in. */
+export const KEY_KEEPING_STORES = STORES.filter((kind) => STORE_KINDS[kind].keysKept);
 /** What the quota check does while its store is unreachable. */
 export const QUOTA_FALLBACKS = ['local', 'allow', 'deny'] as const;
 export type QuotaFallback = (typeof QUOTA_FALLBACKS)[number];
@@ -113,6 +118,17 @@ export const SETTINGS = {
     deployed: 'redis',
     description: 'where the records and the quota counters live (table below)',
   }),
+  dataDir: text({
+    variable: 'PETSTORE_DATA_DIR',
+    flag: 'data-dir',
+    section: 'store',
+    accepts: 'a directory path',
+    metavar: 'DIR',
+    parse: anyText,
+    default: undefined,
+    defaultText: 'none; required with `pglite`',
+    description: 'with `pglite`: the directory its records are kept in (PGlite, PostgreSQL in this process), created if missing; one process at a time opens it',
+  }),
   redisUrl: text({
     variable: 'REDIS_URL',
     flag: 'redis-url',
@@ -186,7 +202,7 @@ export const SETTINGS = {
     // The store's own default (POSTGRES_TIMEOUT_MS of the PostgreSQL adapter, which this room may not import).
     defaultText: "the store's own, `900`, so a request answers within a second",
     description:
-      "with `postgres`: how long a request's PostgreSQL calls (connections, statements, transactions; all of one request together) may take before it is answered 503, its statements cancelled in PostgreSQL at three quarters of it",
+      "with `postgres`: how long a request's PostgreSQL calls (connections, statements, transactions; all of one request together) may take before it is answered 503, its statements cancelled in PostgreSQL at three quarters of it; with `pglite`: how long they may wait for their turn (PGlite runs one call at a time)",
   }),
   plans: text<PlanCatalog, 'plans'>({
     variable: 'PETSTORE_PLANS',

@@ -9,6 +9,7 @@ import { createMetrics } from '../admin/metrics.js';
 import { readinessPolicyOf } from '../admin/readiness.js';
 import { loggingModule } from './logging-module.js';
 import { memoryStoresModule } from './memory-stores-module.js';
+import { pgliteStoresModule } from './pglite-stores-module.js';
 import { postgresStoresModule } from './postgres-stores-module.js';
 import { redisStoresModule } from './redis-stores-module.js';
 import { TOKENS } from './tokens.js';
@@ -33,6 +34,8 @@ function storesModule(config: PetStoreConfig, overrides: ContainerOverrides): Co
       return redisStoresModule(quotas);
     case 'postgres':
       return postgresStoresModule({ ...quotas, migrateOnOpen: overrides.migrateOnOpen ?? true });
+    case 'pglite':
+      return pgliteStoresModule;
   }
 }
 
