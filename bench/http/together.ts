@@ -8,9 +8,13 @@ export interface TogetherRound {
   readonly cpuUsPerRequest: readonly number[];
   readonly requestsPerSecond: readonly number[];
   readonly responses: readonly number[];
+  /** Of each server's responses: 0 unless the caller accepts some (`maxNon2xxShare`). */
+  readonly non2xxShare: readonly number[];
 }
 
 export interface TogetherHooks {
+  /** The share of non-2xx answers a server may give in a round (e.g. a 503 of a store that could not keep up) before the run stops: 0 unless given. */
+  readonly maxNon2xxShare?: number;
   /** After the warm-up, before the first round: e.g. a first reading of what the servers' stores did. */
   readonly afterWarmUp?: () => Promise<void>;
   readonly onRound?: (round: number, result: TogetherRound) => void;
@@ -20,7 +24,7 @@ export interface TogetherHooks {
 
 /**
  * bench/http/paired.ts's method for any number of servers of one scenario (never refused here:
- * every answer must be a 2xx): the servers, started and prepared by the caller, are loaded at the
+ * every answer must be a 2xx, or all but `maxNon2xxShare`): the servers, started and prepared by the caller, are loaded at the
  * same time, each by its own connections over the same seconds, so that whatever the machine
  * does meanwhile slows all alike; then their CPU per request is compared round by round. Loaded by
  * autocannon, as the pairs are.
@@ -45,8 +49,11 @@ export const measureTogether = async (
       const end = server.cpuSeconds();
       const measurement = measured[i]!;
       if (start === undefined || end === undefined) throw new Error('server CPU time is read from /proc, which this machine lacks');
-      if (measurement.errors > 0 || measurement.non2xxShare !== 0) {
-        throw new Error(`${server.spec.label}: ${measurement.errors} errors, ${measurement.non2xxShare} non-2xx (0 expected), ${JSON.stringify(measurement.statusCounts)}`);
+      const allowed = hooks.maxNon2xxShare ?? 0;
+      if (measurement.errors > 0 || measurement.non2xxShare > allowed) {
+        throw new Error(
+          `${server.spec.label}: ${measurement.errors} errors, ${measurement.non2xxShare} non-2xx (at most ${allowed} accepted), ${JSON.stringify(measurement.statusCounts)}`,
+        );
       }
       return ((end - start) * 1e6) / measurement.responses;
     });
@@ -54,6 +61,7 @@ export const measureTogether = async (
       cpuUsPerRequest,
       requestsPerSecond: measured.map((measurement) => measurement.requestsPerSecond),
       responses: measured.map((measurement) => measurement.responses),
+      non2xxShare: measured.map((measurement) => measurement.non2xxShare),
     };
     rounds.push(result);
     hooks.onRound?.(round, result);
