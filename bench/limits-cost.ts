@@ -59,10 +59,10 @@ const stores = (process.env['LIMITS_STORES'] ?? STORES.join(',')).split(',').fil
 for (const store of stores) if (!STORES.includes(store)) throw new Error(`LIMITS_STORES: ${store} is none of ${STORES.join(', ')}`);
 const scenario = scenarios(VARIANTS.length * settings.connectionsEach).find((candidate) => candidate.id === 'list')!;
 
-/** The commit measured, and whether src/ or bench/ differ from it. */
+/** The commit measured, and whether its code (src/, bench/ but its README and results) differs from it. */
 const commit = ((): string => {
   try {
-    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench'], { encoding: 'utf8' }).trim();
+    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench', ':!bench/README.md', ':!bench/results'], { encoding: 'utf8' }).trim();
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
     return status === '' ? head : `${head} + uncommitted changes`;
   } catch {
