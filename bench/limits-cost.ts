@@ -139,6 +139,8 @@ interface VariantResult {
   readonly maxRequestsPerSecond: number;
   /** Of its responses over the rounds; anything but 0 is said beside its figures. */
   readonly non2xxShare: number;
+  /** The non-2xx answers over the rounds, by status; absent when there were none. */
+  readonly non2xxStatuses?: Readonly<Record<string, number>>;
   /** Credits spent over the rounds per response counted: 1 when every request spends. */
   readonly creditsSpentPerResponse?: number;
   /** The cap's requests in flight once the load stopped: 0 when every slot was given back. */
@@ -165,6 +167,14 @@ interface StoreResult {
   readonly requestsPerSecondRatios?: Readonly<Record<'creditsOverPlain' | 'capOverPlain', Ratio>>;
   readonly rounds?: readonly TogetherRound[];
 }
+
+const non2xxStatusesOf = (rounds: readonly TogetherRound[], i: number): { non2xxStatuses?: Record<string, number> } => {
+  const statuses: Record<string, number> = {};
+  for (const round of rounds) {
+    for (const [status, count] of Object.entries(round.statusCounts[i]!)) if (!status.startsWith('2')) statuses[status] = (statuses[status] ?? 0) + count;
+  }
+  return Object.keys(statuses).length === 0 ? {} : { non2xxStatuses: statuses };
+};
 
 const ratioOf = (values: readonly number[]): Ratio => ({ median: median(values), min: Math.min(...values), max: Math.max(...values) });
 
@@ -236,6 +246,7 @@ const measureStore = async (store: Store): Promise<StoreResult> => {
         minRequestsPerSecond: Math.min(...rps),
         maxRequestsPerSecond: Math.max(...rps),
         non2xxShare: rounds.reduce((sum, round) => sum + round.non2xxShare[i]! * round.responses[i]!, 0) / responses(i),
+        ...non2xxStatusesOf(rounds, i),
         ...(id === 'credits' && balanceBefore !== undefined && after.balance !== undefined
           ? { creditsSpentPerResponse: (balanceBefore - after.balance) / responses(i) }
           : {}),
@@ -266,7 +277,7 @@ const summary = (result: StoreResult): string => {
   if (result.variants === undefined || result.cpuRatios === undefined || result.requestsPerSecondRatios === undefined) return `  not measured: ${result.skipped}`;
   const lines = result.variants.map((variant) => {
     const checks = [
-      variant.non2xxShare === 0 ? '' : `, ${(variant.non2xxShare * 100).toFixed(2)}% non-2xx`,
+      variant.non2xxShare === 0 ? '' : `, ${(variant.non2xxShare * 100).toFixed(2)}% non-2xx ${JSON.stringify(variant.non2xxStatuses ?? {})}`,
       variant.creditsSpentPerResponse === undefined ? '' : `, ${variant.creditsSpentPerResponse.toFixed(3)} credits spent per response`,
       variant.capInFlightAfter === undefined ? '' : `, ${variant.capInFlightAfter} of ${variant.capLimit} in flight after the load`,
       variant.postgresCommitsPerRequest === undefined

@@ -10,6 +10,8 @@ export interface TogetherRound {
   readonly responses: readonly number[];
   /** Of each server's responses: 0 unless the caller accepts some (`maxNon2xxShare`). */
   readonly non2xxShare: readonly number[];
+  /** Each server's responses by status (autocannon's counts). */
+  readonly statusCounts: readonly Readonly<Record<string, number>>[];
 }
 
 export interface TogetherHooks {
@@ -62,6 +64,7 @@ export const measureTogether = async (
       requestsPerSecond: measured.map((measurement) => measurement.requestsPerSecond),
       responses: measured.map((measurement) => measurement.responses),
       non2xxShare: measured.map((measurement) => measurement.non2xxShare),
+      statusCounts: measured.map((measurement) => measurement.statusCounts),
     };
     rounds.push(result);
     hooks.onRound?.(round, result);
