@@ -11,7 +11,8 @@
  * and cap / plain. After the rounds it reads GET /v1/rate_limit, so a run shows the credits were
  * spent (one per response) and the slots given back. On PostgreSQL it also counts, per server,
  * its database's transactions (pg_stat_database) and its backends' CPU (/proc) per request.
- * Writes bench/results/limits-cost.json.
+ * Writes bench/results/limits-cost.json; a run of some stores (LIMITS_STORES) writes
+ * bench/results/limits-cost-<stores>.json instead and leaves the full run's alone.
  *
  * Run with `npm run bench:limits-cost`. Environment: PAIR_ROUNDS (10), PAIR_SECONDS (3),
  * LIMITS_CONNECTIONS (17 each, about the scenario's 50 in all), LIMITS_STORES (memory,redis,postgres),
@@ -37,7 +38,6 @@ import { measureTogether, type TogetherRound } from './http/together.js';
 import type { Load } from './http/load.js';
 
 const PLANS_FILE = fileURLToPath(new URL('../../bench/http/limits-cost-plans.json', import.meta.url));
-const RESULTS_FILE = fileURLToPath(new URL('../../bench/results/limits-cost.json', import.meta.url));
 
 const VARIANTS = [
   { id: 'plain', plan: 'limits-plain', label: 'two rules (as today)' },
@@ -336,6 +336,8 @@ const stored = {
   stores: results,
 };
 redis?.disconnect();
+const partial = process.env['LIMITS_STORES'] !== undefined;
+const RESULTS_FILE = fileURLToPath(new URL(`../../bench/results/limits-cost${partial ? `-${stores.join('-')}` : ''}.json`, import.meta.url));
 mkdirSync(dirname(RESULTS_FILE), { recursive: true });
 writeFileSync(RESULTS_FILE, `${JSON.stringify(stored, null, 2)}\n`);
 console.log(`\nWrote ${RESULTS_FILE}.`);
