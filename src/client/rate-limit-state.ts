@@ -7,9 +7,14 @@ export interface RateLimitRule {
   readonly name: string;
   /** `r`: requests the rule still admits. */
   readonly remaining: number;
-  /** `t`: seconds until `remaining` next rises. */
+  /**
+   * `t`: seconds until `remaining` next rises, counted from `receivedAt`. Not `reset`:
+   * `rateLimitStatus()`'s `reset` is a Unix time, this a count of seconds, as the field sends it.
+   */
   readonly resetSeconds: number;
-  /** `q` of RateLimit-Policy: the rule's limit, when the answer carried the policy. */
+  /** `q` of RateLimit-Policy: the rule's limit, when the answer carried the policy; `limit` as in `rateLimitStatus()`. */
+  readonly limit: number | undefined;
+  /** @deprecated The same value as `limit`, its former name (not enumerated, so not serialized). */
   readonly quota: number | undefined;
   /** `w` of RateLimit-Policy: the rule's window in seconds, when the answer carried the policy. */
   readonly windowSeconds: number | undefined;
@@ -22,6 +27,15 @@ export interface RateLimitState {
   readonly receivedAt: number;
 }
 
+/** `quota`, the former name of `limit`, as a getter off the enumerated fields: one value, and JSON and equality see `limit` alone. */
+const withQuotaAlias = (rule: Omit<RateLimitRule, 'quota'>): RateLimitRule =>
+  Object.defineProperty(rule, 'quota', {
+    get(this: RateLimitRule) {
+      return this.limit;
+    },
+    enumerable: false,
+  }) as RateLimitRule;
+
 /** The rate-limit state `headers` describe, or undefined when they carry no readable `RateLimit` field. */
 export function readRateLimitState(headers: Headers, receivedAt: number): RateLimitState | undefined {
   const field = headers.get(RATE_LIMIT_FIELD);
@@ -31,7 +45,7 @@ export function readRateLimitState(headers: Headers, receivedAt: number): RateLi
     const remaining = params.get('r');
     if (remaining === undefined) return [];
     const policy = policies.get(name);
-    return [{ name, remaining, resetSeconds: params.get('t') ?? 0, quota: policy?.get('q'), windowSeconds: policy?.get('w') }];
+    return [withQuotaAlias({ name, remaining, resetSeconds: params.get('t') ?? 0, limit: policy?.get('q'), windowSeconds: policy?.get('w') })];
   });
   return rules.length === 0 ? undefined : { rules, receivedAt };
 }

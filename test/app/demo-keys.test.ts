@@ -59,6 +59,12 @@ describe('demo keys', () => {
     const capped = configOf({ PETSTORE_PLANS: examplePath('concurrency.json') }).plans;
     expect(planLimitsText(capped.get('batch')!)).toBe('minute 600/1m; day 100000/1d; inflight 10 in flight');
     expect(planLimitsText(capped.get('checkout')!)).toBe('minute 120/1m; orders-inflight 2 in flight on placeOrder updateOrder cancelOrder');
+    // Credits, last: refilled each month, every fixed period, or once.
+    const credited = configOf({ PETSTORE_PLANS: examplePath('credits.json') }).plans;
+    expect(planLimitsText(credited.get('metered')!)).toBe('minute 600/1m; monthly 10000 credits a month');
+    expect(planLimitsText(credited.get('prepaid')!)).toBe('minute 60/1m; prepaid 500 credits once on listPets getPet createPet');
+    const minute = { name: 'minute', limit: 1, windowMs: 60_000 };
+    expect(planLimitsText({ name: 'weekly', rules: [minute], credits: { name: 'week', credits: 70, refill: 604_800_000 } })).toBe('minute 1/1m; week 70 credits every 7d');
     const plan = { name: 'a-rather-long-plan', rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }] };
     expect(demoKeyLines([{ key: 'k1', plan, role: 'customer' }, { key: 'k2', plan, role: 'staff' }])).toEqual([
       '  a-rather-long-plan       k1  (minute 1/1m)',

@@ -43,17 +43,24 @@ describe('readRateLimitState', () => {
     expect(read({ 'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400', ratelimit: '"minute";r=59;t=61, "day";r=999;t=87198' })).toEqual({
       receivedAt: 1_000,
       rules: [
-        { name: 'minute', remaining: 59, resetSeconds: 61, quota: 60, windowSeconds: 60 },
-        { name: 'day', remaining: 999, resetSeconds: 87_198, quota: 1000, windowSeconds: 86_400 },
+        { name: 'minute', remaining: 59, resetSeconds: 61, limit: 60, windowSeconds: 60 },
+        { name: 'day', remaining: 999, resetSeconds: 87_198, limit: 1000, windowSeconds: 86_400 },
       ],
     });
   });
 
   it('reads RateLimit without a policy, tokens and quoted names with commas, and skips members without r', () => {
     expect(read({ ratelimit: 'burst;r=3;t=1, "a, b";t=4;r=0;pk=:AAA=:, "bare";t=9' })?.rules).toEqual([
-      { name: 'burst', remaining: 3, resetSeconds: 1, quota: undefined, windowSeconds: undefined },
-      { name: 'a, b', remaining: 0, resetSeconds: 4, quota: undefined, windowSeconds: undefined },
+      { name: 'burst', remaining: 3, resetSeconds: 1, limit: undefined, windowSeconds: undefined },
+      { name: 'a, b', remaining: 0, resetSeconds: 4, limit: undefined, windowSeconds: undefined },
     ]);
+  });
+
+  it("names a rule's limit `limit`, as rateLimitStatus() does; `quota` stays a deprecated alias of the same value, not a second field", () => {
+    const [rule] = read({ 'ratelimit-policy': '"minute";q=60;w=60', ratelimit: '"minute";r=59;t=61' })?.rules ?? [];
+    expect([rule?.limit, rule?.quota]).toEqual([60, 60]);
+    expect(Object.keys(rule ?? {})).not.toContain('quota');
+    expect(JSON.parse(JSON.stringify(rule))).toEqual({ name: 'minute', remaining: 59, resetSeconds: 61, limit: 60, windowSeconds: 60 });
   });
 
   it('is undefined when no RateLimit field is readable', () => {
@@ -72,7 +79,7 @@ describe('readRateLimitState', () => {
       const client = new PetStoreClient({ baseUrl: server.baseUrl, apiKey: 'k', retry: { sleep: async (ms) => void waits.push(ms) } });
       await client.listPets();
       expect(waits).toEqual([1000]);
-      expect(client.rateLimit?.rules).toEqual([{ name: 'minute', remaining: 0, resetSeconds: 1, quota: 1, windowSeconds: 60 }]);
+      expect(client.rateLimit?.rules).toEqual([{ name: 'minute', remaining: 0, resetSeconds: 1, limit: 1, windowSeconds: 60 }]);
     } finally {
       await server.close();
     }

@@ -156,7 +156,7 @@ describe('PetStoreClient against a real server', () => {
     expect(first?.rules).toEqual(
       rules.map((rule) => ({
         name: rule.name,
-        quota: rule.limit,
+        limit: rule.limit,
         windowSeconds: rule.windowMs / 1000,
         remaining: rule.limit - 1,
         resetSeconds: expect.any(Number),

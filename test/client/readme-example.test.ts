@@ -31,7 +31,7 @@ it('runs the docs/embedding.md example: create, iterate, an order, the retry opt
     const minute = STANDARD_PLANS.pro.rules[0];
     expect(log.mock.calls).toEqual([
       [1, 'Rex'],
-      ['placed', { name: minute?.name, remaining: (minute?.limit ?? 0) - 3, resetSeconds: expect.any(Number), quota: minute?.limit, windowSeconds: 60 }],
+      ['placed', { name: minute?.name, remaining: (minute?.limit ?? 0) - 3, resetSeconds: expect.any(Number), limit: minute?.limit, windowSeconds: 60 }],
       [404, 'not_found'],
     ]);
   } finally {

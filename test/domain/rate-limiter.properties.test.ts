@@ -86,7 +86,8 @@ describe('rate limiter properties', () => {
       }),
       { numRuns: runs(1_000) },
     );
-    expect(refusals).toBeGreaterThan(10_000);
+    // Ten refusals a run on average: the schedules reach the limits (scaled with the runs, so the unit tier's tenth holds it too).
+    expect(refusals).toBeGreaterThan(10 * runs(1_000));
   });
 
   it('a refused check costs nothing: without a ban, the schedule of only the admitted requests is admitted whole, with the same decisions', () => {
@@ -133,6 +134,6 @@ describe('rate limiter properties', () => {
       }),
       { numRuns: runs(500) },
     );
-    expect(obeyed).toBeGreaterThan(2_000);
+    expect(obeyed).toBeGreaterThan(4 * runs(500));
   });
 });

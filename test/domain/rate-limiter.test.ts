@@ -263,6 +263,23 @@ describe('createRateLimiter', () => {
       }
     });
 
+    it('says what to write instead of a window it refuses: the nearest multiples of 3 s, or a burst rule for any whole number of milliseconds', () => {
+      const store = new MemoryQuotaStore(new ManualClock(T0));
+      const refusal = (windowMs: number): string => {
+        try {
+          createRateLimiter({ rules: [minute({ windowMs })], store });
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return 'accepted';
+      };
+      expect(refusal(10_000)).toContain('write 9000 or 12000');
+      expect(refusal(1_000)).toContain('write 3000');
+      expect(refusal(1_000)).toContain("{ kind: 'burst', windowMs: 1000 }");
+      // Still taken as a burst rule: a bucket has no sub-windows.
+      expect(() => createRateLimiter({ rules: [{ name: 'second', limit: 5, windowMs: 1_000, kind: 'burst' }], store })).not.toThrow();
+    });
+
     it('and takes the rules it can: windows of whole seconds that are multiples of 3 s, names of printable ASCII', () => {
       const rules: QuotaRule[] = [
         { name: 'burst 3s', limit: 1, windowMs: 3_000 },

@@ -155,6 +155,26 @@ describe('rateLimitMiddleware in express 5: the exact quota engine on chosen rou
     expect(() => rateLimitHook({ limiter: refunding, refund: ['5XX'] })).toThrow(RangeError);
   });
 
+  it('tells a banned subject it is banned without calling it an API key: the limiter does not know what its subjects are', async () => {
+    const banning = createRateLimiter({
+      rules: [{ name: 'minute', limit: 1, windowMs: 60_000 }],
+      store: new MemoryQuotaStore(new SystemClock()),
+      ban: { strikes: 1, strikeWindowMs: 60_000, banMs: 60_000 },
+    });
+    const app = express();
+    app.get('/banning', rateLimitMiddleware({ limiter: banning, key: () => 'tenant:x' }), (_req, res) => {
+      res.json({ ok: true });
+    });
+    const banHost = await listening(app.listen(0, '127.0.0.1'));
+    try {
+      let last = await get(`${banHost.origin}/banning`);
+      for (let i = 0; i < 4 && (last.body as { code?: string }).code !== 'api_key_banned'; i++) last = await get(`${banHost.origin}/banning`);
+      expect(last.body).toEqual({ code: 'api_key_banned', status: 429, message: 'This client is temporarily banned for sending requests while rate limited.' });
+    } finally {
+      await banHost.close();
+    }
+  });
+
   it('answers 503 with Retry-After when its store cannot decide', async () => {
     const answer = await get(`${host.origin}/down`);
     expect([answer.status, answer.retryAfter, (answer.body as { code: string }).code]).toEqual([503, '1', 'service_unavailable']);

@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import express, { type RequestHandler } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
-import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
 import { ManualClock } from '../support/manual-clock.js';
 
@@ -20,7 +21,6 @@ const limiter = createRateLimiter({
     { name: 'hour', limit: 100, windowMs: 3_600_000 },
   ],
   store: new MemoryQuotaStore(clock),
-  ban: DEFAULT_BAN_POLICY,
 });
 
 const limited: RequestHandler = async (req, res, next) => {
@@ -99,5 +99,17 @@ describe('an express 5 route guarded by the rate limiter', () => {
     const back = await search();
     expect(back.status).toBe(200);
     expect(back.rateLimit).toMatchObject({ 'x-ratelimit-remaining': '2', ratelimit: '"minute";r=2;t=61, "hour";r=96;t=3599', 'retry-after': null });
+  });
+});
+
+describe('the example as docs/embedding.md shows it', () => {
+  it('is the code above, line for line, and turns no bans on: bans are explained where they are shown, not switched on in passing', () => {
+    const guide = readFileSync(join(import.meta.dirname, '../../docs/embedding.md'), 'utf8');
+    const shown = /\*\*The quota engine as a limiter of your own\*\*[\s\S]*?```ts\n([\s\S]*?)```/.exec(guide)?.[1];
+    const self = readFileSync(import.meta.filename, 'utf8');
+    const tested = /\/\/ --- what docs\/embedding\.md shows, from here ---\n([\s\S]*?)\/\/ --- to here ---/.exec(self)?.[1];
+    const normalized = (code: string | undefined) => code?.replace('new MemoryQuotaStore(clock)', 'new MemoryQuotaStore(new SystemClock())').replace(/\nconst app = express\(\);\n/, '\n').trim();
+    expect(normalized(shown)).toBe(normalized(tested));
+    expect(shown).not.toMatch(/\bban\b|BAN_POLICY/);
   });
 });

@@ -182,12 +182,16 @@ await petStore.close();
     expect(JSON.parse(output)).toEqual({ created: 201, limit: '300', pets: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] });
   });
 
-  it('type-checks the client alone in a browser project: no @types/node ("types": []), lib dom and es2022', async () => {
+  it('type-checks the client alone in a browser project: no @types/node ("types": []), lib dom and es2022, and the client example of docs/embedding.md in it', async () => {
+    const guide = await readFile(join(REPO, 'docs', 'embedding.md'), 'utf8');
+    const example = /## The client[\s\S]*?```ts\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(example, 'docs/embedding.md has the client example').toBeDefined();
     await write({
       'browser/tsconfig.json': JSON.stringify({
         compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', strict: true, noEmit: true, types: [], lib: ['dom', 'es2022'] },
-        files: ['use-client.ts'],
+        files: ['use-client.ts', 'readme-client.ts'],
       }),
+      'browser/readme-client.ts': example ?? '',
       'browser/use-client.ts': `
 import { PetStoreClient, type Pet } from 'petstore-service/client';
 const client = new PetStoreClient({ baseUrl: 'https://api.example/v1', apiKey: 'k' });
@@ -408,6 +412,27 @@ console.log(JSON.stringify({ verdicts, afterReset: limiter.get('a').decision.rem
     );
     const output = await run(process.execPath, ['light.mjs'], { cwd: light, timeoutMs: 15_000 });
     expect(JSON.parse(output)).toEqual({ verdicts: [true, false, false], afterReset: [2], client: 'function' });
+  });
+
+  it("serves the API from a light install, composed by hand over memory stores as docs/embedding.md shows (createPetStore needs the server's packages)", async () => {
+    const guide = await readFile(join(REPO, 'docs', 'embedding.md'), 'utf8');
+    const block = /\*\*Without the server's packages\*\*[\s\S]*?```js\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(block, "docs/embedding.md has the block composing the handler by hand").toBeDefined();
+    await writeFile(
+      join(light, 'by-hand.mjs'),
+      `${block}
+await new Promise((resolve) => server.once('listening', resolve));
+const base = \`http://127.0.0.1:\${server.address().port}/v1\`;
+const headers = { authorization: 'Bearer my-shop-key-1', 'content-type': 'application/json' };
+const created = await fetch(\`\${base}/pets\`, { method: 'POST', headers, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) });
+const listed = await fetch(\`\${base}/pets\`, { headers });
+const status = await fetch(\`\${base}/rate_limit\`, { headers });
+console.log(JSON.stringify({ created: created.status, limit: listed.headers.get('x-ratelimit-limit'), pets: await listed.json(), status: status.status }));
+server.close();
+`,
+    );
+    const output = await run(process.execPath, ['by-hand.mjs'], { cwd: light, timeoutMs: 15_000, env: { ...process.env, PORT: '0' } });
+    expect(JSON.parse(output)).toEqual({ created: 201, limit: '300', pets: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }], status: 200 });
   });
 
   it('the petstore bin of a light install names the packages the server needs and how to install them, exit 1', async () => {

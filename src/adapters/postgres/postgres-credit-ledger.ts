@@ -1,5 +1,5 @@
 import { afterChange, afterRefund, afterSpend, openingBalance, refilled, type CreditBalance, type CreditChange } from '../../domain/credits/credit-balance.js';
-import { nextRefillAt } from '../../domain/credits/credit-periods.js';
+import { nextRefillAt, periodStartOf } from '../../domain/credits/credit-periods.js';
 import type { CreditRule } from '../../domain/credits/credit-rule.js';
 import { assertCreditChange, assertCreditUnits } from '../../domain/credits/credit-units.js';
 import type { CreditChangeResult, CreditLedger, CreditSpend, CreditStanding, CreditUsage, CreditUsageQuery } from '../../ports/credit-ledger.js';
@@ -39,6 +39,21 @@ const LOCK = `INSERT INTO credit_balances AS kept (subject, balance, period) VAL
 const WRITE = `WITH kept AS (UPDATE credit_balances SET balance = $2, period = $3, before_balance = $4, before_period = $5 WHERE subject = $1)
                INSERT INTO credit_usage AS usage (${USAGE_COLUMNS}) VALUES ($1, $3, $6, $7, $8, $9, $10, $11, $12)
                ON CONFLICT (subject, period) DO UPDATE SET ${USAGE_FIELDS.map((field) => `${field} = usage.${field} + EXCLUDED.${field}`).join(', ')}`;
+
+/**
+ * A spend in the common case, as one statement (one round trip, the row locked only until its
+ * own commit): the subject's row is of the current period ($3, so no refill is due) and holds the
+ * units ($2). It returns the balance after; no row when any of that is not so, and the spend then
+ * takes the whole step (#step), which decides every case.
+ */
+const SPEND_IN_PERIOD = `WITH spent AS (
+                           UPDATE credit_balances SET balance = balance - $2 WHERE subject = $1 AND period = $3 AND balance >= $2
+                           RETURNING balance
+                         ), counted AS (
+                           INSERT INTO credit_usage AS usage (subject, period, spent, spends) SELECT $1, $3, $2, 1 FROM spent
+                           ON CONFLICT (subject, period) DO UPDATE SET spent = usage.spent + EXCLUDED.spent, spends = usage.spends + 1
+                         )
+                         SELECT balance FROM spent`;
 
 const STANDING = `SELECT ${BALANCE_COLUMNS} FROM credit_balances WHERE subject = $1`;
 
@@ -80,8 +95,9 @@ interface Decided<Answer> {
 }
 
 /**
- * Credit balances and their usage in PostgreSQL (0006_credits.sql). Each spend, refund or change
- * is one transaction of two statements: the subject's balance row locked (LOCK), the rules of
+ * Credit balances and their usage in PostgreSQL (0006_credits.sql). A spend of the current
+ * period that the balance holds is one statement (SPEND_IN_PERIOD); any other spend, and each
+ * refund or change, is one transaction of two statements: the subject's balance row locked (LOCK), the rules of
  * credit-balance.ts applied here to it, and the balance and the period's usage row written
  * (WRITE); so concurrent calls for one subject, from any instance, take turns on its row, and a
  * spend and its usage are committed together or not at all.
@@ -91,6 +107,10 @@ export class PostgresCreditLedger implements CreditLedger {
 
   async spend(subject: string, rule: CreditRule, units: number, now: number): Promise<CreditSpend> {
     assertCreditUnits(units);
+    const period = periodStartOf(rule.refill, now);
+    const { rows } = await this.db.query<{ readonly balance: Bigint }>(SPEND_IN_PERIOD, [subject, units, period]);
+    const spent = rows[0];
+    if (spent !== undefined) return { granted: true, balance: Number(spent.balance), period, refillAt: nextRefillAt(rule.refill, period) };
     return this.#step(subject, rule, now, (state): Decided<CreditSpend> => {
       const after = afterSpend(state, units);
       if (after === undefined) return { state, usage: { refused: 1 }, answer: { granted: false, ...standingOf(rule, state) } };

@@ -33,8 +33,12 @@ export const refilled = (state: CreditBalance, rule: CreditRule, now: number): {
 };
 
 /** The balance after spending `units`; undefined when it holds fewer (a balance never goes below zero). */
-export const afterSpend = (state: CreditBalance, units: number): CreditBalance | undefined =>
-  state.balance < units ? undefined : { ...state, balance: state.balance - units };
+export const afterSpend = (state: CreditBalance, units: number): CreditBalance | undefined => {
+  if (state.balance < units) return undefined;
+  // Written out, not spread: every credited request takes this step.
+  const { balance, period, before } = state;
+  return before === undefined ? { balance: balance - units, period } : { balance: balance - units, period, before };
+};
 
 /**
  * The balance after giving back `units` spent in period `spentIn`, and the units it gained:

@@ -92,6 +92,13 @@ const FIELD_SAFE_NAME = /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/;
 /** Whole seconds (RateLimit-Policy's `w`) cut into 60 sub-windows of whole milliseconds. */
 const LIMITER_WINDOW_STEP_MS = 3_000;
 
+/** The nearest windows a sliding rule takes, for the message that refuses `windowMs`. */
+const insteadOf = (windowMs: number): string => {
+  if (!Number.isFinite(windowMs) || windowMs <= LIMITER_WINDOW_STEP_MS) return `write ${LIMITER_WINDOW_STEP_MS}`;
+  const below = Math.floor(windowMs / LIMITER_WINDOW_STEP_MS) * LIMITER_WINDOW_STEP_MS;
+  return `write ${below} or ${below + LIMITER_WINDOW_STEP_MS}`;
+};
+
 /** Throws on what the store or the header fields could not honour. */
 const assertLimiterPolicy = (policy: QuotaPolicy): void => {
   // Checked before the store's own rule (60 whole-millisecond sub-windows) so that the message names the limiter's, in its units.
@@ -99,7 +106,10 @@ const assertLimiterPolicy = (policy: QuotaPolicy): void => {
     // A bucket has no sub-windows: any whole number of milliseconds, the store's own rule.
     if (kind === 'burst') continue;
     if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % LIMITER_WINDOW_STEP_MS !== 0) {
-      throw new RangeError(`rate limiter rule ${name}: windowMs must be a multiple of 3 s (3000, 60000, 3600000...): whole seconds cut into 60 sub-windows`);
+      throw new RangeError(
+        `rate limiter rule ${name}: windowMs must be a multiple of 3 s (3000, 60000, 3600000...): whole seconds cut into 60 sub-windows; ` +
+          `${insteadOf(windowMs)}, or a burst rule ({ kind: 'burst', windowMs: ${Number.isSafeInteger(windowMs) && windowMs > 0 ? windowMs : 1000} }) for any whole number of milliseconds`,
+      );
     }
   }
   assertDecidablePolicy(policy);

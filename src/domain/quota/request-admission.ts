@@ -210,7 +210,10 @@ export class RequestAdmission {
       return { plan, caller, policy, costs, decision, credit: { rule, granted: false, units, balance, refillAt, decidedAt, refund: NOTHING_TO_RELEASE } };
     }
     const refund = (): void | Promise<void> => accounts.ledger.refund(subject, rule, units, spend.period, accounts.clock.now());
-    return { ...admitted, credit: { rule, granted: true, units, balance, refillAt, decidedAt, refund } };
+    const credit: CreditUse = { rule, granted: true, units, balance, refillAt, decidedAt, refund };
+    // Written out, not spread: a spread of the admission costs more than the spend itself (bench:limits-cost).
+    const { plan, caller, policy, costs, decision, slot, refunds } = admitted;
+    return slot === undefined ? { plan, caller, policy, costs, decision, refunds, credit } : { plan, caller, policy, costs, decision, slot, refunds, credit };
   }
 
   /** A request refused after it was counted (its credits too few, or unreadable): its units under every rule and its slot come back. */

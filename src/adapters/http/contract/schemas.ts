@@ -38,7 +38,10 @@ export const NewPetSchema = Type.Object(
       description: `Trimmed, then 1 to ${MAX_NAME_LENGTH} characters (code points) without control characters, at least one of them visible (not white space, nor one Unicode renders invisibly, such as a zero-width space); stored trimmed.`,
     }),
     categoryId: idSchema('Identifier of the category the animal belongs to.'),
-    status: Type.Optional(Type.Unsafe<PetStatus>({ ...PetStatusSchema, default: PET_STATUSES[0] })),
+    // Said in words, not as `default`: generators such as openapi-typescript make a property with a default required.
+    status: Type.Optional(
+      Type.Unsafe<PetStatus>({ ...PetStatusSchema, description: `Availability of the animal; \`${PET_STATUSES[0]}\` when absent.` }),
+    ),
   },
   {
     additionalProperties: false,

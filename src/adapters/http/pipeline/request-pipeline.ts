@@ -124,7 +124,8 @@ export function createAdmissionPipeline(
         if (trace !== undefined) trace.verdict = CREDITS_EXHAUSTED;
         return sendError(ctx, CREDITS_EXHAUSTED, creditsExhausted(credit), retryAfterRefill(credit));
       }
-      refundCreditOnceAnswered(ctx, credit, logError);
+      // Only an answer that may give credits back pays for a listener: one in the rule's refund classes, or an idempotent replay.
+      if (credit.rule.refund !== undefined || (match?.kind === 'route' && match.route.operation.idempotent === true)) refundCreditOnceAnswered(ctx, credit, logError);
     }
     if (verdict === 'rate_limited') return sendError(ctx, 'rate_limited');
     if (verdict === 'banned') return sendError(ctx, 'api_key_banned');
