@@ -40,6 +40,16 @@ export const lacks = (actual: unknown, key: string, message?: string): void => {
   );
 };
 
+/** `actual` is a number no less than `floor`. */
+export const atLeast = (actual: number, floor: number, message?: string): void => {
+  assert.ok(actual >= floor, message ?? `expected at least ${floor}, got ${actual}`);
+};
+
+/** `actual` is a number no greater than `ceiling`. */
+export const atMost = (actual: number, ceiling: number, message?: string): void => {
+  assert.ok(actual <= ceiling, message ?? `expected at most ${ceiling}, got ${actual}`);
+};
+
 /** A call, or a promise, that must reject (a call that throws counts): with an instance of `kind`. */
 export const rejects = async (
   action: Promise<unknown> | (() => unknown),
@@ -63,7 +73,11 @@ export const throws = (action: () => unknown, kind: abstract new (...args: never
  * `timeoutMs`, throws with the last answer. For what a store does after it answered (an expiry
  * run on its own timer).
  */
-export const poll = async <T>(read: () => T | Promise<T>, until: (value: T) => boolean, options: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> => {
+export const poll = async <T>(
+  read: () => T | Promise<T>,
+  until: (value: T) => boolean,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> => {
   const { timeoutMs = 5_000, intervalMs = 20, what = 'the polled value' } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
