@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
-import { STANDARD_PLANS, enterprisePlan } from '../../src/domain/quota/plan.js';
-import type { BanPolicy, QuotaPolicy, QuotaRule, RuleCosts, RuleMode } from '../../src/domain/quota/quota-rule.js';
+import { DEFAULT_BAN_POLICY } from '../domain/quota/ban-policy.js';
+import { STANDARD_PLANS, enterprisePlan } from '../domain/quota/plan.js';
+import type { BanPolicy, QuotaPolicy, QuotaRule, RuleCosts, RuleMode } from '../domain/quota/quota-rule.js';
 
 /* Generators of rules and request times that stress a sliding window: bursts, edges, idle gaps. */
 
