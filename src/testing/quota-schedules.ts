@@ -167,7 +167,7 @@ interface PlanChangeOptions {
 }
 
 /** The policy of each request: most keep the one before, about one in eight moves to another. */
-const policyAtArb = (policies: number, requests: number): fc.Arbitrary<number[]> =>
+export const policyAtArb = (policies: number, requests: number): fc.Arbitrary<number[]> =>
   fc
     .tuple(
       fc.nat({ max: policies - 1 }),
@@ -194,7 +194,7 @@ const planChangesOf = (
 };
 
 /** `rules` with limits drawn again, from 1 to 8: another plan of the same windows. */
-const otherLimitsArb = (rules: readonly QuotaRule[]): fc.Arbitrary<readonly QuotaRule[]> =>
+export const otherLimitsArb = (rules: readonly QuotaRule[]): fc.Arbitrary<readonly QuotaRule[]> =>
   fc.tuple(...rules.map((rule) => fc.integer({ min: 1, max: 8 }).map((limit): QuotaRule => ({ ...rule, limit }))));
 
 /**
