@@ -51,8 +51,8 @@ beforeAll(async () => {
   const { tarball } = await pack(work);
   project = await consumerProject(work, 'store-author', [tarball, `fast-check@${await peerRange('fast-check')}`]);
   await writeFile(join(project, 'stores.mjs'), STORES);
-  await writeFile(join(project, 'quota-store.test.mjs'), NODE_TEST);
-  await writeFile(join(project, 'quota-store.vitest.mjs'), VITEST);
+  await writeFile(join(project, 'quota-store.node.test.mjs'), NODE_TEST);
+  await writeFile(join(project, 'quota-store.vitest.test.mjs'), VITEST);
 }, 180_000);
 
 afterAll(async () => {
@@ -69,12 +69,12 @@ const failureOf = async (running: Promise<string>): Promise<string> =>
   );
 
 const runners = {
-  'node:test': (store: string) => run(process.execPath, ['--test', 'quota-store.test.mjs'], { cwd: project, timeoutMs: 60_000, env: { ...process.env, KIT_STORE: store } }),
+  'node:test': (store: string) => run(process.execPath, ['--test', 'quota-store.node.test.mjs'], { cwd: project, timeoutMs: 60_000, env: { ...process.env, KIT_STORE: store, NO_COLOR: '1', FORCE_COLOR: '0' } }),
   vitest: (store: string) =>
-    run(process.execPath, [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', project, '--globals', '--reporter', 'verbose', 'quota-store.vitest.mjs'], {
+    run(process.execPath, [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--root', project, '--globals', '--reporter', 'verbose', 'quota-store.vitest.test.mjs'], {
       cwd: project,
       timeoutMs: 60_000,
-      env: { ...process.env, KIT_STORE: store, PETSTORE_TEST_TIER: '' },
+      env: { ...process.env, KIT_STORE: store, PETSTORE_TEST_TIER: '', NO_COLOR: '1', FORCE_COLOR: '0' },
     }),
 };
 
