@@ -5,10 +5,16 @@ import assert from 'node:assert/strict';
  * what was expected beside what came, the same under every runner.
  */
 
-/** Own properties whose value is undefined dropped, deeply: a store may leave such a field out or write it as undefined. */
+/**
+ * Own properties whose value is undefined dropped, deeply: a store may leave such a field out or
+ * write it as undefined. Plain objects come back as plain objects, null-prototype ones (as
+ * fast-check's records are) too: a prototype is no part of a value.
+ */
 const defined = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(defined);
-  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  if (value === null || typeof value !== 'object') return value;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined).map(([key, field]) => [key, defined(field)]));
 };
 
