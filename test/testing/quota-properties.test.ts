@@ -24,15 +24,16 @@ describe('the kit’s properties against the reference model', () => {
   });
 
   it('a store that admits one past the limit fails, printing the shrunk schedule request by request', async () => {
-    const failure = quotaStoreAgreesWithModel(async (clock) => ({ store: onePastTheLimit(clock), cleanup: async () => {} }), { numRuns: 200, kinds: 'windows', costs: 'one', bans: false });
+    const failure = quotaStoreAgreesWithModel(async (clock) => ({ store: onePastTheLimit(clock), cleanup: async () => {} }), { numRuns: 200, kinds: 'windows', costs: 'one', bans: false, seed: 40 });
     const error = await failure.then(() => undefined, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
     const message = (error as Error).message;
     expect(message).toMatch(/^the limiter admitted a request the model refuses \(over-admission\):\ntime t in ms from \d+\n {2}plan 0: a: \d+ per \d+ ms/);
     expect(message).toMatch(/ {2}t=\d+ request cost=1 → admitted \(model: refused\)\n\(fast-check seed -?\d+, path "[\d:]*", shrunk \d+ times\)$/);
-    // Shrunk: the limit's worth of admissions, then the one too many.
-    const limit = Number(/a: (\d+) per/.exec(message)?.[1]);
-    expect(message.split('\n').filter((line) => line.startsWith('  t='))).toHaveLength(limit + 1);
+    // Every request before the last was answered as the model answers it: the trace stops at the first disagreement.
+    const steps = message.split('\n').filter((line) => line.startsWith('  t='));
+    expect(steps.slice(0, -1).filter((line) => line.includes('(model:'))).toEqual([]);
+    expect(steps.at(-1)).toMatch(/→ admitted \(model: refused\)$/);
   });
 
   it('a limiter function is held to the model too: a correct one passes, a fixed-window counter fails at a window boundary', async () => {
@@ -55,6 +56,28 @@ describe('the kit’s properties against the reference model', () => {
         return true;
       };
     };
-    await expect(limiterAgreesWithModel(policy, fixedWindow, { numRuns: 500 })).rejects.toThrow(/→ admitted \(model: refused\)/);
+    await expect(limiterAgreesWithModel(policy, fixedWindow, { numRuns: 500, seed: 40 })).rejects.toThrow(/→ admitted \(model: refused\)/);
+  });
+});
+
+describe('several instances', () => {
+  it('instances sharing one memory store agree with the model; instances each with counters of their own do not', async () => {
+    const sharedPerCase = new Map<Clock, MemoryQuotaStore>();
+    await quotaStoreAgreesWithModel(
+      async (clock) => {
+        const store = sharedPerCase.get(clock) ?? new MemoryQuotaStore(clock);
+        sharedPerCase.set(clock, store);
+        return { store, cleanup: async () => {} };
+      },
+      { instances: 3, numRuns: runs(100) },
+    );
+    const apart = quotaStoreAgreesWithModel(async (clock) => ({ store: new MemoryQuotaStore(clock), cleanup: async () => {} }), {
+      instances: 2,
+      numRuns: 300,
+      bans: false,
+      // Fixed, so the failure this test needs is the same on every run.
+      seed: 40,
+    });
+    await expect(apart).rejects.toThrow(/ instance \d request cost=.* → admitted \(model: refused\)/);
   });
 });
