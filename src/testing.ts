@@ -13,6 +13,7 @@ export { claimOf, pagedPets, type CreateStores, type StoresFixture } from './tes
 export { petRepositoryChecks } from './testing/pet-repository-contract.js';
 export { orderRepositoryChecks } from './testing/order-repository-contract.js';
 export { idempotencyStoreChecks } from './testing/idempotency-store-contract.js';
+export { apiKeyRegistryChecks, keyAdminChecks, type ApiKeyRegistryFixture, type KeyAdminFixture } from './testing/api-key-registry-contract.js';
 export { quotaStoreChecks, type QuotaStoreContractContext } from './testing/quota-store-contract.js';
 export { CONTRACT_LEASE_MS, concurrencySlotsChecks, type ConcurrencySlotsContractContext } from './testing/concurrency-slots-contract.js';
 export { creditLedgerChecks, type CreditLedgerContractContext } from './testing/credit-ledger-contract.js';
