@@ -135,6 +135,21 @@ module.exports = {
       to: { pathNot: '^src/client(/|\\.ts$)', preCompilationOnly: false },
     },
     {
+      name: 'testing-kit-stays-a-kit',
+      severity: 'error',
+      comment:
+        'petstore-service/testing (src/testing.ts, src/testing/) checks stores through the ports, with the domain, the memory adapters, node:assert and fast-check: never the app, another adapter or a test framework, so it runs under any runner.',
+      from: { path: '^src/testing(/|\\.ts$)' },
+      to: { path: ['^src/app/', '^src/adapters/(?!memory/)', '^src/(index|redis|http|server|client)\\.ts$', 'node_modules/(vitest|@vitest|jest|@jest|mocha)/'] },
+    },
+    {
+      name: 'nothing-runs-on-the-testing-kit',
+      severity: 'error',
+      comment: 'The kit is for tests: no code of the service imports it.',
+      from: { path: '^src/', pathNot: '^src/testing(/|\\.ts$)' },
+      to: { path: '^src/testing(/|\\.ts$)' },
+    },
+    {
       name: 'src-never-imports-tests-or-bench',
       severity: 'error',
       from: { path: '^src/' },

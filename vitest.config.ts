@@ -32,6 +32,8 @@ const SYSTEM_TESTS = [
   'test/app/operations.test.ts',
   // npm pack and install into a temporary project, and `npm start`: npm and servers in real processes.
   'test/package/consumer.test.ts',
+  // The testing kit installed from the packed package and run by node:test and vitest there.
+  'test/package/testing-kit-consumer.test.ts',
   'test/app/npm-start.test.ts',
   // The .lua files and the scripts composed of them in dist/ and the packed package, against the sources.
   'test/package/lua-in-dist.test.ts',
@@ -43,6 +45,7 @@ const SYSTEM_TESTS = [
 // npm and the stores.
 const WAITING_SYSTEM_TESTS = [
   'test/package/consumer.test.ts',
+  'test/package/testing-kit-consumer.test.ts',
   'test/package/lua-in-dist.test.ts',
   'test/redis/keys-command.test.ts',
   'test/postgres/multi-instance.test.ts',

@@ -6,7 +6,7 @@ import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
 import type { BanPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js';
 import { type RateLimitCheck, createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { scheduleArb } from '../support/quota-schedules.js';
+import { scheduleArb } from '../../src/testing/quota-schedules.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 import { onTheWire, serverHeaders } from '../domain/rate-limiter-support.js';
 import { decidingStore } from '../support/quota-store-doubles.js';

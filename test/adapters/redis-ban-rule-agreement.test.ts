@@ -9,7 +9,7 @@ import type { QuotaStore } from '../../src/ports/quota-store.js';
 import type { StrikeRecorder } from '../../src/ports/strike-recorder.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { runs } from '../support/property-runs.js';
-import { smallBanArb } from '../support/quota-schedules.js';
+import { smallBanArb } from '../../src/testing/quota-schedules.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 
 /**

@@ -6,9 +6,11 @@ import { RedisQuotaStore } from '../../src/adapters/redis/redis-quota-store.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { QuotaPolicy, QuotaRule, RuleCosts, RuleMode } from '../../src/domain/quota/quota-rule.js';
+import type { Clock } from '../../src/ports/clock.js';
+import { quotaStoreAgreesWithModel } from '../../src/testing/quota-properties.js';
 import { describeQuotaStoreContract } from '../contracts/quota-store-contract.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { banScenarioArb, burstAndWindowRulesArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { banScenarioArb, burstAndWindowRulesArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallRulesArb } from '../../src/testing/quota-schedules.js';
 import { toldRetryAt } from '../support/retry-after.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
@@ -550,4 +552,19 @@ describe('RedisQuotaStore on a Redis of its own', () => {
       for (let i = 0; i < 3; i++) remaining.push((await store.decide('k', policy)).remaining[0]!);
       expect(remaining).toEqual([4, 3, 2, 1, 0, 0]);
     }));
+});
+
+describe('RedisQuotaStore through the testing kit’s property', () => {
+  it('two instances on one Redis decide every schedule as the reference model does, request by request', async () => {
+    // One prefix a case, shared by both instances: what they count, they count together.
+    const prefixes = new Map<Clock, string>();
+    await quotaStoreAgreesWithModel(
+      async (clock) => {
+        const prefix = prefixes.get(clock) ?? shared.freshPrefix();
+        prefixes.set(clock, prefix);
+        return { store: new RedisQuotaStore(shared.redis, { prefix, time: clock }), cleanup: async () => {} };
+      },
+      { instances: 2, numRuns: runs(100) },
+    );
+  });
 });

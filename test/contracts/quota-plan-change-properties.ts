@@ -7,8 +7,8 @@ import type { Clock } from '../../src/ports/clock.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { check, expectSameDecision } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { burstPlanChangeScenarioArb, type PlanChangeScenario, planChangeScenarioArb, realPlanChangeScenarioArb } from '../support/quota-schedules.js';
-import { ReferenceQuota } from '../support/reference-quota.js';
+import { burstPlanChangeScenarioArb, type PlanChangeScenario, planChangeScenarioArb, realPlanChangeScenarioArb } from '../../src/testing/quota-schedules.js';
+import { ReferenceQuota } from '../../src/testing/reference-quota.js';
 import { toldRetryAt } from '../support/retry-after.js';
 
 export interface PlanChangeSuiteOptions {

@@ -5,7 +5,7 @@ import { type QuotaState, createQuotaState, decideQuota } from '../../src/domain
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import { cloneQuotaState } from '../support/clone-quota-state.js';
 import { check } from '../support/fast-assertions.js';
-import { banScenarioArb } from '../support/quota-schedules.js';
+import { banScenarioArb } from '../../src/testing/quota-schedules.js';
 import { toldRetryAt } from '../support/retry-after.js';
 import { runs, share } from '../support/property-runs.js';
 

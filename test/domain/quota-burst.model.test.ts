@@ -4,8 +4,8 @@ import { createQuotaState, decideQuota, peekQuota } from '../../src/domain/quota
 import type { QuotaPolicy, RuleCosts } from '../../src/domain/quota/quota-rule.js';
 import { check, expectSameDecision } from '../support/fast-assertions.js';
 import { runs } from '../support/property-runs.js';
-import { burstAndWindowRulesArb, ruleCostsArb, scheduleArb, smallBanArb } from '../support/quota-schedules.js';
-import { ReferenceQuota } from '../support/reference-quota.js';
+import { burstAndWindowRulesArb, ruleCostsArb, scheduleArb, smallBanArb } from '../../src/testing/quota-schedules.js';
+import { ReferenceQuota } from '../../src/testing/reference-quota.js';
 
 interface Request {
   readonly at: number;

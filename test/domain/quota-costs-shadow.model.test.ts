@@ -5,8 +5,8 @@ import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
 import type { QuotaPolicy, QuotaRule, RuleCosts } from '../../src/domain/quota/quota-rule.js';
 import { check, expectSameDecision } from '../support/fast-assertions.js';
 import { runs } from '../support/property-runs.js';
-import { modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb } from '../support/quota-schedules.js';
-import { ReferenceQuota } from '../support/reference-quota.js';
+import { modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb } from '../../src/testing/quota-schedules.js';
+import { ReferenceQuota } from '../../src/testing/reference-quota.js';
 
 interface Request {
   readonly at: number;

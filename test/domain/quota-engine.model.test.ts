@@ -4,9 +4,9 @@ import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
 import { STANDARD_PLANS, enterprisePlan } from '../../src/domain/quota/plan.js';
 import { createQuotaState, decideQuota, peekQuota } from '../../src/domain/quota/quota-engine.js';
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
-import { scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { scheduleArb, smallBanArb, smallRulesArb } from '../../src/testing/quota-schedules.js';
 import { expectSameDecision } from '../support/fast-assertions.js';
-import { ReferenceQuota } from '../support/reference-quota.js';
+import { ReferenceQuota } from '../../src/testing/reference-quota.js';
 import { runs } from '../support/property-runs.js';
 
 const matchesReference = (policy: QuotaPolicy, times: readonly number[]): void => {

@@ -7,7 +7,7 @@ import type { QuotaPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.j
 import { cloneQuotaState } from '../support/clone-quota-state.js';
 import { check, expectSameDecision } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { scenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { scenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../../src/testing/quota-schedules.js';
 import { runs, share } from '../support/property-runs.js';
 
 const granule = (rule: QuotaRule): number => rule.windowMs / 60;

@@ -8,8 +8,8 @@ import { RING } from '../../src/domain/quota/sliding-window-counter.js';
 import { check, expectSameDecision } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { runs } from '../support/property-runs.js';
-import { burstAndWindowRulesArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallBurstRuleArb, smallRulesArb } from '../support/quota-schedules.js';
-import { ReferenceQuotaStore } from '../support/reference-quota.js';
+import { burstAndWindowRulesArb, modedRulesArb, ruleCostsArb, scheduleArb, smallBanArb, smallBurstRuleArb, smallRulesArb } from '../../src/testing/quota-schedules.js';
+import { ReferenceQuotaStore } from '../../src/testing/reference-quota.js';
 
 /*
  * Refunds against the reference model (test/support/reference-quota.ts, which keeps every unit's

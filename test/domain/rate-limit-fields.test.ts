@@ -10,7 +10,7 @@ import { createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
 import { cloneQuotaState } from '../support/clone-quota-state.js';
 import { check } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { banScenarioArb, scenarioArb } from '../support/quota-schedules.js';
+import { banScenarioArb, scenarioArb } from '../../src/testing/quota-schedules.js';
 import { runs, share } from '../support/property-runs.js';
 
 // Whole seconds; every clock below is set off them on purpose.

@@ -6,7 +6,7 @@ import type { QuotaRule } from '../../src/domain/quota/quota-rule.js';
 import { createRateLimiter, type SubjectOverride } from '../../src/domain/quota/rate-limiter.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { runs } from '../support/property-runs.js';
-import { scheduleArb } from '../support/quota-schedules.js';
+import { scheduleArb } from '../../src/testing/quota-schedules.js';
 
 const RULES: readonly QuotaRule[] = [
   { name: 'minute', limit: 5, windowMs: 60_000 },

@@ -5,7 +5,7 @@ import type { BanPolicy, QuotaRule } from '../../src/domain/quota/quota-rule.js'
 import { type RateLimitCheck, type RateLimiter, createRateLimiter } from '../../src/domain/quota/rate-limiter.js';
 import { check } from '../support/fast-assertions.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { scheduleArb } from '../support/quota-schedules.js';
+import { scheduleArb } from '../../src/testing/quota-schedules.js';
 import { onTheWire, serverHeaders } from './rate-limiter-support.js';
 import { runs } from '../support/property-runs.js';
 

@@ -1,44 +1,19 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consumerProject, pack, REPO, run } from './packed-project.js';
 
 /*
- * The package as a consumer gets it: `npm pack` of the built dist (the global setup builds it),
- * installed into a fresh project without dev dependencies, then imported, type-checked and run
- * from there. Every command is bounded by a timeout.
+ * The package as a consumer gets it (test/package/packed-project.ts), then imported,
+ * type-checked and run from there.
  */
 
-const REPO = resolve(import.meta.dirname, '../..');
 /** What the core entry point must not load. */
 const HEAVY_PACKAGES = /\/node_modules\/(ioredis|@ioredis|inversify|@inversifyjs|reflect-metadata|pino|prom-client)\//;
-
-const execFileAsync = promisify(execFile);
-
-/** Runs a command to completion within `timeoutMs`; on failure the error names the command and carries its output. */
-async function run(command: string, args: readonly string[], options: { cwd: string; timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<string> {
-  try {
-    const { stdout } = await execFileAsync(command, [...args], {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      timeout: options.timeoutMs,
-      killSignal: 'SIGKILL',
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return stdout;
-  } catch (error) {
-    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed: ${(error as Error).message}\n${stdout}\n${stderr}`, { cause: error });
-  }
-}
-
-interface PackedFile {
-  readonly path: string;
-}
 
 let work: string;
 let project: string;
@@ -51,21 +26,9 @@ const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'petstore-consumer-'));
-  const [pack] = JSON.parse(await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: REPO, timeoutMs: 60_000 })) as [
-    { filename: string; files: readonly PackedFile[] },
-  ];
-  packed = pack.files.map((file) => file.path);
-  tarball = join(work, pack.filename);
+  ({ tarball, files: packed } = await pack(work));
   const { peerDependencies } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
-  const consumer = async (name: string, packages: readonly string[]): Promise<string> => {
-    const folder = join(work, name);
-    await mkdir(folder);
-    await run('npm', ['init', '-y'], { cwd: folder, timeoutMs: 15_000 });
-    const manifest = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8')) as Record<string, unknown>;
-    await writeFile(join(folder, 'package.json'), JSON.stringify({ ...manifest, type: 'module' }, null, 2));
-    await run('npm', ['install', ...packages, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: folder, timeoutMs: 90_000 });
-    return folder;
-  };
+  const consumer = async (name: string, packages: readonly string[]): Promise<string> => consumerProject(work, name, packages);
   // The server's entries need the optional peers: its users install them beside it (docs/embedding.md).
   [project, light] = await Promise.all([
     consumer('consumer', [tarball, ...Object.entries(peerDependencies).map(([name, range]) => `${name}@${range}`)]),

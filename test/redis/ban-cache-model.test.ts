@@ -8,7 +8,7 @@ import { type QuotaState, createQuotaState, decideQuota, peekQuota } from '../..
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { banScenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../support/quota-schedules.js';
+import { banScenarioArb, scheduleArb, smallBanArb, smallRulesArb } from '../../src/testing/quota-schedules.js';
 import { useTestRedis } from '../support/use-test-redis.js';
 import { runs } from '../support/property-runs.js';
 

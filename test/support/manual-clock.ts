@@ -1,18 +1,2 @@
-import type { Clock } from '../../src/ports/clock.js';
-
-/** A clock that moves only when a test says so. */
-export class ManualClock implements Clock {
-  constructor(private current: number) {}
-
-  now(): number {
-    return this.current;
-  }
-
-  advance(ms: number): void {
-    this.current += ms;
-  }
-
-  set(at: number): void {
-    this.current = at;
-  }
-}
+/** The kit's clock: one clock for the contracts and the repository's own tests. */
+export { ManualClock } from '../../src/testing/manual-clock.js';

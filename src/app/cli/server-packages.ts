@@ -1,10 +1,11 @@
 import { createRequire } from 'node:module';
 
 /**
- * Optional peers the server loads only for the store that uses them, when it opens it (which then
- * says what to install): PGlite's 3 MB of WebAssembly is no one else's concern.
+ * Optional peers a server start does not need: fast-check is petstore-service/testing's, and
+ * PGlite's 3 MB of WebAssembly is loaded only by the store that uses it, when it opens it (which
+ * then says what to install).
  */
-const STORE_PACKAGES = new Set(['@electric-sql/pglite']);
+const NOT_AT_EVERY_START = new Set(['fast-check', '@electric-sql/pglite']);
 
 /**
  * The packages the server loads that an install of this package alone leaves out: its optional
@@ -14,7 +15,7 @@ const STORE_PACKAGES = new Set(['@electric-sql/pglite']);
 export function missingServerPackages(): string[] {
   const manifest = createRequire(import.meta.url)('petstore-service/package.json') as { peerDependencies?: Record<string, string> };
   return Object.keys(manifest.peerDependencies ?? {}).filter((name) => {
-    if (STORE_PACKAGES.has(name)) return false;
+    if (NOT_AT_EVERY_START.has(name)) return false;
     try {
       import.meta.resolve(name);
       return false;

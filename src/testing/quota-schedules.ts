@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { DEFAULT_BAN_POLICY } from '../../src/domain/quota/ban-policy.js';
-import { STANDARD_PLANS, enterprisePlan } from '../../src/domain/quota/plan.js';
-import type { BanPolicy, QuotaPolicy, QuotaRule, RuleCosts, RuleMode } from '../../src/domain/quota/quota-rule.js';
+import { DEFAULT_BAN_POLICY } from '../domain/quota/ban-policy.js';
+import { STANDARD_PLANS, enterprisePlan } from '../domain/quota/plan.js';
+import type { BanPolicy, QuotaPolicy, QuotaRule, RuleCosts, RuleMode } from '../domain/quota/quota-rule.js';
 
 /* Generators of rules and request times that stress a sliding window: bursts, edges, idle gaps. */
 
@@ -167,7 +167,7 @@ interface PlanChangeOptions {
 }
 
 /** The policy of each request: most keep the one before, about one in eight moves to another. */
-const policyAtArb = (policies: number, requests: number): fc.Arbitrary<number[]> =>
+export const policyAtArb = (policies: number, requests: number): fc.Arbitrary<number[]> =>
   fc
     .tuple(
       fc.nat({ max: policies - 1 }),
@@ -194,7 +194,7 @@ const planChangesOf = (
 };
 
 /** `rules` with limits drawn again, from 1 to 8: another plan of the same windows. */
-const otherLimitsArb = (rules: readonly QuotaRule[]): fc.Arbitrary<readonly QuotaRule[]> =>
+export const otherLimitsArb = (rules: readonly QuotaRule[]): fc.Arbitrary<readonly QuotaRule[]> =>
   fc.tuple(...rules.map((rule) => fc.integer({ min: 1, max: 8 }).map((limit): QuotaRule => ({ ...rule, limit }))));
 
 /**

@@ -1,4 +1,4 @@
-import type { QuotaRule } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaRule } from '../domain/quota/quota-rule.js';
 
 /**
  * A burst rule written the textbook way, for comparison with the engine's level arithmetic:

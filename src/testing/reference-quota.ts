@@ -1,5 +1,5 @@
-import type { QuotaDecision } from '../../src/domain/quota/quota-decision.js';
-import type { QuotaPolicy, QuotaRule, RuleCosts } from '../../src/domain/quota/quota-rule.js';
+import type { QuotaDecision } from '../domain/quota/quota-decision.js';
+import type { QuotaPolicy, QuotaRule, RuleCosts } from '../domain/quota/quota-rule.js';
 import { ReferenceBucket } from './reference-bucket.js';
 
 /**

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.js';
+import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
+import type { Clock } from '../../src/ports/clock.js';
+import type { QuotaStore } from '../../src/ports/quota-store.js';
+import { limiterAgreesWithModel, quotaStoreAgreesWithModel, type LimiterFunction } from '../../src/testing.js';
+import { runs } from '../support/property-runs.js';
+
+/** A store that admits one more than every limit: what the property must catch. */
+const onePastTheLimit = (clock: Clock): QuotaStore => {
+  const inner = new MemoryQuotaStore(clock);
+  const widened = (policy: QuotaPolicy): QuotaPolicy => ({ ...policy, rules: policy.rules.map((rule) => ({ ...rule, limit: rule.limit + 1 })) });
+  return {
+    decide: (subject, policy, cost) => inner.decide(subject, widened(policy), cost),
+    peek: (subject, policy, cost) => inner.peek(subject, widened(policy), cost),
+    reset: (subject) => inner.reset(subject),
+    refund: (subject, policy, units, admitted) => inner.refund(subject, widened(policy), units, admitted),
+  };
+};
+
+describe('the kit’s properties against the reference model', () => {
+  it('the memory store agrees with the model on every schedule: windows, bursts, shadow rules, costs, bans, plan changes', async () => {
+    await quotaStoreAgreesWithModel(async (clock) => ({ store: new MemoryQuotaStore(clock), cleanup: async () => {} }), { numRuns: runs(200) });
+  });
+
+  it('a store that admits one past the limit fails, printing the shrunk schedule request by request', async () => {
+    const failure = quotaStoreAgreesWithModel(async (clock) => ({ store: onePastTheLimit(clock), cleanup: async () => {} }), { numRuns: 200, kinds: 'windows', costs: 'one', bans: false, seed: 40 });
+    const error = await failure.then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^the limiter admitted a request the model refuses \(over-admission\):\ntime t in ms from \d+\n {2}plan 0: a: \d+ per \d+ ms/);
+    expect(message).toMatch(/ {2}t=\d+ request cost=1 → admitted \(model: refused\)\n\(fast-check seed -?\d+, path "[\d:]*", shrunk \d+ times\)$/);
+    // Every request before the last was answered as the model answers it: the trace stops at the first disagreement.
+    const steps = message.split('\n').filter((line) => line.startsWith('  t='));
+    expect(steps.slice(0, -1).filter((line) => line.includes('(model:'))).toEqual([]);
+    expect(steps.at(-1)).toMatch(/→ admitted \(model: refused\)$/);
+  });
+
+  it('a limiter function is held to the model too: a correct one passes, a fixed-window counter fails at a window boundary', async () => {
+    const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 3, windowMs: 60_000 }] };
+    await limiterAgreesWithModel(policy, () => {
+      let now = 0;
+      const clocked = new MemoryQuotaStore({ now: () => now });
+      return (subject, cost, at) => {
+        now = at;
+        return clocked.decide(subject, policy, cost).verdict === 'admitted';
+      };
+    }, { numRuns: runs(100) });
+    const fixedWindow = (): LimiterFunction => {
+      const counts = new Map<string, number>();
+      return (subject: string, cost: number, at: number): boolean => {
+        const key = `${subject}:${Math.floor(at / 60_000)}`;
+        const count = counts.get(key) ?? 0;
+        if (count + cost > 3) return false;
+        counts.set(key, count + cost);
+        return true;
+      };
+    };
+    await expect(limiterAgreesWithModel(policy, fixedWindow, { numRuns: 500, seed: 40 })).rejects.toThrow(/→ admitted \(model: refused\)/);
+  });
+});
+
+describe('several instances', () => {
+  it('instances sharing one memory store agree with the model; instances each with counters of their own do not', async () => {
+    const sharedPerCase = new Map<Clock, MemoryQuotaStore>();
+    await quotaStoreAgreesWithModel(
+      async (clock) => {
+        const store = sharedPerCase.get(clock) ?? new MemoryQuotaStore(clock);
+        sharedPerCase.set(clock, store);
+        return { store, cleanup: async () => {} };
+      },
+      { instances: 3, numRuns: runs(100) },
+    );
+    const apart = quotaStoreAgreesWithModel(async (clock) => ({ store: new MemoryQuotaStore(clock), cleanup: async () => {} }), {
+      instances: 2,
+      numRuns: 300,
+      bans: false,
+      // Fixed, so the failure this test needs is the same on every run.
+      seed: 40,
+    });
+    await expect(apart).rejects.toThrow(/ instance \d request cost=.* → admitted \(model: refused\)/);
+  });
+});
