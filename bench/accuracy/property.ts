@@ -13,10 +13,11 @@
 import fc from 'fast-check';
 import { accuracyOf, type Decision } from './measure.js';
 import type { Instance } from './limiters.js';
+import { nextTurn } from './shapes.js';
 
 export interface Group {
-  /** Milliseconds after the previous group. */
-  readonly gapMs: number;
+  /** Milliseconds after the run starts: groups are absolute, so that shrinking one moves no other. */
+  readonly atMs: number;
   /** Requests sent at once. */
   readonly count: number;
 }
@@ -53,11 +54,13 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 const playGroups = async (groups: readonly Group[], instance: Instance, subject: string, clock: 'driven' | 'real', virtual: { now: number }): Promise<Decision[]> => {
   const decisions: Decision[] = [];
   const start = performance.now();
-  for (const { gapMs, count } of groups) {
-    if (clock === 'driven') virtual.now += gapMs;
-    else await sleep(gapMs);
+  const origin = virtual.now;
+  for (const { atMs, count } of [...groups].sort((a, b) => a.atMs - b.atMs)) {
+    if (clock === 'driven') virtual.now = origin + atMs;
+    else await sleep(start + atMs - performance.now());
     const answers = await Promise.all(
-      Array.from({ length: count }, async () => {
+      Array.from({ length: count }, async (_, i) => {
+        if (i > 0) await nextTurn();
         const sentAt = performance.now();
         const admitted = await instance.check(subject);
         return { at: clock === 'driven' ? virtual.now : (sentAt + performance.now()) / 2 - start, admitted };
@@ -72,7 +75,7 @@ const playGroups = async (groups: readonly Group[], instance: Instance, subject:
 export const checkProperty = async (instance: Instance, options: PropertyOptions, virtual: { now: number }, driveDateNow: boolean): Promise<PropertyResult> => {
   const { clock, limit, windowMs, numRuns, seed } = options;
   const tolerance = clock === 'driven' ? 0 : 3;
-  const schedule = fc.array(fc.record({ gapMs: fc.integer({ min: 0, max: windowMs }), count: fc.integer({ min: 1, max: limit }) }), { minLength: 1, maxLength: clock === 'driven' ? 8 : 4 });
+  const schedule = fc.array(fc.record({ atMs: fc.integer({ min: 0, max: 2 * windowMs }), count: fc.integer({ min: 1, max: limit }) }), { minLength: 1, maxLength: clock === 'driven' ? 8 : 4 });
   let subjects = 0;
   let lastPeak = 0;
   const property = fc.asyncProperty(schedule, async (groups) => {

@@ -59,7 +59,7 @@ export const renderTable = (results: AccuracyResults): string => {
 
 export const renderProperties = (results: AccuracyResults): string => {
   const lines = [
-    `| limiter (store) | clock | limit / window | runs | result | shrunk counterexample: [gap ms, requests at once]… | most admitted in a rolling window |`,
+    `| limiter (store) | clock | limit / window | runs | result | shrunk counterexample: groups of requests at once (ms after the start) | most admitted in a rolling window |`,
     '|---|---|---|--:|---|---|--:|',
   ];
   for (const p of results.properties) {

@@ -61,6 +61,15 @@ export interface Played {
   readonly slowestMs: number;
 }
 
+/**
+ * A turn of the event loop. express-rate-limit's MemoryStore and @fastify/rate-limit's local
+ * store hand back their counter object itself, which the middleware reads a few promise
+ * steps later: calls started in one turn all read the count of the last, and a burst would be
+ * refused whole. Over HTTP each request arrives in a callback of its own, its promises settled
+ * before the next; so here.
+ */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 const sleepUntil = async (at: number): Promise<void> => {
   const wait = at - performance.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -87,6 +96,8 @@ export const play = async (
     await sleepUntil(start + at);
     during?.(performance.now() - start);
     for (; i < sorted.length && sorted[i]!.at === at; i++) {
+      // Each call starts in a turn of the event loop of its own, as HTTP requests arrive: see nextTurn.
+      if (sorted[i - 1]?.at === at) await nextTurn();
       const instance = instances[sorted[i]!.instance]!;
       const sentAt = performance.now();
       pending.push(
