@@ -103,5 +103,6 @@ export const checkProperty = async (instance: Instance, options: PropertyOptions
   if (!outcome.failed || outcome.counterexample === null) return { ...base, passed: true };
   // Replay the shrunk schedule once more, so that the count quoted is the counterexample's own.
   await property.run(outcome.counterexample);
-  return { ...base, passed: false, counterexample: fc.stringify(outcome.counterexample[0]), admittedInWindow: lastPeak, shrinks: outcome.numShrinks };
+  const inOrder = [...outcome.counterexample[0]].sort((a, b) => a.atMs - b.atMs);
+  return { ...base, passed: false, counterexample: fc.stringify(inOrder), admittedInWindow: lastPeak, shrinks: outcome.numShrinks };
 };
