@@ -77,7 +77,7 @@ export const checkProperty = async (instance: Instance, options: PropertyOptions
   const tolerance = clock === 'driven' ? 0 : 3;
   const schedule = fc.array(fc.record({ atMs: fc.integer({ min: 0, max: 2 * windowMs }), count: fc.integer({ min: 1, max: limit }) }), { minLength: 1, maxLength: clock === 'driven' ? 8 : 4 });
   let subjects = 0;
-  let lastPeak = 0;
+  let failingPeak = 0;
   const property = fc.asyncProperty(schedule, async (groups) => {
     const subject = `property:${++subjects}`;
     // A fresh subject, and a virtual time well past anything the previous run counted.
@@ -91,7 +91,8 @@ export const checkProperty = async (instance: Instance, options: PropertyOptions
       Date.now = realNow;
     }
     const accuracy = accuracyOf(decisions, limit, windowMs, tolerance);
-    lastPeak = accuracy.peakExcess + limit;
+    // The last run that fails is the shrunk counterexample: its count is the one quoted (a replay on the real clock need not fail again).
+    if (accuracy.peakExcess > 0) failingPeak = accuracy.peakExcess + limit;
     return accuracy.peakExcess === 0;
   });
   const outcome = await fc.check(property, {
@@ -101,8 +102,6 @@ export const checkProperty = async (instance: Instance, options: PropertyOptions
   });
   const base = { clock, limit, windowMs, runs: outcome.numRuns, interrupted: outcome.interrupted, seed };
   if (!outcome.failed || outcome.counterexample === null) return { ...base, passed: true };
-  // Replay the shrunk schedule once more, so that the count quoted is the counterexample's own.
-  await property.run(outcome.counterexample);
   const inOrder = [...outcome.counterexample[0]].sort((a, b) => a.atMs - b.atMs);
-  return { ...base, passed: false, counterexample: fc.stringify(inOrder), admittedInWindow: lastPeak, shrinks: outcome.numShrinks };
+  return { ...base, passed: false, counterexample: fc.stringify(inOrder), admittedInWindow: failingPeak, shrinks: outcome.numShrinks };
 };
