@@ -330,6 +330,10 @@ const main = async (): Promise<void> => {
       'Instances: separate limiter objects, each with its own Redis client, on one Redis prefix, requests dealt to them in turn, all in flight at once. The memory stores are per process, so they are not run as instances.',
       'The clock step moves Date.now() forward one window in this process (as an NTP step would), which every memory store here reads (this service\'s through the clock it is given). ' +
         'It moves neither Redis\'s TIME nor its key expiry: this service\'s RedisQuotaStore reads the Redis server\'s TIME by default, and the peers\' Redis stores count with key expiry, so none of the Redis rows can move.',
+      'Steady at the limit sends one request every 60 ms: exactly the limit, so a timer that fires late and the next on time put 51 sends within 3 s. An exact limiter refuses one of them ' +
+        '(not counted as refused under the limit: the window did hold 50); a fixed window admits it, the +1 of some rows. Such ±1 come and go from run to run on a loaded machine.',
+      'This service\'s limiter counts the oldest of its 60 sub-windows whole (src/domain/quota/sliding-window-counter.ts): never over the limit, but it may refuse for up to one sub-window ' +
+        `(${TRAFFIC.windowMs / 60} ms here) after a rolling window fell below the limit: the one or two refusals under the limit in its rows.`,
       'Each call of a burst starts in a turn of the event loop of its own, as HTTP requests arrive. Started in one turn, express-rate-limit\'s MemoryStore and @fastify/rate-limit\'s local store ' +
         'refuse a burst whole: both hand back their counter object itself, which the middleware reads after every call of the turn has added to it (a burst of 50 on 1 counted: all 50 see 51).',
       'decisions/s: the same limiter with a limit out of reach (every call admitted), 32 calls in flight on one subject, in the shape\'s setting (store, instances, latency), each limiter alone, ' +
