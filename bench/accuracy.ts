@@ -131,7 +131,7 @@ const throughput = async (kind: LimiterKind, store: StoreName, setting: Setting)
 };
 
 /** One shape on one store: the four limiters at once, each on a subject of its own. */
-const runShape = async (shape: Shape, store: StoreName): Promise<Omit<Row, 'decisionsPerSecond'>[]> => {
+const runShape = async (shape: Shape, store: StoreName): Promise<Omit<Row, 'decisionsPerSecond' | 'setting'>[]> => {
   const connections = new Connections();
   const clock = shape.clockStep === undefined ? undefined : stepProcessClock();
   try {
@@ -248,7 +248,7 @@ const verdictOf = (rows: readonly Row[]): string => {
   const fastest = new Map<string, Row>();
   for (const row of rows) {
     if (row.decisionsPerSecond === null) continue;
-    const key = `${row.store}|${row.shape}`;
+    const key = row.setting;
     const best = fastest.get(key);
     if (best === undefined || row.decisionsPerSecond > best.decisionsPerSecond!) fastest.set(key, row);
   }
@@ -273,10 +273,11 @@ const verdictOf = (rows: readonly Row[]): string => {
   const peerWins = [...fastest.values()].filter((row) => row.limiter !== 'own');
   if (peerWins.length > 0) {
     lines.push(
-      `- **Where a peer is faster**: ${peerWins
+      `- **Where a peer is faster** (decisions/s, the fastest in each setting; figures of a shared machine, repeat before trusting a few percent): ${peerWins
         .map((row) => {
-          const own = ownRows.find((o) => o.store === row.store && o.shape === row.shape);
-          return `${row.limiterLabel} (${row.storeLabel}), ${row.shapeLabel}: ${Math.round(row.decisionsPerSecond!)} decisions/s against this service's ${own?.decisionsPerSecond === null || own === undefined ? 'n/a' : Math.round(own.decisionsPerSecond)}`;
+          const own = ownRows.find((o) => o.setting === row.setting);
+          const ownRate = own?.decisionsPerSecond === null || own === undefined ? 'n/a' : Math.round(own.decisionsPerSecond);
+          return `${row.setting}: ${row.limiterLabel} (${row.storeLabel}) ${Math.round(row.decisionsPerSecond!)} decisions/s against this service's ${ownRate}`;
         })
         .join('; ')}.`,
     );
@@ -318,7 +319,9 @@ const main = async (): Promise<void> => {
         console.error(`shape ${shape.id} on ${store}…`);
         for (const row of await runShape(shape, store)) {
           const kind = LIMITERS.find((k) => k.id === row.limiter)!;
-          rows.push({ ...row, decisionsPerSecond: settings.get(settingKey(kind, store, shape.setting)) ?? null });
+          const { instances, latencyMs } = shape.setting;
+          const setting = `${store}${instances > 1 ? `, ${instances} instances` : ''}${latencyMs > 0 ? `, +${latencyMs} ms` : ''}`;
+          rows.push({ ...row, setting, decisionsPerSecond: settings.get(settingKey(kind, store, shape.setting)) ?? null });
         }
       }
     }

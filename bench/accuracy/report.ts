@@ -16,7 +16,9 @@ export interface Row {
   readonly underAdmissions: number;
   /** Store errors: neither admitted nor refused. */
   readonly failed: number;
-  /** In the same setting (store, instances, latency), limit out of reach: see Throughput. */
+  /** Where decisions/s was measured: the store, instances and latency of the shape. */
+  readonly setting: string;
+  /** In that setting, with a limit out of reach. */
   readonly decisionsPerSecond: number | null;
 }
 
