@@ -253,12 +253,16 @@ const verdictOf = (rows: readonly Row[]): string => {
     if (best === undefined || row.decisionsPerSecond > best.decisionsPerSecond!) fastest.set(key, row);
   }
   const ownRows = rows.filter((row) => row.limiter === 'own');
-  const ownErrs = ownRows.filter((row) => row.peakExcess > 0 || row.underAdmissions > 0);
   const exactPeers = rows.filter((row) => row.limiter !== 'own' && row.peakExcess === 0 && row.underAdmissions === 0);
+  const ownOver = ownRows.filter((row) => row.peakExcess > 0);
+  const ownUnder = ownRows.filter((row) => row.underAdmissions > 0);
+  const under = ownUnder.reduce((sum, row) => sum + row.underAdmissions, 0);
   lines.push(
-    ownErrs.length === 0
-      ? `- **This service's limiter** admitted no more than the limit in any rolling window and refused nothing under it, in every shape and store.`
-      : `- **This service's limiter** erred in: ${ownErrs.map((row) => `${row.shapeLabel} on ${row.store} (+${row.peakExcess} over, ${row.underAdmissions} refused under)`).join('; ')}.`,
+    `- **This service's limiter** admitted over the limit ${
+      ownOver.length === 0 ? 'in no shape' : `only in ${ownOver.map((row) => `${row.shapeLabel} on ${row.store} (+${row.peakExcess})`).join(', ')}`
+    }; it refused under the limit ${under} times in ${ownUnder.length} of its ${ownRows.length} runs${
+      ownUnder.length === 0 ? '' : ` (at most ${Math.max(...ownUnder.map((row) => row.underAdmissions))} in one), a sub-window's delay: see the notes below`
+    }.`,
   );
   const overPeers = rows.filter((row) => row.limiter !== 'own' && row.peakExcess > 0);
   if (overPeers.length > 0) {
