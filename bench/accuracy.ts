@@ -26,8 +26,8 @@ import { boundaryBurst, burstThenSteady, play, steadyAtLimit, stepProcessClock, 
 const QUICK = process.env['BENCH_ACCURACY_QUICK'] === '1';
 /** This service's windows are whole multiples of 3 s; the peers take any. */
 const TRAFFIC: Traffic = { limit: 50, windowMs: 3_000, edgeMs: 150, steadyWindows: QUICK ? 1 : 2 };
-/** Slack on a decision's time: timers, the event loop, half a round trip (see accuracyOf). */
-const TOLERANCE_MS = 3;
+/** Slack for the clocks themselves: a limiter's whole milliseconds against performance.now() (see accuracyOf). */
+const TOLERANCE_MS = 1;
 const THROUGHPUT_MS = QUICK ? 300 : 500;
 /** Rounds of every limiter in turn, the median kept: a machine shared with others is slower at some moments than at others. */
 const THROUGHPUT_ROUNDS = QUICK ? 1 : 3;

@@ -1,65 +1,60 @@
 /**
  * What a run of decisions is judged by, against the rule every limiter here claims: at most
- * `limit` admissions in any rolling `windowMs`. Times are when each decision was taken, as
- * best the caller knows it (the midpoint of the call on a real clock, the driven time on a
- * driven one).
+ * `limit` admissions in any rolling `windowMs`. Each decision was taken at some moment between
+ * its call and its answer (Redis's clock decides inside a round trip); on a driven clock the
+ * two are one. A limiter is blamed only for what is sure whatever those moments were.
  */
 export interface Decision {
-  readonly at: number;
+  /** When the call left, ms. */
+  readonly from: number;
+  /** When the answer came, ms. */
+  readonly to: number;
   readonly admitted: boolean;
 }
 
 export interface Accuracy {
   readonly sent: number;
   readonly admitted: number;
-  /** The most admissions within any rolling window, beyond the limit (0 when never beyond). */
+  /** The most admissions surely within one rolling window, beyond the limit (0 when never beyond). */
   readonly peakExcess: number;
-  /** Admissions after which the rolling window ending there held more than the limit. */
+  /** Admissions after which a rolling window ending there surely held more than the limit. */
   readonly excessAdmissions: number;
-  /** Refusals while the rolling window ending there held fewer than the limit. */
+  /** Refusals while every rolling window they could have been decided in held fewer than the limit. */
   readonly underAdmissions: number;
 }
 
 /**
- * `toleranceMs`: how far a decision's time may be off on a real clock (timer and event loop
- * jitter, half a round trip to Redis). Over-admission is judged on windows that much shorter,
- * under-admission on windows that much longer, so that an exact limiter is never blamed for
- * the clock it is measured by; 0 on a driven clock.
+ * `toleranceMs`: slack for the clocks themselves (a limiter's whole milliseconds against
+ * performance.now()); 0 on a driven clock. Over-admission counts the admissions whose calls
+ * all lie within a span shorter than the window by that much; under-admission, a refusal
+ * for which even every admission whose call overlaps the window before it does not reach the limit.
  */
 export const accuracyOf = (decisions: readonly Decision[], limit: number, windowMs: number, toleranceMs = 0): Accuracy => {
-  const admittedAt = decisions
-    .filter((decision) => decision.admitted)
-    .map((decision) => decision.at)
-    .sort((a, b) => a - b);
+  const admitted = decisions.filter((decision) => decision.admitted).sort((a, b) => a.from - b.from);
+  const span = windowMs - toleranceMs;
+  // Calls sorted by when they left: those from `first` on that were answered within `span` of its call lie surely in one window.
+  const within = (first: number, upTo: number): number => {
+    let held = 0;
+    for (let i = first; i <= upTo; i++) if (admitted[i]!.to - admitted[first]!.from < span) held++;
+    return held;
+  };
   let peak = 0;
   let excessAdmissions = 0;
-  let first = 0;
-  const span = windowMs - toleranceMs;
-  for (let last = 0; last < admittedAt.length; last++) {
-    while (admittedAt[last]! - admittedAt[first]! >= span) first++;
-    const held = last - first + 1;
-    peak = Math.max(peak, held);
-    if (held > limit) excessAdmissions++;
+  for (let first = 0; first < admitted.length; first++) peak = Math.max(peak, within(first, admitted.length - 1));
+  for (let last = 0; last < admitted.length; last++) {
+    for (let first = 0; first <= last; first++) {
+      if (admitted[last]!.to - admitted[first]!.from < span && within(first, last) > limit) {
+        excessAdmissions++;
+        break;
+      }
+    }
   }
   let underAdmissions = 0;
-  for (const { at, admitted } of decisions) {
-    if (admitted) continue;
-    const held = countIn(admittedAt, at - windowMs - toleranceMs, at + toleranceMs);
+  for (const { from, to, admitted: wasAdmitted } of decisions) {
+    if (wasAdmitted) continue;
+    // Every admission that could lie in a window ending anywhere in this call.
+    const held = admitted.filter((a) => a.to > from - windowMs - toleranceMs && a.from <= to + toleranceMs).length;
     if (held < limit) underAdmissions++;
   }
-  return { sent: decisions.length, admitted: admittedAt.length, peakExcess: Math.max(0, peak - limit), excessAdmissions, underAdmissions };
-};
-
-/** How many of the sorted `times` fall in (from, to]. */
-const countIn = (times: readonly number[], from: number, to: number): number => upperBound(times, to) - upperBound(times, from);
-
-const upperBound = (times: readonly number[], value: number): number => {
-  let low = 0;
-  let high = times.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (times[middle]! <= value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return { sent: decisions.length, admitted: admitted.length, peakExcess: Math.max(0, peak - limit), excessAdmissions, underAdmissions };
 };

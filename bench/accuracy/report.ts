@@ -152,7 +152,8 @@ export const renderSection = (results: AccuracyResults, verdict: string): string
     '',
     `Run of ${results.generatedAt.slice(0, 16).replace('T', ' ')} UTC${results.quick ? ' (BENCH_ACCURACY_QUICK: shortened)' : ''}; ${results.machine['cpu'] ?? ''}, node ${results.machine['node'] ?? ''}. ` +
       `Limit ${results.limit} per ${results.windowMs / 1000} s; the boundary bursts leave ${results.edgeMs} ms before and after the window's end; ` +
-      `decision times are the midpoints of their calls, judged with ${results.toleranceMs} ms of slack (over-admission on windows that much shorter, under-admission on windows that much longer).`,
+      `a decision is known only to lie within its call (Redis decides inside a round trip): over-admission counts admissions surely within one window, ` +
+      `under-admission refusals under the limit whichever moment of the call decided, with ${results.toleranceMs} ms of slack for the clocks.`,
     '',
     verdict,
     '',

@@ -77,7 +77,7 @@ const sleepUntil = async (at: number): Promise<void> => {
 
 /**
  * Plays `schedule` for `subject`; `during(elapsedMs)` is called before each group of sends (the
- * clock step hooks in there). A decision's time is the midpoint of its call.
+ * clock step hooks in there). A decision is known to lie within its call.
  */
 export const play = async (
   schedule: readonly Send[],
@@ -105,7 +105,7 @@ export const play = async (
           (admitted) => {
             const answeredAt = performance.now();
             slowestMs = Math.max(slowestMs, answeredAt - sentAt);
-            decisions.push({ at: (sentAt + answeredAt) / 2 - start, admitted });
+            decisions.push({ from: sentAt - start, to: answeredAt - start, admitted });
           },
           () => {
             failed++;
