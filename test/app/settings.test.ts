@@ -81,6 +81,11 @@ describe('commands read the sections they need', () => {
     expect(loadStoreSettings(environ)).toMatchObject({ ok: true, value: { store: 'redis', redisUrl: 'redis://10.0.0.1:6379', ban: { strikes: 5 } } });
   });
 
+  it('reports an invalid PETSTORE_API_KEYS entry once, not also as missing', () => {
+    const loaded = loadConfig({ PETSTORE_ENV: 'production', PETSTORE_API_KEYS: 'short:pro' });
+    expect(loaded).toEqual({ ok: false, error: ['PETSTORE_API_KEYS: entry 1: the key must be 8 to 256 characters of letters, digits or ._~+/=-'] });
+  });
+
   it('applies the rules of a section wherever it is read: REDIS_URL beside REDIS_CLUSTER_NODES', () => {
     const environ = { REDIS_URL: 'redis://10.0.0.1:6379', REDIS_CLUSTER_NODES: '10.0.0.1:7000' };
     for (const loaded of [loadConfig(environ), loadStoreSettings(environ)]) {

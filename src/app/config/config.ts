@@ -130,7 +130,9 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
   if (config.adminToken !== undefined && config.adminPort === undefined) {
     problems.push(`${adminToken.variable} guards the key routes of the admin listener, which needs ${adminPort.variable}`);
   }
-  if ((config.environment === 'staging' || config.environment === 'production') && config.apiKeys.length === 0) {
+  // An entry given but refused is reported above as what it is, not again as missing.
+  const keysGiven = (environ[apiKeys.variable] ?? '').trim() !== '';
+  if ((config.environment === 'staging' || config.environment === 'production') && config.apiKeys.length === 0 && !keysGiven) {
     problems.push(`${apiKeys.variable} is required in ${config.environment}: comma-separated KEY:PLAN entries`);
   }
   return problems.length === 0 ? ok(config) : err(problems);
