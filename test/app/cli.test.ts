@@ -40,7 +40,6 @@ describe('the standalone server (CLI)', () => {
       'petstore: PORT="eighty": must be a whole number from 0 to 65535',
       'petstore: PETSTORE_STORE="disk": must be one of memory, redis, postgres',
       'petstore: PETSTORE_QUOTA_FALLBACK="maybe": must be one of local, allow, deny',
-      'petstore: PETSTORE_API_KEYS is required in production: comma-separated KEY:PLAN entries',
     ]);
   });
 
