@@ -111,7 +111,7 @@ describe('the standalone server (CLI)', () => {
     const help = startCli({}, ['--help']);
     expect(await help.exited()).toBe(0);
     expect(help.output()).toMatch(/^Usage: petstore \[--env development\|test\|staging\|production\]/);
-    expect(help.output()).toContain('petstore keys create|update|show|unban|roll|list|revoke|credits|usage');
+    expect(help.output()).toContain('petstore keys create|update|show|unban|reset|roll|list|revoke|credits|usage');
 
     const unknown = startCli({}, ['--port', '0', '--colour', 'red']);
     expect(await unknown.exited()).toBe(2);

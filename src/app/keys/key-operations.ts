@@ -36,7 +36,7 @@ export interface KeyOperationsDependencies {
 /** A key change as the audit log tells it: the key's id, the verb, and what it set. Never a secret nor a digest. */
 export interface KeyChange {
   readonly keyId: string;
-  readonly change: 'created' | 'updated' | 'rolled' | 'unbanned' | 'revoked' | 'credits_changed';
+  readonly change: 'created' | 'updated' | 'rolled' | 'unbanned' | 'reset' | 'revoked' | 'credits_changed';
   /** What the change set: plan, limits, overrides, role, label, expiry, grace; a balance's rule, before and after; absent fields did not change. */
   readonly details: Readonly<Record<string, string | number>>;
 }
@@ -172,12 +172,26 @@ export class KeyOperations {
     return Promise.all(stored.map((key) => this.standingOf(quotas, key)));
   }
 
-  /** Starts the key's quota over: counts, strikes and any ban. */
-  async unban(id: string): Promise<Result<ManagedApiKey, 'not_found'>> {
+  /**
+   * Lifts the key's ban; `not_banned`, changing nothing, when it has none. Every store keeps a
+   * ban in the key's one quota state, so its counters and strikes go with it (as reset's).
+   */
+  async unban(id: string): Promise<Result<ManagedApiKey, 'not_found' | 'not_banned'>> {
+    const stored = await this.deps.admin.findKey(id);
+    if (stored === undefined) return err('not_found');
+    const quotas = await this.deps.quotas();
+    if ((await peekKeyUsage(quotas, stored, this.deps.ban)).verdict !== 'banned') return err('not_banned');
+    await quotas.reset(keySubject(stored.digest));
+    this.deps.changed({ keyId: id, change: 'unbanned', details: {} });
+    return ok(stored.key);
+  }
+
+  /** Starts the key's quota over, banned or not: counters, strikes and any ban. */
+  async reset(id: string): Promise<Result<ManagedApiKey, 'not_found'>> {
     const stored = await this.deps.admin.findKey(id);
     if (stored === undefined) return err('not_found');
     await (await this.deps.quotas()).reset(keySubject(stored.digest));
-    this.deps.changed({ keyId: id, change: 'unbanned', details: {} });
+    this.deps.changed({ keyId: id, change: 'reset', details: {} });
     return ok(stored.key);
   }
 

@@ -26,7 +26,7 @@ import { DEFAULT_ROLL_GRACE } from '../../../domain/keys/key-fields.js';
 
 /** The groups of the admin document. */
 export const ADMIN_TAGS = {
-  Keys: 'Create, change, read, unban, roll and revoke API keys.',
+  Keys: 'Create, change, read, unban, reset, roll and revoke API keys.',
   Credits: "Read, set and top up keys' credit balances, and export the usage ledger.",
 } as const;
 export type AdminTagName = keyof typeof ADMIN_TAGS;
@@ -67,7 +67,9 @@ const refusalOf = (id: string, refused: KeyRefusal): { code: HttpErrorCode; mess
     ? { code: 'not_found', message: `No key has the id ${JSON.stringify(id)} (GET /keys lists them).` }
     : refused === 'revoked'
       ? { code: 'key_revoked', message: `${id} is revoked, and a revoked key stays so: nothing changed (POST /keys makes a new one).` }
-      : refused === 'no_credits'
+      : refused === 'not_banned'
+        ? { code: 'key_not_banned', message: `${id} is not banned: nothing changed (POST /keys/${id}/reset forgets its counters).` }
+        : refused === 'no_credits'
         ? { code: 'not_found', message: `The plan of ${id} carries no credits, so it has no balance: nothing read or changed (GET /keys/${id} shows its plan).` }
         : { code: 'invalid_request', message: refused.invalid };
 
@@ -153,6 +155,7 @@ const REFUSALS = {
   not_found: { description: 'No key has this id.', errors: ['not_found'] },
   no_credits: { description: 'No key has this id, or its plan carries no credits.', errors: ['not_found'] },
   revoked: { description: 'The key is revoked, and a revoked key stays so: nothing changed.', errors: ['key_revoked'] },
+  notBanned: { description: 'The key is not banned: nothing changed.', errors: ['key_not_banned'] },
 } as const;
 
 const KEY_PATH = '/keys/{id}';
@@ -241,10 +244,22 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     auth: 'apiKey',
     tags: TAGS,
     summary: "Lift a key's ban",
-    description: `Starts the key's quota over: counts, strikes and any ban. Every instance admits it ${WITHIN_CHANGES_REACH_INSTANCES}.`,
+    description: `Lifts the key's ban, with its counts and strikes (the store keeps them together). Every instance admits it ${WITHIN_CHANGES_REACH_INSTANCES}. A key not banned is refused, unchanged: \`reset\` forgets its counts.`,
+    params: KEY_ID,
+    responses: { 200: { description: 'The key.', body: KeyAnswerSchema }, 404: REFUSALS.not_found, 409: REFUSALS.notBanned },
+    answer: async ({ id, now }, keys) => answerOf(await keys.unban(id), 200, (key) => ({ key: keyView(key, now) })),
+  }),
+  keyOperation({
+    operationId: 'resetKey',
+    method: 'POST',
+    path: `${KEY_PATH}/reset`,
+    auth: 'apiKey',
+    tags: TAGS,
+    summary: "Start a key's quota over",
+    description: `Forgets the key's counts, strikes and any ban, banned or not. Every instance applies it ${WITHIN_CHANGES_REACH_INSTANCES}.`,
     params: KEY_ID,
     responses: { 200: { description: 'The key.', body: KeyAnswerSchema }, 404: REFUSALS.not_found },
-    answer: async ({ id, now }, keys) => answerOf(await keys.unban(id), 200, (key) => ({ key: keyView(key, now) })),
+    answer: async ({ id, now }, keys) => answerOf(await keys.reset(id), 200, (key) => ({ key: keyView(key, now) })),
   }),
   keyOperation({
     operationId: 'rollKey',

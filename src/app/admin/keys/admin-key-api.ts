@@ -65,6 +65,7 @@ const administrationOf = (keys: KeyOperations, plans: PlanCatalog): KeyAdministr
     return typeof error === 'string' ? err(error) : overridesInvalid(error);
   },
   unban: (id) => keys.unban(id),
+  reset: (id) => keys.reset(id),
   async roll(id, grace) {
     const graceMs = parseGrace(grace, jsonName);
     return graceMs.ok ? keys.roll(id, graceMs.value) : invalid(graceMs.error);
