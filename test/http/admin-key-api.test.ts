@@ -40,7 +40,7 @@ const keys: KeyAdministration = {
     record(`create ${JSON.stringify(fields)}${overrides === undefined ? '' : ` overrides ${JSON.stringify(overrides)}`}`);
     return fields['plan'] === 'gold' ? err({ invalid: 'plan "gold": must be one of free, pro, business, enterprise' }) : ok({ key: KEY, secret: 'ps_secret' });
   },
-  list: async () => (record('list'), [{ key: KEY, usedToday: 3 }]),
+  list: async () => (record('list'), ok({ keys: [{ key: KEY, usedToday: 3 }] })),
   show: async (id) => (record(`show ${id}`), err('not_found')),
   update: async (id, fields, overrides) => (record(`update ${id}${overrides === undefined ? '' : ` ${JSON.stringify(fields)} overrides ${JSON.stringify(overrides)}`}`), err('revoked')),
   unban: async (id) => (record(`unban ${id}`), ok(KEY)),

@@ -8,7 +8,7 @@ import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { keySubject } from '../../domain/quota/request-admission.js';
 import { err, ok, type Result } from '../../domain/result.js';
-import { type KeyAdmin, type KeyChanges, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
+import { stateOf, type KeyAdmin, type KeyChanges, type KeyState, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
 import type { KeyStanding } from '../../adapters/key-view.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
@@ -49,6 +49,14 @@ const overridesDetails = (overrides: RuleOverrides | undefined): Record<string, 
   overrides === undefined ? {} : { overrides: overridesText(overrides) };
 
 const isoOf = (ms: number): string => new Date(ms).toISOString();
+
+/** What a page of keys is asked for: its size, the id of the key before it, and a plan's name and a state to list only. */
+export interface KeyListQuery {
+  readonly limit: number;
+  readonly after?: string;
+  readonly plan?: string;
+  readonly state?: KeyState;
+}
 
 /** A key just made or rolled: the secret is in no store and is shown this once. */
 export interface IssuedSecret {
@@ -184,6 +192,26 @@ export class KeyOperations {
     await quotas.reset(keySubject(stored.digest));
     this.deps.changed({ keyId: id, change: 'unbanned', details: {} });
     return ok(stored.key);
+  }
+
+  /**
+   * A page of the managed keys, oldest first, with their standings: at most `limit` of those
+   * after the key `after` (an id `list` answered) of the plan and in the state asked; `more` when
+   * others follow. Only the page's keys are read in the quota store. Refused `unknown_cursor`
+   * when no key has the id `after`.
+   */
+  async listPage(query: KeyListQuery): Promise<Result<{ readonly standings: KeyStanding[]; readonly more: boolean }, 'unknown_cursor'>> {
+    const stored = await this.deps.admin.listKeys();
+    const start = query.after === undefined ? 0 : stored.findIndex(({ key }) => key.id === query.after) + 1;
+    if (start === 0 && query.after !== undefined) return err('unknown_cursor');
+    const now = this.deps.clock.now();
+    const matching = stored
+      .slice(start)
+      .filter(({ key }) => (query.plan === undefined || key.plan.name === query.plan) && (query.state === undefined || stateOf(key, now) === query.state));
+    const page = matching.slice(0, query.limit);
+    if (page.length === 0) return ok({ standings: [], more: false });
+    const quotas = await this.deps.quotas();
+    return ok({ standings: await Promise.all(page.map((key) => this.standingOf(quotas, key))), more: matching.length > page.length });
   }
 
   /** Starts the key's quota over, banned or not: counters, strikes and any ban. */

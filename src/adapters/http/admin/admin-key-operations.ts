@@ -23,6 +23,8 @@ import type { KeyAdministration, KeyCreditsAnswer, KeyFieldText, KeyRefusal } fr
 import { keyView, standingView } from '../../key-view.js';
 import { WITHIN_CHANGES_REACH_INSTANCES } from '../../change-propagation.js';
 import { DEFAULT_ROLL_GRACE } from '../../../domain/keys/key-fields.js';
+import { MAX_PAGE_LIMIT } from '../../../domain/paging/page-limits.js';
+import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
 
 /** The groups of the admin document. */
 export const ADMIN_TAGS = {
@@ -43,7 +45,7 @@ export type AdminOperation = HandledOperation<AdminServices, AdminTagName>;
 
 /** What a verb answers: a status and its JSON, a status and text of another type (the CSV export), or a refusal. */
 type VerbAnswer =
-  | { readonly status: number; readonly body: unknown }
+  | { readonly status: number; readonly body: unknown; readonly link?: string }
   | { readonly status: number; readonly text: string; readonly contentType: string }
   | { readonly refused: KeyRefusal; readonly id?: string };
 
@@ -144,7 +146,7 @@ function keyOperation({ answer, ...declaration }: KeyVerb): AdminOperation {
         return sendError(ctx, 'service_unavailable', `${error.message}: nothing was changed, or the change is not known; read the key before trying again.`);
       }
       if ('text' in answered) return sendBody(ctx, answered.status, answered.contentType, answered.text);
-      if ('status' in answered) return sendJson(ctx, answered.status, JSON.stringify(answered.body));
+      if ('status' in answered) return sendJson(ctx, answered.status, JSON.stringify(answered.body), answered.link === undefined ? undefined : ['link', answered.link]);
       const { code, message } = refusalOf(answered.id ?? id, answered.refused);
       sendError(ctx, code, message);
     },
@@ -201,11 +203,24 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     auth: 'apiKey',
     tags: TAGS,
     summary: 'List keys',
-    description: 'Every managed key, with the requests counted in its rolling day. Keys of PETSTORE_API_KEYS are configuration, not listed.',
-    responses: { 200: { description: 'The keys, oldest first.', body: KeyListSchema } },
-    async answer({ now }, keys) {
-      const listed = await keys.list();
-      return { status: 200, body: { keys: listed.map(({ key, usedToday }) => ({ key: keyView(key, now), usedToday: usedToday ?? null })) } };
+    description:
+      'The managed keys, oldest first, with the requests counted in their rolling day, paged like the public API\'s lists: the next page, if any, in the `Link` header (`rel="next"`), which keeps the filters. Keys of PETSTORE_API_KEYS are configuration, not listed.',
+    query: {
+      limit: { description: `Keys per page, 1 to ${MAX_PAGE_LIMIT}; absent: ${MAX_PAGE_LIMIT}.`, schema: Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT }) },
+      cursor: { description: 'Where the page starts: the `cursor` of the previous page\'s `Link`, as given.', schema: Type.String() },
+      plan: { description: 'Only the keys of this plan, by its name.', schema: Type.String() },
+      status: { description: 'Only the keys in this state.', schema: Type.Unsafe<KeyState>({ type: 'string', enum: [...KEY_STATES] }) },
+    },
+    responses: { 200: { description: 'A page of keys, oldest first.', body: KeyListSchema, headers: { Link: 'NextLink' } } },
+    async answer({ query, now }, keys) {
+      const listed = await keys.list(query);
+      if (!listed.ok) return { refused: listed.error };
+      const { keys: page, next } = listed.value;
+      return {
+        status: 200,
+        body: { keys: page.map(({ key, usedToday }) => ({ key: keyView(key, now), usedToday: usedToday ?? null })) },
+        ...(next === undefined ? {} : { link: `</keys?${next}>; rel="next"` }),
+      };
     },
   }),
   keyOperation({

@@ -49,7 +49,8 @@ export interface KeyAdministration {
   isKeyId(id: string): boolean;
   /** `overrides`: the body's JSON `overrides` as given; undefined when absent. */
   create(fields: KeyFieldText, overrides: unknown): Promise<Result<IssuedKey, KeyRefusal>>;
-  list(): Promise<readonly ListedKey[]>;
+  /** `query`: `limit`, `cursor`, `plan` and `status` as given; `next`: the query of the next page, when one follows. */
+  list(query: KeyFieldText): Promise<Result<{ readonly keys: readonly ListedKey[]; readonly next?: string }, KeyRefusal>>;
   show(id: string): Promise<Result<KeyStanding, KeyRefusal>>;
   update(id: string, fields: KeyFieldText, overrides: unknown): Promise<Result<ManagedApiKey, KeyRefusal>>;
   /** Refused `not_banned`, changing nothing, for a key without a ban. */
