@@ -64,7 +64,12 @@ const administrationOf = (keys: KeyOperations, plans: PlanCatalog): KeyAdministr
     const after = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url').toString();
     if (after !== undefined && !isKeyId(after)) return invalid('cursor is not one this API gave: start again without it.');
     const state = KEY_STATES.find((known) => known === status);
-    const page = await keys.listPage({ limit: limit.value, ...(after === undefined ? {} : { after }), ...(plan === undefined ? {} : { plan }), ...(state === undefined ? {} : { state }) });
+    const page = await keys.listPage({
+      limit: limit.value,
+      ...(after === undefined ? {} : { after }),
+      ...(plan === undefined ? {} : { plan }),
+      ...(state === undefined ? {} : { state }),
+    });
     if (!page.ok) return invalid('cursor names no key: start again without it.');
     const { standings, more } = page.value;
     const last = standings.at(-1)?.key.id;
