@@ -32,6 +32,20 @@ describe('the standalone server (CLI)', () => {
     expect(await cli.exited()).toBe(0);
   });
 
+  it('keeps stdout to JSON log lines: the start banner (listening on, admin, demo keys) goes to stderr', async () => {
+    const cli = startCli({ PORT: '0', PETSTORE_ENV: 'production', PETSTORE_STORE: 'memory', PETSTORE_API_KEYS: 'prod-key-123:pro', PETSTORE_ADMIN_PORT: '0' });
+    try {
+      await cli.waitFor(/Admin listening on/);
+      await cli.waitFor(/"msg":"started"/);
+    } finally {
+      cli.kill();
+    }
+    await cli.exited();
+    const lines = cli.stdout().split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+  });
+
   it('refuses to start with one clear line per configuration mistake', async () => {
     const cli = startCli({ PORT: 'eighty', PETSTORE_ENV: 'production', PETSTORE_STORE: 'disk', PETSTORE_QUOTA_FALLBACK: 'maybe' });
     expect(await cli.exited()).toBe(1);
