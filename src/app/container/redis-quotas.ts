@@ -7,7 +7,7 @@ import { LocalRefusals } from '../../adapters/wrappers/local-refusals.js';
 import { QuotaOutageFallback } from '../../adapters/wrappers/quota-outage-fallback.js';
 import type { Clock } from '../../ports/clock.js';
 import type { PetStoreConfig } from '../config/config.js';
-import type { StoreProbe } from '../admin/store-probes.js';
+import { ProbeFailure, type StoreProbe } from '../admin/store-probes.js';
 import { openRedis, pingRedis } from './open-redis.js';
 import { TOKENS } from './tokens.js';
 import { CHANGES_REACH_INSTANCES_MS } from '../../adapters/change-propagation.js';
@@ -33,7 +33,7 @@ export const redisProbe = (redis: RedisClient): StoreProbe => ({
   store: 'redis',
   ping: () =>
     pingRedis(redis).catch((error: unknown) => {
-      throw new Error(pingFailure(redis.status, error instanceof Error ? error.message : String(error)));
+      throw new ProbeFailure(pingFailure(redis.status, error instanceof Error ? error.message : String(error)));
     }),
 });
 
@@ -41,13 +41,13 @@ export const redisProbe = (redis: RedisClient): StoreProbe => ({
 const NO_CONNECTION = /Stream isn't writeable|Connection is closed/;
 
 /**
- * Why PING failed, in words an operator reads, the client's own text after it: ioredis says
- * "Stream isn't writeable and enableOfflineQueue options is false" of a Redis it cannot reach.
+ * Why PING failed, in words an operator reads, and the client's own text as the detail: ioredis
+ * says "Stream isn't writeable and enableOfflineQueue options is false" of a Redis it cannot reach.
  */
-export const pingFailure = (status: string, message: string): string => {
-  if (status !== 'ready' || NO_CONNECTION.test(message)) return `no connection to Redis (the client ${status === 'ready' ? 'lost it' : `is ${status}`}): ${message}`;
-  if (/timed out/i.test(message)) return `Redis did not answer PING in time: ${message}`;
-  return `Redis refused PING: ${message}`;
+export const pingFailure = (status: string, message: string): { readonly reason: string; readonly detail: string } => {
+  if (status !== 'ready' || NO_CONNECTION.test(message)) return { reason: `no connection to Redis (the client ${status === 'ready' ? 'lost it' : `is ${status}`})`, detail: message };
+  if (/timed out/i.test(message)) return { reason: 'Redis did not answer PING in time', detail: message };
+  return { reason: 'Redis refused PING', detail: message };
 };
 
 /**
