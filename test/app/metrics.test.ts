@@ -62,3 +62,13 @@ describe('the metric names, by the rules promtool check metrics applies', () => 
     expect(misnamed).toEqual([]);
   });
 });
+
+describe('the outage fallback gauge', () => {
+  it('is petstore_quota_fallback_active, 1 while the quota outage fallback serves and 0 otherwise', async () => {
+    let active = false;
+    const metrics = createMetrics([], new Map(), () => active);
+    expect(await metrics.text()).toContain('petstore_quota_fallback_active 0');
+    active = true;
+    expect(await metrics.text()).toContain('petstore_quota_fallback_active 1');
+  });
+});

@@ -7,6 +7,7 @@ import { LocalRefusals } from '../../adapters/wrappers/local-refusals.js';
 import { QuotaOutageFallback } from '../../adapters/wrappers/quota-outage-fallback.js';
 import type { Clock } from '../../ports/clock.js';
 import type { PetStoreConfig } from '../config/config.js';
+import type { PetStoreLogger } from '../logging/logger.js';
 import { ProbeFailure, type StoreProbe } from '../admin/store-probes.js';
 import { openRedis, pingRedis } from './open-redis.js';
 import { TOKENS } from './tokens.js';
@@ -70,7 +71,14 @@ export function bindRedisQuotas(bind: Bind, { quotaClock, commandTimeoutMs }: Re
     });
   bind(TOKENS.quotaStore)
     .toResolvedValue(
-      (redis: RedisClient, config: PetStoreConfig, clock: Clock, logError: (message: string, error: unknown) => void) => {
+      (
+        redis: RedisClient,
+        config: PetStoreConfig,
+        clock: Clock,
+        logError: (message: string, error: unknown) => void,
+        log: PetStoreLogger,
+        state: { active: boolean },
+      ) => {
         const redisQuotas = new RedisQuotaStore(redis, { prefix: config.redisPrefix, time: quotaClock ?? 'server' });
         const localRefusals = new LocalRefusals(redisQuotas, redisQuotas, clock, {
           strikeLagMs: STRIKE_LAG_MS,
@@ -79,9 +87,16 @@ export function bindRedisQuotas(bind: Bind, { quotaClock, commandTimeoutMs }: Re
           schedule: (flush, delayMs) => setTimeout(flush, delayMs).unref(),
           onFlushError: (error) => logError('quota strikes not recorded', error),
         });
-        return new QuotaOutageFallback(localRefusals, config.quotaFallback, new MemoryQuotaStore(clock), clock);
+        const fallback = config.quotaFallback;
+        // The moment quotas become per instance (local) or uncounted (allow), and the moment Redis decides again: a line each, and the gauge.
+        const onServing = (serving: boolean): void => {
+          state.active = serving;
+          if (serving) log.logger.warn({ store: 'redis', fallback }, `quota outage fallback serving: quotas are decided by PETSTORE_QUOTA_FALLBACK=${fallback}`);
+          else log.logger.info({ store: 'redis', fallback }, 'quota outage fallback stopped: Redis decides quotas again');
+        };
+        return new QuotaOutageFallback(localRefusals, fallback, new MemoryQuotaStore(clock), clock, onServing);
       },
-      [REDIS, TOKENS.config, TOKENS.clock, TOKENS.logError],
+      [REDIS, TOKENS.config, TOKENS.clock, TOKENS.logError, TOKENS.logger, TOKENS.quotaFallback],
     )
     .inSingletonScope();
   // No outage fallback: a cap that cannot reach its slots answers 503 rather than admit past N.
