@@ -42,4 +42,10 @@ describe('TLS to the stores, from their URLs', () => {
     expect(guide).toContain('rediss://:secret@redis.example:6380/0');
     expect(guide).toContain('postgres://shop:secret@db.example:5432/shop?sslmode=verify-full');
   });
+
+  it('leaves no guide saying Redis needs no backup: a restart without AOF or RDB resets day quotas and lifts bans', () => {
+    const guide = readFileSync('docs/persistence-and-upgrades.md', 'utf8');
+    expect(guide).not.toContain('needs no backup');
+    expect(guide).toMatch(/every key's day quota starts over[^]*every ban is lifted early/);
+  });
 });
