@@ -52,10 +52,12 @@ export const LICENSE = 'MIT';
 export const SAME_ORIGIN: readonly ServerOrigin[] = [{ origin: '', description: 'The origin this document was served from' }];
 
 /**
- * The standalone server's servers: the one the document was fetched from first (so the docs
- * page's "Try it out" reaches the server serving it), then the pet store's own deployments.
+ * The standalone server's servers: only the one the document was fetched from. Its docs page
+ * allows requests to its own origin alone (connect-src 'self'), so "Try it out" against another
+ * deployment would be refused by the page's own CSP; a document for other hosts is built with
+ * `origins` (PET_STORE_ORIGINS).
  */
-export const STANDALONE_ORIGINS: readonly ServerOrigin[] = [...SAME_ORIGIN, ...PET_STORE_ORIGINS];
+export const STANDALONE_ORIGINS: readonly ServerOrigin[] = SAME_ORIGIN;
 
 export interface OpenApiOptions {
   /** When deprecated operations were deprecated (configurable, so it is not in the declarations). */
@@ -99,6 +101,12 @@ export interface DocumentFrame<Tag extends string> {
 const JSON_MEDIA_TYPES = ['application/json'] as const;
 const contentOf = (documentSchema: DocumentSchema, schema: TSchema, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Json =>
   Object.fromEntries(mediaTypes.map((type) => [type, { schema: documentSchema(schema) }]));
+
+/** Each media type's content with the body's examples, where it declares some. */
+const withExamples = (content: Json, examples: Json | undefined): Json =>
+  examples === undefined
+    ? content
+    : Object.fromEntries(Object.entries(content as Record<string, Json>).map(([type, media]) => [type, { ...(media as object), examples }]));
 
 interface DocumentResponse {
   readonly shared?: SharedResponseName;
@@ -244,7 +252,7 @@ function operationObject(operation: OperationDeclaration<string>, frame: Documen
           requestBody: {
             required: operation.body.optional !== true,
             description: operation.body.description,
-            content: contentOf(documentSchema, operation.body.schema),
+            content: withExamples(contentOf(documentSchema, operation.body.schema), operation.body.examples),
           },
         }),
     responses: renderResponses(responsesOf(operation, frame, documentSchema), operation.deprecation !== undefined, headOnly),
