@@ -71,6 +71,15 @@ describe('GET /v1/docs', () => {
     expect(document.paths['/pets']?.['post']?.requestBody?.content['application/json']?.examples).toMatchObject({ dog: { value: { name: 'Rex', categoryId: 1 } } });
   });
 
+  it('opens its description on how to get a key and call the API; the HTTP parser\'s edge cases come last', async () => {
+    const { description } = ((await store.anonymous.get('/openapi.json')).body as { info: { description: string } }).info;
+    const paragraphs = description.split('\n\n');
+    expect(paragraphs[0]).toMatch(/^To call the API you need an API key/);
+    expect(paragraphs[0]).toContain('petstore keys create');
+    expect(paragraphs[0]).toContain('Authorize');
+    expect(paragraphs.findIndex((text) => text.includes('HTTP parser'))).toBe(paragraphs.length - 1);
+  });
+
   it('serves each file with its media type, its installed bytes and an ETag; the initializer turns the validator badge off', async () => {
     const expected: Readonly<Record<string, string>> = {
       'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
