@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_BASE_PATH } from '../adapters/http/contract/base-path.js';
 import type { PetStoreHttpServer } from '../adapters/http/http-server.js';
-import { loadConfig, type ConfiguredKey, type Environ, type PetStoreConfig } from './config/config.js';
+import { loadConfig, managedKeysOnlyLine, type ConfiguredKey, type Environ, type PetStoreConfig } from './config/config.js';
 import { withDemoKeys } from './config/demo-keys.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { processAdminSource } from './admin/admin-source.js';
@@ -81,6 +81,8 @@ export async function serveApp(app: PetStoreApp, demoKeys: readonly ConfiguredKe
     const url = `http://${host}:${port}`;
     const baseUrl = `${url}${DEFAULT_BASE_PATH}`;
     logger.info({ url: baseUrl, adminUrl: admin?.url, environment: config.environment, store: config.store, accessLog: config.accessLog }, 'started');
+    const managedOnly = serveAdmin ? managedKeysOnlyLine(config) : undefined;
+    if (managedOnly !== undefined) logger.info({ store: config.store }, managedOnly);
     let closing: Promise<void> | undefined;
     return {
       config,

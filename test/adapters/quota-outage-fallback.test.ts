@@ -129,3 +129,26 @@ describe('the quota check while its store is down', () => {
     });
   });
 });
+
+describe('when the fallback serves', () => {
+  it.each(['local', 'allow'] as const)('tells once when it starts serving (%s) and once when the store answers again; deny never serves', async (policy) => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const primary = new SwitchedStore(new MemoryQuotaStore(clock));
+    const told: boolean[] = [];
+    const fallback = new QuotaOutageFallback(primary, policy, new MemoryQuotaStore(clock), clock, (serving) => told.push(serving));
+    await fallback.decide('a', POLICY);
+    primary.down = true;
+    await fallback.decide('a', POLICY);
+    await fallback.decide('b', POLICY);
+    expect(fallback.serving).toBe(true);
+    primary.down = false;
+    await fallback.decide('a', POLICY);
+    await fallback.decide('a', POLICY);
+    expect([told, fallback.serving]).toEqual([[true, false], false]);
+
+    const denied: boolean[] = [];
+    const deny = new QuotaOutageFallback(new SwitchedStore(new MemoryQuotaStore(clock)), 'deny', new MemoryQuotaStore(clock), clock, (serving) => denied.push(serving));
+    expect(denied).toEqual([]);
+    expect(deny.serving).toBe(false);
+  });
+});

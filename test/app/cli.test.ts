@@ -32,6 +32,20 @@ describe('the standalone server (CLI)', () => {
     expect(await cli.exited()).toBe(0);
   });
 
+  it('keeps stdout to JSON log lines: the start banner (listening on, admin, demo keys) goes to stderr', async () => {
+    const cli = startCli({ PORT: '0', PETSTORE_ENV: 'production', PETSTORE_STORE: 'memory', PETSTORE_API_KEYS: 'prod-key-123:pro', PETSTORE_ADMIN_PORT: '0' });
+    try {
+      await cli.waitFor(/Admin listening on/);
+      await cli.waitFor(/"msg":"started"/);
+    } finally {
+      cli.kill();
+    }
+    await cli.exited();
+    const lines = cli.stdout().split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+  });
+
   it('refuses to start with one clear line per configuration mistake', async () => {
     const cli = startCli({ PORT: 'eighty', PETSTORE_ENV: 'production', PETSTORE_STORE: 'disk', PETSTORE_QUOTA_FALLBACK: 'maybe' });
     expect(await cli.exited()).toBe(1);
@@ -40,7 +54,6 @@ describe('the standalone server (CLI)', () => {
       'petstore: PORT="eighty": must be a whole number from 0 to 65535',
       'petstore: PETSTORE_STORE="disk": must be one of memory, redis, postgres',
       'petstore: PETSTORE_QUOTA_FALLBACK="maybe": must be one of local, allow, deny',
-      'petstore: PETSTORE_API_KEYS is required in production: comma-separated KEY:PLAN entries',
     ]);
   });
 
@@ -112,7 +125,7 @@ describe('the standalone server (CLI)', () => {
     const help = startCli({}, ['--help']);
     expect(await help.exited()).toBe(0);
     expect(help.output()).toMatch(/^Usage: petstore \[--env development\|test\|staging\|production\]/);
-    expect(help.output()).toContain('petstore keys create|update|show|unban|roll|list|revoke|credits|usage');
+    expect(help.output()).toContain('petstore keys create|update|show|unban|reset|roll|list|revoke|credits|usage');
 
     const unknown = startCli({}, ['--port', '0', '--colour', 'red']);
     expect(await unknown.exited()).toBe(2);

@@ -76,7 +76,7 @@ describe('key changes are logged', () => {
     await run(['update', id, '--unset-limit', 'minute']);
     await run(['roll', id, '--grace', '1h']);
     secrets.push(/^key:\s+(\S+)/m.exec(out.join('\n'))?.[1] ?? '');
-    await run(['unban', id]);
+    await run(['reset', id]);
     await run(['revoke', id]);
     await run(['revoke', id]);
     await run(['show', id]);
@@ -84,7 +84,7 @@ describe('key changes are logged', () => {
 
     const lines = keyLines(captured);
     expect(lines.map(({ keyId, change, by, level, msg }) => ({ keyId, change, by, level, msg }))).toEqual(
-      ['created', 'updated', 'updated', 'updated', 'rolled', 'unbanned', 'revoked'].map((change) => ({ keyId: id, change, by: 'cli', level: 30, msg: `key ${change}` })),
+      ['created', 'updated', 'updated', 'updated', 'rolled', 'reset', 'revoked'].map((change) => ({ keyId: id, change, by: 'cli', level: 30, msg: `key ${change}` })),
     );
     expect(lines[0]).toMatchObject({ plan: 'pro', role: 'customer', label: 'ci' });
     expect(lines[1]).toMatchObject({ plan: 'enterprise', minuteLimit: 5, dayLimit: 100 });
@@ -162,7 +162,8 @@ describe('key changes are logged', () => {
       const rolled = await call<Static<typeof IssuedKeySchema>>('POST', `/keys/${id}/roll`);
       expect(rolled.status).toBe(200);
       secrets.push(rolled.json.secret);
-      expect((await call('POST', `/keys/${id}/unban`)).status).toBe(200);
+      expect((await call('POST', `/keys/${id}/unban`)).status, 'not banned: nothing to log').toBe(409);
+      expect((await call('POST', `/keys/${id}/reset`)).status).toBe(200);
       expect((await call('POST', `/keys/${id}/revoke`)).status).toBe(200);
       expect((await call('POST', `/keys/${id}/revoke`)).status).toBe(200);
       expect((await call('PATCH', `/keys/${id}`, { label: 'too late' })).status).toBe(409);
@@ -171,7 +172,7 @@ describe('key changes are logged', () => {
 
       const lines = keyLines(captured);
       expect(lines.map(({ keyId, change, by, level }) => ({ keyId, change, by, level }))).toEqual(
-        ['created', 'updated', 'updated', 'updated', 'rolled', 'unbanned', 'revoked'].map((change) => ({ keyId: id, change, by: 'admin_api', level: 30 })),
+        ['created', 'updated', 'updated', 'updated', 'rolled', 'reset', 'revoked'].map((change) => ({ keyId: id, change, by: 'admin_api', level: 30 })),
       );
       expect(lines[0]).toMatchObject({ plan: 'business', role: 'staff', label: 'ops' });
       expect(lines[1]).toMatchObject({ label: 'ops team' });

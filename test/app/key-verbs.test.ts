@@ -41,7 +41,10 @@ interface Verbs {
   /** To enterprise with these limits. */
   update(id: string, perMinute: number, perDay: number): Promise<'updated' | Refusal>;
   show(id: string): Promise<KeyView | Refusal>;
-  unban(id: string): Promise<'unbanned' | Refusal>;
+  /** `not_banned`: the key is not banned, and nothing changed. */
+  unban(id: string): Promise<'unbanned' | 'not_banned' | Refusal>;
+  /** The key's counters, strikes and any ban forgotten. */
+  reset(id: string): Promise<'reset' | Refusal>;
   roll(id: string, grace: string): Promise<{ secret: string } | Refusal>;
   revoke(id: string): Promise<'revoked' | 'already_revoked' | Refusal>;
   list(): Promise<{ id: string; state: string; usedToday: number | undefined }[]>;
@@ -84,7 +87,11 @@ function cliVerbs(environ: Record<string, string>, clock: ManualClock): Verbs {
     },
     async unban(id) {
       const { code, out } = await run(['unban', id]);
-      return code === 0 ? 'unbanned' : refusal(out);
+      return code === 0 ? 'unbanned' : out.join('\n').includes(`${id} is not banned: nothing changed`) ? 'not_banned' : refusal(out);
+    },
+    async reset(id) {
+      const { code, out } = await run(['reset', id]);
+      return code === 0 ? 'reset' : refusal(out);
     },
     async roll(id, grace) {
       const { code, out } = await run(['roll', id, '--grace', grace]);
@@ -163,8 +170,13 @@ function adminApiVerbs(adminUrl: string): Verbs {
       };
     },
     async unban(id) {
-      const { status } = await call('POST', `/keys/${id}/unban`);
+      const { status, json } = await call<Refused>('POST', `/keys/${id}/unban`);
+      if (status === 409 && json.code === 'key_not_banned') return 'not_banned';
       return status === 200 ? 'unbanned' : refusal(status);
+    },
+    async reset(id) {
+      const { status } = await call('POST', `/keys/${id}/reset`);
+      return status === 200 ? 'reset' : refusal(status);
     },
     async roll(id, grace) {
       const { status, json } = await call<Static<typeof IssuedKeySchema>>('POST', `/keys/${id}/roll`, { grace });
@@ -247,6 +259,14 @@ async function walkEveryVerb({ server, clock }: Served, verbs: Verbs): Promise<v
   expect((await use(server, secret)).status).toBe(200);
   expect(await verbs.show(id)).toEqual({ banned: false, strikes: 0, state: 'active', minute: { limit: 5, used: 1 } });
 
+  // Not banned: unban says so and changes nothing; reset forgets the counters.
+  expect(await verbs.unban(id)).toBe('not_banned');
+  expect(await verbs.show(id)).toMatchObject({ banned: false, minute: { used: 1 } });
+  expect(await verbs.reset(id)).toBe('reset');
+  expect(await verbs.show(id)).toMatchObject({ banned: false, minute: { used: 0 } });
+  clock.advance(CACHE_MS);
+  expect((await use(server, secret)).status).toBe(200);
+
   // Rolled with a grace: both secrets work, and count against one quota.
   const rolled = await verbs.roll(id, '1h');
   if (typeof rolled === 'string') throw new Error(`roll refused: ${rolled}`);
@@ -274,7 +294,7 @@ async function walkEveryVerb({ server, clock }: Served, verbs: Verbs): Promise<v
   // Refused, changing nothing: a revoked key, an unknown id, input out of range.
   expect(await verbs.update(id, 50, 1_000)).toBe('revoked');
   expect(await verbs.roll(id, '1h')).toBe('revoked');
-  for (const verb of [() => verbs.show('key_0000'), () => verbs.unban('key_0000'), () => verbs.roll('key_0000', '1h'), () => verbs.revoke('key_0000'), () => verbs.update('key_0000', 5, 5)]) {
+  for (const verb of [() => verbs.show('key_0000'), () => verbs.unban('key_0000'), () => verbs.reset('key_0000'), () => verbs.roll('key_0000', '1h'), () => verbs.revoke('key_0000'), () => verbs.update('key_0000', 5, 5)]) {
     expect(await verb()).toBe('not_found');
   }
   const before = await verbs.list();
@@ -372,7 +392,7 @@ describe.each(STORES)('every key verb on $name', (setup) => {
   it('answers an id that cannot be a key\'s (a NUL byte, a bad escape decoded, too long) 404 in the Error format, for every verb', async () => {
     const { adminUrl } = served.server;
     for (const id of ['%00', 'key_%00', '%ED%A0%80', `key_${'0'.repeat(10_000)}`, 'key_0123456789ABCDEF']) {
-      for (const [method, path] of [['GET', ''], ['PATCH', ''], ['POST', '/unban'], ['POST', '/roll'], ['POST', '/revoke']] as const) {
+      for (const [method, path] of [['GET', ''], ['PATCH', ''], ['POST', '/unban'], ['POST', '/reset'], ['POST', '/roll'], ['POST', '/revoke']] as const) {
         const response = await fetch(`${adminUrl}/keys/${id}${path}`, {
           method,
           headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },

@@ -81,8 +81,8 @@ describe('parseKeysArgs', () => {
     expect(action(['revoke', 'a', 'b'])).toEqual({ error: 'revoke takes one ID' });
     expect(action(['show'])).toEqual({ error: expect.stringContaining('show needs the ID') });
     expect(action(['show', 'a', 'b'])).toEqual({ error: 'show takes one ID' });
-    expect(action([])).toEqual({ error: 'a command is required: create, update, show, unban, roll, list, revoke, credits or usage' });
-    expect(action(['delete', 'x'])).toEqual({ error: 'unknown command "delete": expected create, update, show, unban, roll, list, revoke, credits or usage' });
+    expect(action([])).toEqual({ error: 'a command is required: create, update, show, unban, reset, roll, list, revoke, credits or usage' });
+    expect(action(['delete', 'x'])).toEqual({ error: 'unknown command "delete": expected create, update, show, unban, reset, roll, list, revoke, credits or usage' });
   });
 
   it('reads update with only what it changes, through the same readers as create', () => {

@@ -52,3 +52,23 @@ describe('the metrics of finished requests', () => {
     expect(text).not.toContain('petstore_quota_refunds_lost_total{plan="pro",rule="day"}');
   });
 });
+
+describe('the metric names, by the rules promtool check metrics applies', () => {
+  it('ends every counter in _total and no other metric so (prom-client names three gauges nodejs_active_*_total)', async () => {
+    const metrics = createMetrics([]);
+    const families = (await metrics.registry.getMetricsAsJSON()) as unknown as { name: string; type: string }[];
+    expect(families.length).toBeGreaterThan(10);
+    const misnamed = families.filter(({ name, type }) => (type === 'counter') !== name.endsWith('_total')).map(({ name, type }) => `${name} (${type})`);
+    expect(misnamed).toEqual([]);
+  });
+});
+
+describe('the outage fallback gauge', () => {
+  it('is petstore_quota_fallback_active, 1 while the quota outage fallback serves and 0 otherwise', async () => {
+    let active = false;
+    const metrics = createMetrics([], new Map(), () => active);
+    expect(await metrics.text()).toContain('petstore_quota_fallback_active 0');
+    active = true;
+    expect(await metrics.text()).toContain('petstore_quota_fallback_active 1');
+  });
+});

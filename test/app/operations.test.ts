@@ -14,6 +14,8 @@ interface Sent {
   readonly path: string;
   readonly key: string | undefined;
   readonly status: number;
+  /** The answer's body, in bytes. */
+  readonly bytes: number;
 }
 
 interface AccessLine {
@@ -23,6 +25,10 @@ interface AccessLine {
   readonly route: string | null;
   readonly status: number;
   readonly durationMs: number;
+  readonly path: string;
+  readonly bytes: number;
+  readonly client: string;
+  readonly userAgent: string | null;
   readonly key: string;
   readonly plan: string;
 }
@@ -68,9 +74,9 @@ describe('operating the server: admin listener, metrics, access log, request ids
     if (key !== undefined) headers['authorization'] = `Bearer ${key}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    await response.arrayBuffer();
+    const bytes = (await response.arrayBuffer()).byteLength;
     expect(response.headers.get('x-request-id')).toBe(id);
-    sent.push({ id, method, path, key, status: response.status });
+    sent.push({ id, method, path, key, status: response.status, bytes });
     return response;
   };
 
@@ -138,6 +144,9 @@ describe('operating the server: admin listener, metrics, access log, request ids
       });
       expect(line.route, s.id).toBe(s.path === '/nowhere' ? null : s.path.startsWith('/pets/') ? '/pets/{petId}' : '/pets');
       expect(line.durationMs).toBeGreaterThanOrEqual(0);
+      // The path as sent, without its query; the client's address; the body's bytes; fetch's user agent.
+      expect(line, s.id).toMatchObject({ path: `/v1${s.path.split('?')[0]}`, client: '127.0.0.1', userAgent: 'node' });
+      expect(line.bytes, s.id).toBe(s.bytes);
     }
     // The one request without our id: /metrics on the public port, answered with a generated one.
     const others = lines.filter((line) => !line.requestId.startsWith('ops-'));

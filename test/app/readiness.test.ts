@@ -2,7 +2,7 @@ import { AggregatorRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/app/admin/metrics.js';
 import { readinessOf, readinessPolicyOf } from '../../src/app/admin/readiness.js';
-import type { StoreStatus } from '../../src/app/admin/store-probes.js';
+import { checkStores, ProbeFailure, type StoreStatus } from '../../src/app/admin/store-probes.js';
 import { loadConfig, type PetStoreConfig } from '../../src/app/config/config.js';
 import { pingFailure } from '../../src/app/container/redis-quotas.js';
 import { parsePrometheus } from '../support/prometheus-text.js';
@@ -49,11 +49,20 @@ describe('readiness: whether this instance can serve', () => {
   });
 
   it("words a failed Redis PING for an operator, ioredis's own text after it", () => {
-    expect(pingFailure('reconnecting', "Stream isn't writeable and enableOfflineQueue options is false")).toBe(
-      "no connection to Redis (the client is reconnecting): Stream isn't writeable and enableOfflineQueue options is false",
-    );
-    expect(pingFailure('ready', 'Connection is closed.')).toBe('no connection to Redis (the client lost it): Connection is closed.');
-    expect(pingFailure('ready', 'Command timed out')).toBe('Redis did not answer PING in time: Command timed out');
+    // A plain reason; the client's own text apart, as a detail.
+    expect(pingFailure('reconnecting', "Stream isn't writeable and enableOfflineQueue options is false")).toEqual({
+      reason: 'no connection to Redis (the client is reconnecting)',
+      detail: "Stream isn't writeable and enableOfflineQueue options is false",
+    });
+    expect(pingFailure('ready', 'Connection is closed.')).toEqual({ reason: 'no connection to Redis (the client lost it)', detail: 'Connection is closed.' });
+    expect(pingFailure('ready', 'Command timed out')).toEqual({ reason: 'Redis did not answer PING in time', detail: 'Command timed out' });
+  });
+
+  it('keeps a probe failure\'s detail beside its reason in /readyz', async () => {
+    const [status] = await checkStores([{ store: 'redis', ping: () => Promise.reject(new ProbeFailure({ reason: 'no connection to Redis (the client lost it)', detail: 'Connection is closed.' })) }], 1_000);
+    expect(status).toEqual({ store: 'redis', up: false, reason: 'no connection to Redis (the client lost it)', detail: 'Connection is closed.' });
+    const policy = readinessPolicyOf(configOf({ PETSTORE_STORE: 'redis' }));
+    expect(readinessOf([status!], policy).body.failed).toEqual([{ store: 'redis', reason: 'no connection to Redis (the client lost it)', detail: 'Connection is closed.' }]);
   });
 });
 

@@ -77,8 +77,13 @@ describe('commands read the sections they need', () => {
 
   it('reads the store settings of production without PETSTORE_API_KEYS, which only a server needs', () => {
     const environ = { PETSTORE_ENV: 'production', REDIS_URL: 'redis://10.0.0.1:6379', PETSTORE_BAN_STRIKES: '5' };
-    expect(loadConfig(environ)).toEqual({ ok: false, error: ['PETSTORE_API_KEYS is required in production: comma-separated KEY:PLAN entries'] });
+    expect(loadConfig({ ...environ, PETSTORE_STORE: 'memory' })).toEqual({ ok: false, error: ['PETSTORE_API_KEYS is required in production: comma-separated KEY:PLAN entries'] });
     expect(loadStoreSettings(environ)).toMatchObject({ ok: true, value: { store: 'redis', redisUrl: 'redis://10.0.0.1:6379', ban: { strikes: 5 } } });
+  });
+
+  it('reports an invalid PETSTORE_API_KEYS entry once, not also as missing', () => {
+    const loaded = loadConfig({ PETSTORE_ENV: 'production', PETSTORE_STORE: 'memory', PETSTORE_API_KEYS: 'short:pro' });
+    expect(loaded).toEqual({ ok: false, error: ['PETSTORE_API_KEYS: entry 1: the key must be 8 to 256 characters of letters, digits or ._~+/=-'] });
   });
 
   it('applies the rules of a section wherever it is read: REDIS_URL beside REDIS_CLUSTER_NODES', () => {

@@ -40,10 +40,11 @@ const keys: KeyAdministration = {
     record(`create ${JSON.stringify(fields)}${overrides === undefined ? '' : ` overrides ${JSON.stringify(overrides)}`}`);
     return fields['plan'] === 'gold' ? err({ invalid: 'plan "gold": must be one of free, pro, business, enterprise' }) : ok({ key: KEY, secret: 'ps_secret' });
   },
-  list: async () => (record('list'), [{ key: KEY, usedToday: 3 }]),
+  list: async () => (record('list'), ok({ keys: [{ key: KEY, usedToday: 3 }] })),
   show: async (id) => (record(`show ${id}`), err('not_found')),
   update: async (id, fields, overrides) => (record(`update ${id}${overrides === undefined ? '' : ` ${JSON.stringify(fields)} overrides ${JSON.stringify(overrides)}`}`), err('revoked')),
   unban: async (id) => (record(`unban ${id}`), ok(KEY)),
+  reset: async (id) => (record(`reset ${id}`), ok(KEY)),
   roll: async (id, grace) => (record(`roll ${id} ${String(grace)}`), ok({ key: KEY, secret: 'ps_new' })),
   revoke: async (id) => (record(`revoke ${id}`), ok({ key: { ...KEY, revokedAt: KEY.createdAt } })),
   credits: async (id) => (record(`credits ${id}`), id === ID ? ok(CREDITS) : err('no_credits')),
@@ -130,7 +131,7 @@ describe('the admin key API on the shared HTTP stack', () => {
     const { status, json, headers } = await call('GET', '/openapi.json', { token: null });
     expect([status, headers.get('cache-control')]).toEqual([200, 'no-store']);
     expect(json).toEqual(JSON.parse(JSON.stringify(adminOpenApiDocument(RULE))));
-    expect(Object.keys((json as { paths: object }).paths)).toEqual(['/keys', '/keys/{id}', '/keys/{id}/unban', '/keys/{id}/roll', '/keys/{id}/revoke', '/keys/usage', '/keys/{id}/credits', '/openapi.json']);
+    expect(Object.keys((json as { paths: object }).paths)).toEqual(['/keys', '/keys/{id}', '/keys/{id}/unban', '/keys/{id}/reset', '/keys/{id}/roll', '/keys/{id}/revoke', '/keys/usage', '/keys/{id}/credits', '/openapi.json']);
   });
 
   it('hands the verbs the JSON fields as text, and words their answers and refusals', async () => {

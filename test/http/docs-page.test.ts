@@ -57,6 +57,29 @@ describe('GET /v1/docs', () => {
     ]);
   });
 
+  it('offers "Try it out" only the server the page may reach under its CSP (connect-src \'self\'), and a valid example body for every request body', async () => {
+    const document = (await store.anonymous.get('/openapi.json')).body as {
+      servers: { url: string }[];
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> } }>>;
+    };
+    expect(document.servers.map(({ url }) => url)).toEqual(['/v1']);
+    const bodies = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) => (operation.requestBody === undefined ? [] : [[`${method} ${path}`, operation.requestBody] as const])),
+    );
+    expect(bodies.length).toBeGreaterThan(0);
+    for (const [name, body] of bodies) expect(Object.keys(body.content['application/json']?.examples ?? {}), name).not.toEqual([]);
+    expect(document.paths['/pets']?.['post']?.requestBody?.content['application/json']?.examples).toMatchObject({ dog: { value: { name: 'Rex', categoryId: 1 } } });
+  });
+
+  it('opens its description on how to get a key and call the API; the HTTP parser\'s edge cases come last', async () => {
+    const { description } = ((await store.anonymous.get('/openapi.json')).body as { info: { description: string } }).info;
+    const paragraphs = description.split('\n\n');
+    expect(paragraphs[0]).toMatch(/^To call the API you need an API key/);
+    expect(paragraphs[0]).toContain('petstore keys create');
+    expect(paragraphs[0]).toContain('Authorize');
+    expect(paragraphs.findIndex((text) => text.includes('HTTP parser'))).toBe(paragraphs.length - 1);
+  });
+
   it('serves each file with its media type, its installed bytes and an ETag; the initializer turns the validator badge off', async () => {
     const expected: Readonly<Record<string, string>> = {
       'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',

@@ -1,8 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestApiKey } from '../../src/adapters/api-key-digest.js';
 import { createHttpServer, type PetStoreHttpServer } from '../../src/adapters/http/http-server.js';
+import { loggedPath } from '../../src/adapters/http/pipeline/request-target.js';
 import type { RequestFinishedEvent } from '../../src/adapters/http/wire/request-finished.js';
 import { requestIdOf } from '../../src/adapters/http/wire/request-id.js';
 import { MemoryApiKeyRegistry } from '../../src/adapters/memory/memory-api-key-registry.js';
@@ -152,5 +154,14 @@ describe('the request-finished hook', () => {
     } finally {
       await close(server);
     }
+  });
+});
+
+describe('the path an access line names', () => {
+  it('leaves off the query (it may carry what a log must not keep) and keeps at most 256 characters', () => {
+    const req = (url: string) => ({ url }) as IncomingMessage;
+    expect(loggedPath(req('/v1/pets?limit=5&token=secret'), 256)).toBe('/v1/pets');
+    expect(loggedPath(req(`/v1/${'a'.repeat(1_000)}?q`), 256)).toHaveLength(256);
+    expect(loggedPath({ url: '/v1/pets', originalUrl: '/shop/v1/pets?x=1' } as IncomingMessage & { originalUrl: string }, 256)).toBe('/shop/v1/pets');
   });
 });

@@ -122,12 +122,12 @@ describe('readiness while the API is served without its quota Redis (PETSTORE_ST
       body: {
         status: 'degraded',
         stores: ['postgres', 'redis'],
-        degraded: [{ store: 'redis', reason: expect.stringMatching(/^no connection to Redis/), fallback: 'PETSTORE_QUOTA_FALLBACK=local' }],
+        degraded: [{ store: 'redis', reason: expect.stringMatching(/^no connection to Redis \(the client [a-z ]+\)$/), detail: expect.any(String), fallback: 'PETSTORE_QUOTA_FALLBACK=local' }],
       },
     });
     expect(await readyzUntil(strict.admin, (seen) => seen.status === 503)).toEqual({
       status: 503,
-      body: { status: 'unavailable', stores: ['postgres', 'redis'], failed: [{ store: 'redis', reason: expect.stringMatching(/^no connection to Redis/) }] },
+      body: { status: 'unavailable', stores: ['postgres', 'redis'], failed: [{ store: 'redis', reason: expect.stringMatching(/^no connection to Redis \(the client [a-z ]+\)$/), detail: expect.any(String) }] },
     });
     const listed = await fetch(`${served.base}/pets`, { headers: { authorization: `Bearer ${KEY}` } });
     await listed.arrayBuffer();
@@ -179,7 +179,7 @@ describe('readiness with workers', () => {
     const down = await readyzUntil(admin, (seen) => seen.status === 503);
     expect(down).toEqual({
       status: 503,
-      body: { status: 'unavailable', stores: ['redis'], failed: [{ store: 'redis', reason: expect.stringMatching(/^no connection to Redis/) }], workers: { listening: 2, expected: 2 } },
+      body: { status: 'unavailable', stores: ['redis'], failed: [{ store: 'redis', reason: expect.stringMatching(/^no connection to Redis \(the client [a-z ]+\)$/), detail: expect.any(String) }], workers: { listening: 2, expected: 2 } },
     });
     expect(parsePrometheus(await (await fetch(`${admin}/metrics`)).text()).get('petstore_store_up{store="redis"}')).toBe(0);
   });

@@ -6,6 +6,8 @@ export interface CliProcess {
   readonly child: ChildProcess;
   /** Everything printed so far on stdout and stderr. */
   output(): string;
+  /** What was printed so far on stdout alone. */
+  stdout(): string;
   /** Resolves with the first match of `pattern` in the output, or rejects after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** Resolves with the exit code (or the signal's name). */
@@ -28,17 +30,20 @@ export function startCli(environ: Record<string, string>, args: readonly string[
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stdout = '';
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer): void => {
     output += chunk.toString('utf8');
     for (const listener of listeners) listener();
   };
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stdout.on('data', append);
   child.stderr.on('data', append);
   const exit = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string);
   return {
     child,
     output: () => output,
+    stdout: () => stdout,
     waitFor: (pattern, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
         const check = (): void => {

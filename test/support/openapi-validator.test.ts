@@ -151,6 +151,7 @@ describe('the OpenAPI document', () => {
         'idempotency_conflict',
         // Answered by the admin API's key routes; one table of codes for both listeners.
         'key_revoked',
+        'key_not_banned',
         'payload_too_large',
         'expectation_failed',
         'idempotency_key_reused',

@@ -22,13 +22,27 @@ export class QuotaOutageFallback implements QuotaStore {
   /** The admissions the local store decided, and those made blindly: only outages add to them. */
   readonly #decidedLocally = new WeakSet<QuotaDecision>();
   readonly #blind = new WeakSet<QuotaDecision>();
+  #serving = false;
 
+  /** `onServing`: told true when the fallback starts deciding in the store's place, false when the store answers again. */
   constructor(
     private readonly primary: QuotaStore,
     private readonly policy: QuotaOutagePolicy,
     private readonly local: QuotaStore,
     private readonly clock: Clock,
+    private readonly onServing: (serving: boolean) => void = () => {},
   ) {}
+
+  /** Whether the last decision was the fallback's (local or allow): quotas are then per instance, or not counted. */
+  get serving(): boolean {
+    return this.#serving;
+  }
+
+  #servingNow(serving: boolean): void {
+    if (this.#serving === serving) return;
+    this.#serving = serving;
+    this.onServing(serving);
+  }
 
   decide(subject: string, policy: QuotaPolicy, cost: number | RuleCosts = 1): QuotaDecision | Promise<QuotaDecision> {
     return this.withFallback((store) => store.decide(subject, policy, cost), policy);
@@ -52,8 +66,10 @@ export class QuotaOutageFallback implements QuotaStore {
   private withFallback(ask: (store: QuotaStore) => QuotaDecision | Promise<QuotaDecision>, policy: QuotaPolicy): QuotaDecision | Promise<QuotaDecision> {
     try {
       const decision = ask(this.primary);
-      if (decision instanceof Promise) return decision.catch((error: unknown) => this.fallBack(error, ask, policy));
-      return decision;
+      if (!(decision instanceof Promise)) return decision;
+      // Only while the fallback serves is an answer of the store watched for: no more work per decision otherwise.
+      const answered = this.#serving ? decision.then((value) => (this.#servingNow(false), value)) : decision;
+      return answered.catch((error: unknown) => this.fallBack(error, ask, policy));
     } catch (error) {
       return this.fallBack(error, ask, policy);
     }
@@ -65,6 +81,7 @@ export class QuotaOutageFallback implements QuotaStore {
     policy: QuotaPolicy,
   ): QuotaDecision | Promise<QuotaDecision> {
     if (!(error instanceof StoreUnavailableError) || this.policy === 'deny') throw error;
+    this.#servingNow(true);
     if (this.policy === 'local') {
       const decided = ask(this.local);
       if (!(decided instanceof Promise)) return this.#madeLocally(decided);

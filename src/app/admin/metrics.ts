@@ -30,13 +30,32 @@ const routeLabel = (route: string | null): string => route ?? UNMATCHED_ROUTE;
 /** A store named in an error (`Redis`, `Redis at redis://...`) as a bounded label value: its first word, lower case. */
 const storeLabel = (named: string): string => (named.split(' ')[0] ?? named).toLowerCase();
 
+/** prom-client's default gauges named like counters (`promtool check metrics`: non-counter metrics should not have "_total" suffix). */
+const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+
 /**
  * The service's metrics, in a registry of their own (several servers may run in one process):
  * every label value comes from a fixed set (methods, route templates, statuses, plans, rule names, verdicts, stores).
  */
-export function createMetrics(probes: readonly StoreProbe[], fallbacks: ReadonlyMap<string, string> = new Map()): PetStoreMetrics {
+export function createMetrics(
+  probes: readonly StoreProbe[],
+  fallbacks: ReadonlyMap<string, string> = new Map(),
+  fallbackActive?: () => boolean,
+): PetStoreMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // prom-client names these gauges _total, which promtool refuses (only counters may end so); each is the sum of its nodejs_active_* by type.
+  for (const name of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(name);
+  if (fallbackActive !== undefined) {
+    new Gauge({
+      name: 'petstore_quota_fallback_active',
+      help: 'Whether the quota outage fallback (PETSTORE_QUOTA_FALLBACK local or allow) decides in place of Redis now (1: quotas per instance, or not counted) or not (0).',
+      registers: [registry],
+      collect() {
+        this.set(fallbackActive() ? 1 : 0);
+      },
+    });
+  }
   const registers = [registry];
   new Counter({
     name: 'petstore_http_requests_total',

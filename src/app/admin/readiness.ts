@@ -15,8 +15,8 @@ export interface StoreReadiness {
 export type ReadinessBody = {
   readonly status: 'ready' | 'degraded' | 'unavailable';
   readonly stores: readonly string[];
-  readonly degraded?: readonly { readonly store: string; readonly reason: string; readonly fallback: string }[];
-  readonly failed?: readonly { readonly store: string; readonly reason: string }[];
+  readonly degraded?: readonly { readonly store: string; readonly reason: string; readonly detail?: string; readonly fallback: string }[];
+  readonly failed?: readonly { readonly store: string; readonly reason: string; readonly detail?: string }[];
   readonly workers?: { readonly listening: number; readonly expected: number };
 };
 
@@ -43,7 +43,7 @@ export function readinessOf(stores: readonly StoreStatus[], policy: ReadinessPol
   const names = stores.map(({ store }) => store);
   const down = stores.filter((status) => !status.up);
   if (down.length === 0) return { ready: true, body: { status: 'ready', stores: names } };
-  const reasonOf = ({ store, reason }: StoreStatus) => ({ store, reason: reason ?? 'not answering' });
+  const reasonOf = ({ store, reason, detail }: StoreStatus) => ({ store, reason: reason ?? 'not answering', ...(detail === undefined ? {} : { detail }) });
   if (policy.readyWhenDegraded && down.every(({ store }) => policy.fallbacks.has(store))) {
     return { ready: true, body: { status: 'degraded', stores: names, degraded: down.map((status) => ({ ...reasonOf(status), fallback: policy.fallbacks.get(status.store) ?? '' })) } };
   }

@@ -8,8 +8,20 @@ export interface StoreProbe {
 export interface StoreStatus {
   readonly store: string;
   readonly up: boolean;
-  /** Why it is down: the client's error message, or the deadline. */
+  /** Why it is down, in plain words: a ProbeFailure's reason, else the client's error message, or the deadline. */
   readonly reason?: string;
+  /** The client's own text, where the reason is worded apart from it (ioredis's "Stream isn't writeable..."). */
+  readonly detail?: string;
+}
+
+/** A probe's failure worded for an operator (`reason`), the client's own text kept as `detail`. */
+export class ProbeFailure extends Error {
+  override readonly name = 'ProbeFailure';
+  readonly detail: string;
+  constructor({ reason, detail }: { readonly reason: string; readonly detail: string }) {
+    super(reason);
+    this.detail = detail;
+  }
 }
 
 /** Pings every store at once, each given `deadlineMs` to answer. */
@@ -24,7 +36,8 @@ export function checkStores(probes: readonly StoreProbe[], deadlineMs: number): 
         await Promise.race([ping(), deadline]);
         return { store, up: true };
       } catch (error) {
-        return { store, up: false, reason: error instanceof Error ? error.message : String(error) };
+        const reason = error instanceof Error ? error.message : String(error);
+        return error instanceof ProbeFailure ? { store, up: false, reason, detail: error.detail } : { store, up: false, reason };
       } finally {
         clearTimeout(timer);
       }

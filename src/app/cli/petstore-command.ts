@@ -59,17 +59,21 @@ async function serve(environ: Environ): Promise<Served> {
   return { ...supervisor, config, logger: log.logger, flushLogs: () => log.close() };
 }
 
+/**
+ * The start banner, for a person at a terminal: on stderr, so stdout holds only the JSON log
+ * lines a collector parses (the `started` line carries the same addresses).
+ */
 function announce(served: Served): void {
   const { config } = served;
   const workers = config.workers === 1 ? '' : `, ${config.workers} workers`;
-  console.log(`Pet store (${config.environment}, ${config.store} store${workers}) listening on ${served.baseUrl}`);
+  console.error(`Pet store (${config.environment}, ${config.store} store${workers}) listening on ${served.baseUrl}`);
   const keyRoutes = config.adminToken === undefined ? '' : ', /keys with the admin token, /openapi.json';
-  if (served.adminUrl !== undefined) console.log(`Admin listening on ${served.adminUrl} (/metrics, /healthz, /readyz${keyRoutes})`);
+  if (served.adminUrl !== undefined) console.error(`Admin listening on ${served.adminUrl} (/metrics, /healthz, /readyz${keyRoutes})`);
   if (served.demoKeys.length === 0) return;
-  console.log('Demo API keys (new at every start):');
-  for (const line of demoKeyLines(served.demoKeys)) console.log(line);
+  console.error('Demo API keys (new at every start):');
+  for (const line of demoKeyLines(served.demoKeys)) console.error(line);
   const [free] = served.demoKeys;
-  if (free !== undefined) console.log(`Try:\n  curl -i -H 'Authorization: Bearer ${free.key}' '${served.baseUrl}/pets?limit=5'`);
+  if (free !== undefined) console.error(`Try:\n  curl -i -H 'Authorization: Bearer ${free.key}' '${served.baseUrl}/pets?limit=5'`);
 }
 
 async function main(): Promise<void> {
@@ -93,7 +97,7 @@ async function main(): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    if (!cluster.isWorker) console.log(`${signal}: finishing requests in flight, then exiting`);
+    if (!cluster.isWorker) console.error(`${signal}: finishing requests in flight, then exiting`);
     served.close().then(
       async (code) => {
         await served.flushLogs();

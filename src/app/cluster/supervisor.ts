@@ -6,7 +6,7 @@ import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
 import { readinessOf, readinessPolicyOf } from '../admin/readiness.js';
 import type { StoreStatus } from '../admin/store-probes.js';
 import { pacedMetrics } from '../admin/paced-metrics.js';
-import { apiKeyEntry, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
+import { apiKeyEntry, managedKeysOnlyLine, type ConfiguredKey, type Environ, type PetStoreConfig } from '../config/config.js';
 import { withDemoKeys } from '../config/demo-keys.js';
 import { composePetStore } from '../pet-store-app.js';
 import { errorLogger, type PetStoreLogger } from '../logging/logger.js';
@@ -234,6 +234,8 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${boundPort}`;
   logger.info({ url: `${url}${DEFAULT_BASE_PATH}`, adminUrl: admin?.url, workers: config.workers, store: config.store }, 'started');
+  const managedOnly = managedKeysOnlyLine(config);
+  if (managedOnly !== undefined) logger.info({ store: config.store }, managedOnly);
 
   let closing: Promise<number> | undefined;
   return {

@@ -141,10 +141,23 @@ export function loadConfig(environ: Environ): Result<PetStoreConfig, readonly st
   if (config.adminToken !== undefined && config.adminPort === undefined) {
     problems.push(`${adminToken.variable} guards the key routes of the admin listener, which needs ${adminPort.variable}`);
   }
-  if ((config.environment === 'staging' || config.environment === 'production') && config.apiKeys.length === 0) {
+  // An entry given but refused is reported above as what it is, not again as missing; a shared store's keys are managed there.
+  const keysGiven = (environ[apiKeys.variable] ?? '').trim() !== '';
+  if (isDeployed(config) && config.apiKeys.length === 0 && !keysGiven && !STORE_KINDS[config.store].sharedByProcesses) {
     problems.push(`${apiKeys.variable} is required in ${config.environment}: comma-separated KEY:PLAN entries`);
   }
   return problems.length === 0 ? ok(config) : err(problems);
+}
+
+const isDeployed = ({ environment }: Pick<PetStoreConfig, 'environment'>): boolean => environment === 'staging' || environment === 'production';
+
+/**
+ * The start's info line when a deployed server has no static key: every key is one managed in
+ * the shared store. Undefined otherwise (development makes demo keys instead).
+ */
+export function managedKeysOnlyLine(config: Pick<PetStoreConfig, 'environment' | 'store' | 'apiKeys'>): string | undefined {
+  if (!isDeployed(config) || config.apiKeys.length > 0) return undefined;
+  return `no ${SETTINGS.apiKeys.variable}: every API key is one managed in the ${config.store} store (petstore keys, the admin API)`;
 }
 
 /** The store sections (STORE_SECTIONS), as the server reads them, without the server's own rules: what `petstore keys` opens. */

@@ -64,7 +64,7 @@ export const SETTINGS = {
     section: 'environment',
     values: ENVIRONMENTS,
     default: 'development',
-    description: 'what the instance is for: staging and production refuse to start without `PETSTORE_API_KEYS` or a reachable store, and change the defaults marked so',
+    description: 'what the instance is for: staging and production refuse to start without a reachable store, or on the `memory` store without `PETSTORE_API_KEYS`, and change the defaults marked so',
   }),
   logLevel: oneOf({ variable: 'PETSTORE_LOG_LEVEL', flag: 'log-level', section: 'logging', values: LOG_LEVELS, default: 'info', description: "pino's level; `silent` logs nothing" }),
   port: wholeNumber({ variable: 'PORT', flag: 'port', section: 'http', min: 0, max: 65_535, default: 8080, description: 'the port the API listens on; `0`: any free port' }),

@@ -45,9 +45,14 @@ export function buildContainer(config: PetStoreConfig, overrides: ContainerOverr
   container.bind(TOKENS.clock).toConstantValue(overrides.clock ?? new SystemClock());
   const stores = storesModule(config, overrides);
   container.bind(TOKENS.logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel));
+  const quotaFallback = { active: false };
+  container.bind(TOKENS.quotaFallback).toConstantValue(quotaFallback);
   container
     .bind(TOKENS.metrics)
-    .toResolvedValue((probes) => (config.adminPort === undefined ? null : createMetrics(probes, readinessPolicyOf(config).fallbacks)), [TOKENS.storeProbes])
+    .toResolvedValue(
+      (probes) => (config.adminPort === undefined ? null : createMetrics(probes, readinessPolicyOf(config).fallbacks, () => quotaFallback.active)),
+      [TOKENS.storeProbes],
+    )
     .inSingletonScope();
   container.load(coreModule, stores, loggingModule);
   return container;

@@ -7,7 +7,8 @@ import { LocalRefusals } from '../../adapters/wrappers/local-refusals.js';
 import { QuotaOutageFallback } from '../../adapters/wrappers/quota-outage-fallback.js';
 import type { Clock } from '../../ports/clock.js';
 import type { PetStoreConfig } from '../config/config.js';
-import type { StoreProbe } from '../admin/store-probes.js';
+import type { PetStoreLogger } from '../logging/logger.js';
+import { ProbeFailure, type StoreProbe } from '../admin/store-probes.js';
 import { openRedis, pingRedis } from './open-redis.js';
 import { TOKENS } from './tokens.js';
 import { CHANGES_REACH_INSTANCES_MS } from '../../adapters/change-propagation.js';
@@ -33,7 +34,7 @@ export const redisProbe = (redis: RedisClient): StoreProbe => ({
   store: 'redis',
   ping: () =>
     pingRedis(redis).catch((error: unknown) => {
-      throw new Error(pingFailure(redis.status, error instanceof Error ? error.message : String(error)));
+      throw new ProbeFailure(pingFailure(redis.status, error instanceof Error ? error.message : String(error)));
     }),
 });
 
@@ -41,13 +42,13 @@ export const redisProbe = (redis: RedisClient): StoreProbe => ({
 const NO_CONNECTION = /Stream isn't writeable|Connection is closed/;
 
 /**
- * Why PING failed, in words an operator reads, the client's own text after it: ioredis says
- * "Stream isn't writeable and enableOfflineQueue options is false" of a Redis it cannot reach.
+ * Why PING failed, in words an operator reads, and the client's own text as the detail: ioredis
+ * says "Stream isn't writeable and enableOfflineQueue options is false" of a Redis it cannot reach.
  */
-export const pingFailure = (status: string, message: string): string => {
-  if (status !== 'ready' || NO_CONNECTION.test(message)) return `no connection to Redis (the client ${status === 'ready' ? 'lost it' : `is ${status}`}): ${message}`;
-  if (/timed out/i.test(message)) return `Redis did not answer PING in time: ${message}`;
-  return `Redis refused PING: ${message}`;
+export const pingFailure = (status: string, message: string): { readonly reason: string; readonly detail: string } => {
+  if (status !== 'ready' || NO_CONNECTION.test(message)) return { reason: `no connection to Redis (the client ${status === 'ready' ? 'lost it' : `is ${status}`})`, detail: message };
+  if (/timed out/i.test(message)) return { reason: 'Redis did not answer PING in time', detail: message };
+  return { reason: 'Redis refused PING', detail: message };
 };
 
 /**
@@ -70,7 +71,14 @@ export function bindRedisQuotas(bind: Bind, { quotaClock, commandTimeoutMs }: Re
     });
   bind(TOKENS.quotaStore)
     .toResolvedValue(
-      (redis: RedisClient, config: PetStoreConfig, clock: Clock, logError: (message: string, error: unknown) => void) => {
+      (
+        redis: RedisClient,
+        config: PetStoreConfig,
+        clock: Clock,
+        logError: (message: string, error: unknown) => void,
+        log: PetStoreLogger,
+        state: { active: boolean },
+      ) => {
         const redisQuotas = new RedisQuotaStore(redis, { prefix: config.redisPrefix, time: quotaClock ?? 'server' });
         const localRefusals = new LocalRefusals(redisQuotas, redisQuotas, clock, {
           strikeLagMs: STRIKE_LAG_MS,
@@ -79,9 +87,16 @@ export function bindRedisQuotas(bind: Bind, { quotaClock, commandTimeoutMs }: Re
           schedule: (flush, delayMs) => setTimeout(flush, delayMs).unref(),
           onFlushError: (error) => logError('quota strikes not recorded', error),
         });
-        return new QuotaOutageFallback(localRefusals, config.quotaFallback, new MemoryQuotaStore(clock), clock);
+        const fallback = config.quotaFallback;
+        // The moment quotas become per instance (local) or uncounted (allow), and the moment Redis decides again: a line each, and the gauge.
+        const onServing = (serving: boolean): void => {
+          state.active = serving;
+          if (serving) log.logger.warn({ store: 'redis', fallback }, `quota outage fallback serving: quotas are decided by PETSTORE_QUOTA_FALLBACK=${fallback}`);
+          else log.logger.info({ store: 'redis', fallback }, 'quota outage fallback stopped: Redis decides quotas again');
+        };
+        return new QuotaOutageFallback(localRefusals, fallback, new MemoryQuotaStore(clock), clock, onServing);
       },
-      [REDIS, TOKENS.config, TOKENS.clock, TOKENS.logError],
+      [REDIS, TOKENS.config, TOKENS.clock, TOKENS.logError, TOKENS.logger, TOKENS.quotaFallback],
     )
     .inSingletonScope();
   // No outage fallback: a cap that cannot reach its slots answers 503 rather than admit past N.

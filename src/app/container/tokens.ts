@@ -48,6 +48,8 @@ export const TOKENS = {
   outageLog: Symbol('StoreOutageLog') as ServiceIdentifier<StoreOutageLog>,
   /** The stores readiness pings. */
   storeProbes: Symbol('StoreProbes') as ServiceIdentifier<readonly StoreProbe[]>,
+  /** Whether the quota outage fallback decides in Redis's place now: false with no fallback (memory store, deny). */
+  quotaFallback: Symbol('QuotaFallbackState') as ServiceIdentifier<{ active: boolean }>,
   /** null without an admin listener: nothing is counted. */
   metrics: Symbol('Metrics') as ServiceIdentifier<PetStoreMetrics | null>,
 } as const;

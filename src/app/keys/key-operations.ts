@@ -8,7 +8,7 @@ import type { QuotaDecision } from '../../domain/quota/quota-decision.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { keySubject } from '../../domain/quota/request-admission.js';
 import { err, ok, type Result } from '../../domain/result.js';
-import { type KeyAdmin, type KeyChanges, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
+import { stateOf, type KeyAdmin, type KeyChanges, type KeyState, type ManagedApiKey, type StoredApiKey } from '../../ports/api-key-registry.js';
 import type { KeyStanding } from '../../adapters/key-view.js';
 import type { Clock } from '../../ports/clock.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
@@ -36,7 +36,7 @@ export interface KeyOperationsDependencies {
 /** A key change as the audit log tells it: the key's id, the verb, and what it set. Never a secret nor a digest. */
 export interface KeyChange {
   readonly keyId: string;
-  readonly change: 'created' | 'updated' | 'rolled' | 'unbanned' | 'revoked' | 'credits_changed';
+  readonly change: 'created' | 'updated' | 'rolled' | 'unbanned' | 'reset' | 'revoked' | 'credits_changed';
   /** What the change set: plan, limits, overrides, role, label, expiry, grace; a balance's rule, before and after; absent fields did not change. */
   readonly details: Readonly<Record<string, string | number>>;
 }
@@ -49,6 +49,14 @@ const overridesDetails = (overrides: RuleOverrides | undefined): Record<string, 
   overrides === undefined ? {} : { overrides: overridesText(overrides) };
 
 const isoOf = (ms: number): string => new Date(ms).toISOString();
+
+/** What a page of keys is asked for: its size, the id of the key before it, and a plan's name and a state to list only. */
+export interface KeyListQuery {
+  readonly limit: number;
+  readonly after?: string;
+  readonly plan?: string;
+  readonly state?: KeyState;
+}
 
 /** A key just made or rolled: the secret is in no store and is shown this once. */
 export interface IssuedSecret {
@@ -172,12 +180,46 @@ export class KeyOperations {
     return Promise.all(stored.map((key) => this.standingOf(quotas, key)));
   }
 
-  /** Starts the key's quota over: counts, strikes and any ban. */
-  async unban(id: string): Promise<Result<ManagedApiKey, 'not_found'>> {
+  /**
+   * Lifts the key's ban; `not_banned`, changing nothing, when it has none. Every store keeps a
+   * ban in the key's one quota state, so its counters and strikes go with it (as reset's).
+   */
+  async unban(id: string): Promise<Result<ManagedApiKey, 'not_found' | 'not_banned'>> {
+    const stored = await this.deps.admin.findKey(id);
+    if (stored === undefined) return err('not_found');
+    const quotas = await this.deps.quotas();
+    if ((await peekKeyUsage(quotas, stored, this.deps.ban)).verdict !== 'banned') return err('not_banned');
+    await quotas.reset(keySubject(stored.digest));
+    this.deps.changed({ keyId: id, change: 'unbanned', details: {} });
+    return ok(stored.key);
+  }
+
+  /**
+   * A page of the managed keys, oldest first, with their standings: at most `limit` of those
+   * after the key `after` (an id `list` answered) of the plan and in the state asked; `more` when
+   * others follow. Only the page's keys are read in the quota store. Refused `unknown_cursor`
+   * when no key has the id `after`.
+   */
+  async listPage(query: KeyListQuery): Promise<Result<{ readonly standings: KeyStanding[]; readonly more: boolean }, 'unknown_cursor'>> {
+    const stored = await this.deps.admin.listKeys();
+    const start = query.after === undefined ? 0 : stored.findIndex(({ key }) => key.id === query.after) + 1;
+    if (start === 0 && query.after !== undefined) return err('unknown_cursor');
+    const now = this.deps.clock.now();
+    const matching = stored
+      .slice(start)
+      .filter(({ key }) => (query.plan === undefined || key.plan.name === query.plan) && (query.state === undefined || stateOf(key, now) === query.state));
+    const page = matching.slice(0, query.limit);
+    if (page.length === 0) return ok({ standings: [], more: false });
+    const quotas = await this.deps.quotas();
+    return ok({ standings: await Promise.all(page.map((key) => this.standingOf(quotas, key))), more: matching.length > page.length });
+  }
+
+  /** Starts the key's quota over, banned or not: counters, strikes and any ban. */
+  async reset(id: string): Promise<Result<ManagedApiKey, 'not_found'>> {
     const stored = await this.deps.admin.findKey(id);
     if (stored === undefined) return err('not_found');
     await (await this.deps.quotas()).reset(keySubject(stored.digest));
-    this.deps.changed({ keyId: id, change: 'unbanned', details: {} });
+    this.deps.changed({ keyId: id, change: 'reset', details: {} });
     return ok(stored.key);
   }
 

@@ -40,7 +40,7 @@ const rulesField = (name: string, rules: readonly string[] | null): string => (r
 
 /**
  * Access lines, each byte for byte what pino writes for `info({ requestId, method, route,
- * status, durationMs, key, plan, verdict[, shadowed][, refunded][, refundLost][, aborted] }, 'request')` with our base and time
+ * status, durationMs, path, bytes, client, userAgent, key, plan, verdict[, shadowed][, refunded][, refundLost][, aborted] }, 'request')` with our base and time
  * fields (a property test holds the two to each other).
  *
  * A line is joined from five pieces: what comes before the request id (the same for every
@@ -65,7 +65,10 @@ export class AccessLines {
 
   line(event: RequestFinishedEvent): string {
     // A request id needs no escaping (RequestId); a scan of its characters cost a tenth of the line.
-    return `${this.#startOfLine(event.finishedAt)}${event.requestId}${this.#middle(event)}${hundredths(event.durationMs)}${this.#ending(event)}`;
+    // Path, client and user agent vary by request: written as they come, as JSON.stringify writes them (as pino does).
+    const { path, bytes, client, userAgent } = event;
+    const asked = `,"path":${JSON.stringify(path)},"bytes":${bytes},"client":${JSON.stringify(client)},"userAgent":${userAgent === null ? 'null' : JSON.stringify(userAgent)}`;
+    return `${this.#startOfLine(event.finishedAt)}${event.requestId}${this.#middle(event)}${hundredths(event.durationMs)}${asked}${this.#ending(event)}`;
   }
 
   #startOfLine(finishedAt: number): string {

@@ -23,10 +23,12 @@ import type { KeyAdministration, KeyCreditsAnswer, KeyFieldText, KeyRefusal } fr
 import { keyView, standingView } from '../../key-view.js';
 import { WITHIN_CHANGES_REACH_INSTANCES } from '../../change-propagation.js';
 import { DEFAULT_ROLL_GRACE } from '../../../domain/keys/key-fields.js';
+import { MAX_PAGE_LIMIT } from '../../../domain/paging/page-limits.js';
+import { KEY_STATES, type KeyState } from '../../../ports/api-key-registry.js';
 
 /** The groups of the admin document. */
 export const ADMIN_TAGS = {
-  Keys: 'Create, change, read, unban, roll and revoke API keys.',
+  Keys: 'Create, change, read, unban, reset, roll and revoke API keys.',
   Credits: "Read, set and top up keys' credit balances, and export the usage ledger.",
 } as const;
 export type AdminTagName = keyof typeof ADMIN_TAGS;
@@ -43,7 +45,7 @@ export type AdminOperation = HandledOperation<AdminServices, AdminTagName>;
 
 /** What a verb answers: a status and its JSON, a status and text of another type (the CSV export), or a refusal. */
 type VerbAnswer =
-  | { readonly status: number; readonly body: unknown }
+  | { readonly status: number; readonly body: unknown; readonly link?: string }
   | { readonly status: number; readonly text: string; readonly contentType: string }
   | { readonly refused: KeyRefusal; readonly id?: string };
 
@@ -67,7 +69,9 @@ const refusalOf = (id: string, refused: KeyRefusal): { code: HttpErrorCode; mess
     ? { code: 'not_found', message: `No key has the id ${JSON.stringify(id)} (GET /keys lists them).` }
     : refused === 'revoked'
       ? { code: 'key_revoked', message: `${id} is revoked, and a revoked key stays so: nothing changed (POST /keys makes a new one).` }
-      : refused === 'no_credits'
+      : refused === 'not_banned'
+        ? { code: 'key_not_banned', message: `${id} is not banned: nothing changed (POST /keys/${id}/reset forgets its counters).` }
+        : refused === 'no_credits'
         ? { code: 'not_found', message: `The plan of ${id} carries no credits, so it has no balance: nothing read or changed (GET /keys/${id} shows its plan).` }
         : { code: 'invalid_request', message: refused.invalid };
 
@@ -142,7 +146,7 @@ function keyOperation({ answer, ...declaration }: KeyVerb): AdminOperation {
         return sendError(ctx, 'service_unavailable', `${error.message}: nothing was changed, or the change is not known; read the key before trying again.`);
       }
       if ('text' in answered) return sendBody(ctx, answered.status, answered.contentType, answered.text);
-      if ('status' in answered) return sendJson(ctx, answered.status, JSON.stringify(answered.body));
+      if ('status' in answered) return sendJson(ctx, answered.status, JSON.stringify(answered.body), answered.link === undefined ? undefined : ['link', answered.link]);
       const { code, message } = refusalOf(answered.id ?? id, answered.refused);
       sendError(ctx, code, message);
     },
@@ -153,6 +157,7 @@ const REFUSALS = {
   not_found: { description: 'No key has this id.', errors: ['not_found'] },
   no_credits: { description: 'No key has this id, or its plan carries no credits.', errors: ['not_found'] },
   revoked: { description: 'The key is revoked, and a revoked key stays so: nothing changed.', errors: ['key_revoked'] },
+  notBanned: { description: 'The key is not banned: nothing changed.', errors: ['key_not_banned'] },
 } as const;
 
 const KEY_PATH = '/keys/{id}';
@@ -198,11 +203,24 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     auth: 'apiKey',
     tags: TAGS,
     summary: 'List keys',
-    description: 'Every managed key, with the requests counted in its rolling day. Keys of PETSTORE_API_KEYS are configuration, not listed.',
-    responses: { 200: { description: 'The keys, oldest first.', body: KeyListSchema } },
-    async answer({ now }, keys) {
-      const listed = await keys.list();
-      return { status: 200, body: { keys: listed.map(({ key, usedToday }) => ({ key: keyView(key, now), usedToday: usedToday ?? null })) } };
+    description:
+      'The managed keys, oldest first, with the requests counted in their rolling day, paged like the public API\'s lists: the next page, if any, in the `Link` header (`rel="next"`), which keeps the filters. Keys of PETSTORE_API_KEYS are configuration, not listed.',
+    query: {
+      limit: { description: `Keys per page, 1 to ${MAX_PAGE_LIMIT}; absent: ${MAX_PAGE_LIMIT}.`, schema: Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT }) },
+      cursor: { description: 'Where the page starts: the `cursor` of the previous page\'s `Link`, as given.', schema: Type.String() },
+      plan: { description: 'Only the keys of this plan, by its name.', schema: Type.String() },
+      status: { description: 'Only the keys in this state.', schema: Type.Unsafe<KeyState>({ type: 'string', enum: [...KEY_STATES] }) },
+    },
+    responses: { 200: { description: 'A page of keys, oldest first.', body: KeyListSchema, headers: { Link: 'NextLink' } } },
+    async answer({ query, now }, keys) {
+      const listed = await keys.list(query);
+      if (!listed.ok) return { refused: listed.error };
+      const { keys: page, next } = listed.value;
+      return {
+        status: 200,
+        body: { keys: page.map(({ key, usedToday }) => ({ key: keyView(key, now), usedToday: usedToday ?? null })) },
+        ...(next === undefined ? {} : { link: `</keys?${next}>; rel="next"` }),
+      };
     },
   }),
   keyOperation({
@@ -241,10 +259,22 @@ export const ADMIN_API_OPERATIONS: readonly AdminOperation[] = [
     auth: 'apiKey',
     tags: TAGS,
     summary: "Lift a key's ban",
-    description: `Starts the key's quota over: counts, strikes and any ban. Every instance admits it ${WITHIN_CHANGES_REACH_INSTANCES}.`,
+    description: `Lifts the key's ban, with its counts and strikes (the store keeps them together). Every instance admits it ${WITHIN_CHANGES_REACH_INSTANCES}. A key not banned is refused, unchanged: \`reset\` forgets its counts.`,
+    params: KEY_ID,
+    responses: { 200: { description: 'The key.', body: KeyAnswerSchema }, 404: REFUSALS.not_found, 409: REFUSALS.notBanned },
+    answer: async ({ id, now }, keys) => answerOf(await keys.unban(id), 200, (key) => ({ key: keyView(key, now) })),
+  }),
+  keyOperation({
+    operationId: 'resetKey',
+    method: 'POST',
+    path: `${KEY_PATH}/reset`,
+    auth: 'apiKey',
+    tags: TAGS,
+    summary: "Start a key's quota over",
+    description: `Forgets the key's counts, strikes and any ban, banned or not. Every instance applies it ${WITHIN_CHANGES_REACH_INSTANCES}.`,
     params: KEY_ID,
     responses: { 200: { description: 'The key.', body: KeyAnswerSchema }, 404: REFUSALS.not_found },
-    answer: async ({ id, now }, keys) => answerOf(await keys.unban(id), 200, (key) => ({ key: keyView(key, now) })),
+    answer: async ({ id, now }, keys) => answerOf(await keys.reset(id), 200, (key) => ({ key: keyView(key, now) })),
   }),
   keyOperation({
     operationId: 'rollKey',

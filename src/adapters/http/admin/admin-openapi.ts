@@ -43,6 +43,7 @@ const adminFrame = (tokenRule: string): DocumentFrame<AdminTagName> => ({
     'Cache-Control': { description: '`no-store`.', required: true, schema: { type: 'string', const: 'no-store' } },
     'WWW-Authenticate': HEADER_COMPONENTS['WWW-Authenticate'],
     'Accept-Encoding': HEADER_COMPONENTS['Accept-Encoding'],
+    NextLink: HEADER_COMPONENTS['NextLink'],
   },
   responses: ADMIN_RESPONSES,
   answerHeaders: ANSWER_HEADERS,

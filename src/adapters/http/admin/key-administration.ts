@@ -11,7 +11,7 @@ export type KeyFieldText = Readonly<Record<string, string>>;
  * Why a verb changed nothing: no key has the id, the key is revoked (and stays so), its plan
  * carries no credits (the credit verbs), or what is wrong with the fields.
  */
-export type KeyRefusal = 'not_found' | 'revoked' | 'no_credits' | { readonly invalid: string };
+export type KeyRefusal = 'not_found' | 'revoked' | 'no_credits' | 'not_banned' | { readonly invalid: string };
 
 /** A key just made or rolled, with its secret, shown this once. */
 export interface IssuedKey {
@@ -49,10 +49,13 @@ export interface KeyAdministration {
   isKeyId(id: string): boolean;
   /** `overrides`: the body's JSON `overrides` as given; undefined when absent. */
   create(fields: KeyFieldText, overrides: unknown): Promise<Result<IssuedKey, KeyRefusal>>;
-  list(): Promise<readonly ListedKey[]>;
+  /** `query`: `limit`, `cursor`, `plan` and `status` as given; `next`: the query of the next page, when one follows. */
+  list(query: KeyFieldText): Promise<Result<{ readonly keys: readonly ListedKey[]; readonly next?: string }, KeyRefusal>>;
   show(id: string): Promise<Result<KeyStanding, KeyRefusal>>;
   update(id: string, fields: KeyFieldText, overrides: unknown): Promise<Result<ManagedApiKey, KeyRefusal>>;
+  /** Refused `not_banned`, changing nothing, for a key without a ban. */
   unban(id: string): Promise<Result<ManagedApiKey, KeyRefusal>>;
+  reset(id: string): Promise<Result<ManagedApiKey, KeyRefusal>>;
   /** `grace` as given: a duration, `0`, or absent for the default. */
   roll(id: string, grace: string | undefined): Promise<Result<IssuedKey, KeyRefusal>>;
   revoke(id: string): Promise<Result<{ readonly key: ManagedApiKey }, KeyRefusal>>;

@@ -52,10 +52,12 @@ export const LICENSE = 'MIT';
 export const SAME_ORIGIN: readonly ServerOrigin[] = [{ origin: '', description: 'The origin this document was served from' }];
 
 /**
- * The standalone server's servers: the one the document was fetched from first (so the docs
- * page's "Try it out" reaches the server serving it), then the pet store's own deployments.
+ * The standalone server's servers: only the one the document was fetched from. Its docs page
+ * allows requests to its own origin alone (connect-src 'self'), so "Try it out" against another
+ * deployment would be refused by the page's own CSP; a document for other hosts is built with
+ * `origins` (PET_STORE_ORIGINS).
  */
-export const STANDALONE_ORIGINS: readonly ServerOrigin[] = [...SAME_ORIGIN, ...PET_STORE_ORIGINS];
+export const STANDALONE_ORIGINS: readonly ServerOrigin[] = SAME_ORIGIN;
 
 export interface OpenApiOptions {
   /** When deprecated operations were deprecated (configurable, so it is not in the declarations). */
@@ -99,6 +101,12 @@ export interface DocumentFrame<Tag extends string> {
 const JSON_MEDIA_TYPES = ['application/json'] as const;
 const contentOf = (documentSchema: DocumentSchema, schema: TSchema, mediaTypes: readonly string[] = JSON_MEDIA_TYPES): Json =>
   Object.fromEntries(mediaTypes.map((type) => [type, { schema: documentSchema(schema) }]));
+
+/** Each media type's content with the body's examples, where it declares some. */
+const withExamples = (content: Json, examples: Json | undefined): Json =>
+  examples === undefined
+    ? content
+    : Object.fromEntries(Object.entries(content as Record<string, Json>).map(([type, media]) => [type, { ...(media as object), examples }]));
 
 interface DocumentResponse {
   readonly shared?: SharedResponseName;
@@ -244,7 +252,7 @@ function operationObject(operation: OperationDeclaration<string>, frame: Documen
           requestBody: {
             required: operation.body.optional !== true,
             description: operation.body.description,
-            content: contentOf(documentSchema, operation.body.schema),
+            content: withExamples(contentOf(documentSchema, operation.body.schema), operation.body.examples),
           },
         }),
     responses: renderResponses(responsesOf(operation, frame, documentSchema), operation.deprecation !== undefined, headOnly),
@@ -289,8 +297,13 @@ export function buildOpenApiDocument(operations: readonly OperationDeclaration[]
       version: '1.0.0',
       // The package's license (package.json), which a test holds this to.
       license: { name: 'MIT', identifier: LICENSE },
-      description:
-        'List animals, filter them by availability, add animals and fetch one by identifier. Every response carries the rate-limit fields of the caller: per API key, two sliding-window rules of its plan (per minute and per day); without a valid key, a per-minute rule per client address. An unknown path answers 404 and a known path with another method 405 (with `Allow`), before authentication and with or without a key. Requests the HTTP parser cannot read are answered with an Error body, `Connection: close` and no rate-limit fields, as no route or caller is known yet (400, 408 `request_timeout`, 413, 431 `headers_too_large`). An `Expect` other than `100-continue` is answered 417 `expectation_failed`.',
+      // How to get a key and make a first call first: what a reader of the docs page came for; the parser's edge cases last.
+      description: [
+        'To call the API you need an API key: an operator creates one with `petstore keys create --plan free` (or `POST /keys` on the admin API), and in development the server prints demo keys at start. Press **Authorize**, paste the key, then **Try it out** on `GET /pets`.',
+        'List animals, filter them by availability, add animals and fetch one by identifier. Every response carries the rate-limit fields of the caller: per API key, two sliding-window rules of its plan (per minute and per day); without a valid key, a per-minute rule per client address.',
+        'An unknown path answers 404 and a known path with another method 405 (with `Allow`), before authentication and with or without a key. An `Expect` other than `100-continue` is answered 417 `expectation_failed`.',
+        'Requests the HTTP parser cannot read are answered with an Error body, `Connection: close` and no rate-limit fields, as no route or caller is known yet (400, 408 `request_timeout`, 413, 431 `headers_too_large`).',
+      ].join('\n\n'),
     },
     // An empty base path on the relative server is the root, `/`, not the empty (same document) reference.
     servers: (options.origins ?? PET_STORE_ORIGINS).map(({ origin, description }) => ({ url: origin + basePath || '/', description })),

@@ -51,8 +51,16 @@ export interface OperationDeclaration<Tag extends string = TagName> {
   readonly deprecation?: { readonly sunsetAt: Date; readonly successor: string };
   readonly params?: Readonly<Record<string, ParameterDeclaration>>;
   readonly query?: Readonly<Record<string, ParameterDeclaration>>;
-  /** `optional`: a request may leave the body out (the document's requestBody is then not required). */
-  readonly body?: { readonly description: string; readonly schema: TSchema; readonly optional?: true };
+  /**
+   * `optional`: a request may leave the body out (the document's requestBody is then not required);
+   * `examples`: bodies the docs page's "Try it out" starts from, by name (OpenAPI's Example objects).
+   */
+  readonly body?: {
+    readonly description: string;
+    readonly schema: TSchema;
+    readonly optional?: true;
+    readonly examples?: Readonly<Record<string, { readonly summary: string; readonly value: unknown }>>;
+  };
   /** Takes an optional Idempotency-Key: a repeat replays the first 201 instead of creating twice. */
   readonly idempotent?: true;
   readonly responses: Readonly<Record<number, SuccessResponse | ErrorResponse>>;

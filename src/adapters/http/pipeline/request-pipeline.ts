@@ -11,13 +11,13 @@ import { answerFailure, type LogError } from '../wire/failures.js';
 import type { Operation, OperationServices, ReadAnswer } from '../contract/operation.js';
 import { writeRateLimitHeaders } from '../wire/rate-limit-headers.js';
 import { createRequestContext, sendError, type RequestContext, type RequestTrace } from '../wire/request-context.js';
-import type { OnRequestFinished } from '../wire/request-finished.js';
+import { MAX_LOGGED_TEXT, type OnRequestFinished } from '../wire/request-finished.js';
 import { requestIdOf, type RequestId } from '../wire/request-id.js';
 import { credentialHeadersProblem } from './credential-headers.js';
 import { refundOnceAnswered } from './answer-refunds.js';
 import { refundCreditOnceAnswered } from './credit-refunds.js';
 import type { RateLimitStatus } from './rate-limit-status.js';
-import { requestTarget } from './request-target.js';
+import { loggedPath, requestTarget } from './request-target.js';
 import { refuseUnrouted } from './unrouted.js';
 
 const CHALLENGE = ['www-authenticate', 'Bearer'];
@@ -191,6 +191,10 @@ export function createAdmissionPipeline(
       durationMs: 0,
       finishedAt: 0,
       completed: false,
+      path: loggedPath(req, MAX_LOGGED_TEXT),
+      bytes: 0,
+      client: req.socket.remoteAddress ?? '',
+      userAgent: req.headers['user-agent']?.slice(0, MAX_LOGGED_TEXT) ?? null,
       key: ANONYMOUS,
       plan: ANONYMOUS,
       verdict: null,
@@ -237,6 +241,7 @@ export function createAdmissionPipeline(
       const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;
       const keyDigest = token === undefined ? undefined : digestApiKey(token);
       const clientAddress = options.clientAddress(req);
+      if (ctx.trace !== undefined) ctx.trace.client = clientAddress;
       if (keyDigest !== undefined && rateLimitStatus !== undefined && match?.kind === 'route' && match.route.operation.quotaStatus === true) {
         answerStatus(ctx, match, headerProblem, rateLimitStatus, keyDigest, clientAddress).catch((error: unknown) => answerFailure(ctx, error, logError));
         return;

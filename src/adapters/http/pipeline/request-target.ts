@@ -22,3 +22,10 @@ export function requestTarget(req: IncomingMessage): string {
   const original = (req as { readonly originalUrl?: unknown }).originalUrl;
   return typeof original === 'string' ? original : (req.url ?? '/');
 }
+
+/** The request target's path, its query left off (it may carry what a log must not keep), at most `max` characters: what an access line names. */
+export function loggedPath(req: IncomingMessage, max: number): string {
+  const target = requestTarget(req);
+  const query = target.indexOf('?');
+  return (query === -1 ? target : target.slice(0, query)).slice(0, max);
+}

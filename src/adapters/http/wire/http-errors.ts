@@ -15,6 +15,7 @@ export const HTTP_ERRORS = {
   order_not_cancellable: { status: 409, message: 'A delivered order cannot be cancelled.' },
   invalid_transition: { status: 409, message: 'The order cannot move to this status from its current one.' },
   key_revoked: { status: 409, message: 'The API key is revoked, and a revoked key stays so.' },
+  key_not_banned: { status: 409, message: 'The API key is not banned: nothing changed.' },
   idempotency_conflict: { status: 409, message: 'A request with this Idempotency-Key is still in flight, or its fate not yet known; retry after the seconds in Retry-After.' },
   payload_too_large: { status: 413, message: `The request body must be at most ${MAX_BODY_BYTES} bytes.` },
   expectation_failed: { status: 417, message: 'The only expectation this server meets is Expect: 100-continue.' },

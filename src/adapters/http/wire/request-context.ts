@@ -161,7 +161,9 @@ const byteLengthOf = (body: string | Buffer): number => {
 export function sendBody(ctx: RequestContext, status: number, contentType: string, body: string | Buffer, extra?: readonly (string | number)[]): void {
   const headers = ctx.headers;
   if (extra !== undefined) for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
-  headers.push('content-type', contentType, 'content-length', byteLengthOf(body));
+  const bytes = byteLengthOf(body);
+  headers.push('content-type', contentType, 'content-length', bytes);
+  if (ctx.trace !== undefined) ctx.trace.bytes = bytes;
   writeHead(ctx, status);
   ctx.res.end(body);
 }

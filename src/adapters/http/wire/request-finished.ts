@@ -15,6 +15,14 @@ export interface RequestFinishedEvent {
   readonly finishedAt: number;
   /** False when the connection closed before the answer was completely sent. */
   readonly completed: boolean;
+  /** The path the client asked for, without its query (which may carry what a log must not keep), at most MAX_LOGGED_TEXT characters. */
+  readonly path: string;
+  /** The answer's body in bytes, as its Content-Length declared it (0 without a body: a 204, a 304); a HEAD's, its GET's. */
+  readonly bytes: number;
+  /** The client's address, a proxy's X-Forwarded-For read as PETSTORE_TRUST_PROXY says (the quotas' address). */
+  readonly client: string;
+  /** The User-Agent header, at most MAX_LOGGED_TEXT characters; null when none was sent. */
+  readonly userAgent: string | null;
   /** First 8 hex digits of the key's SHA-256 digest, or `anonymous` without a valid key. Never the key. */
   readonly key: string;
   /** The caller's plan, or `anonymous`. */
@@ -30,6 +38,9 @@ export interface RequestFinishedEvent {
   /** The store a 503 `service_unavailable` was answered for (as its error names it), else null. */
   readonly storeUnavailable: string | null;
 }
+
+/** The longest path or user agent an event carries: a client's 8 KB header must not make every log line 8 KB. */
+export const MAX_LOGGED_TEXT = 256;
 
 export type OnRequestFinished = (event: RequestFinishedEvent) => void;
 

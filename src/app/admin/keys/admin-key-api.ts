@@ -1,6 +1,9 @@
 import { createAdminKeyHandler, type AdminKeyApi } from '../../../adapters/http/admin-key-handler.js';
 import type { KeyAdministration } from '../../../adapters/http/admin/key-administration.js';
-import type { PlanCatalog } from '../../../domain/quota/plan-parser.js';
+import { planNamesOf, type PlanCatalog } from '../../../domain/quota/plan-parser.js';
+import { PLAN_NAMES } from '../../../domain/quota/plan.js';
+import { MAX_PAGE_LIMIT, parsePageLimit } from '../../../domain/paging/page-limits.js';
+import { KEY_STATES } from '../../../ports/api-key-registry.js';
 import { err, ok } from '../../../domain/result.js';
 import type { Clock } from '../../../ports/clock.js';
 import { MIN_ADMIN_TOKEN_LENGTH } from '../../config/config.js';
@@ -52,7 +55,30 @@ const administrationOf = (keys: KeyOperations, plans: PlanCatalog): KeyAdministr
     const created = await keys.create(request.value);
     return created.ok ? created : overridesInvalid(created.error);
   },
-  list: async () => (await keys.list()).map((standing) => ({ key: standing.key, usedToday: usedToday(standing) })),
+  async list({ limit: limitText, cursor, plan, status }) {
+    const limit = limitText === undefined ? ok(MAX_PAGE_LIMIT) : parsePageLimit(limitText);
+    if (!limit.ok) return invalid(`${limit.error.message}.`);
+    if (status !== undefined && !(KEY_STATES as readonly string[]).includes(status)) return invalid(`status must be one of ${KEY_STATES.join(', ')}.`);
+    const known = plan === undefined || (PLAN_NAMES as readonly string[]).includes(plan) || plans.has(plan);
+    if (!known) return invalid(`plan must be one of ${planNamesOf(plans)}.`);
+    const after = cursor === undefined ? undefined : Buffer.from(cursor, 'base64url').toString();
+    if (after !== undefined && !isKeyId(after)) return invalid('cursor is not one this API gave: start again without it.');
+    const state = KEY_STATES.find((known) => known === status);
+    const page = await keys.listPage({
+      limit: limit.value,
+      ...(after === undefined ? {} : { after }),
+      ...(plan === undefined ? {} : { plan }),
+      ...(state === undefined ? {} : { state }),
+    });
+    if (!page.ok) return invalid('cursor names no key: start again without it.');
+    const { standings, more } = page.value;
+    const last = standings.at(-1)?.key.id;
+    const filters = new URLSearchParams({ limit: String(limit.value), ...(plan === undefined ? {} : { plan }), ...(status === undefined ? {} : { status }) });
+    return ok({
+      keys: standings.map((standing) => ({ key: standing.key, usedToday: usedToday(standing) })),
+      ...(more && last !== undefined ? { next: `${filters.toString()}&cursor=${Buffer.from(last).toString('base64url')}` } : {}),
+    });
+  },
   show: (id) => keys.show(id),
   async update(id, fields, overrides) {
     const edits = editsOf(overrides, true);
@@ -65,6 +91,7 @@ const administrationOf = (keys: KeyOperations, plans: PlanCatalog): KeyAdministr
     return typeof error === 'string' ? err(error) : overridesInvalid(error);
   },
   unban: (id) => keys.unban(id),
+  reset: (id) => keys.reset(id),
   async roll(id, grace) {
     const graceMs = parseGrace(grace, jsonName);
     return graceMs.ok ? keys.roll(id, graceMs.value) : invalid(graceMs.error);

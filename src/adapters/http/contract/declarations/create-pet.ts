@@ -13,6 +13,10 @@ export const createPetDeclaration = {
   body: {
     description: `A JSON object of at most ${MAX_BODY_BYTES} bytes of UTF-8; \`Content-Type: application/json\` (a charset parameter is fine).`,
     schema: NewPetSchema,
+    examples: {
+      dog: { summary: 'A dog in category 1', value: { name: 'Rex', categoryId: 1 } },
+      pending: { summary: 'A cat listed as pending', value: { name: 'Tom', categoryId: 2, status: 'pending' } },
+    },
   },
   idempotent: true,
   responses: {

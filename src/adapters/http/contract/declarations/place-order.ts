@@ -9,7 +9,7 @@ export const placeOrderDeclaration = {
   tags: ['Store'],
   summary: 'Order a pet',
   description: 'The pet must be `available`; it becomes `pending` in the same step that stores the order. Of concurrent orders for one pet, exactly one succeeds.',
-  body: { description: '`{"petId": n}`; any other field is a 400.', schema: NewOrderSchema },
+  body: { description: '`{"petId": n}`; any other field is a 400.', schema: NewOrderSchema, examples: { order: { summary: 'An order of pet 1', value: { petId: 1 } } } },
   idempotent: true,
   responses: {
     201: { description: 'The order, `placed`.', body: OrderSchema, headers: { Location: 'Location' } },

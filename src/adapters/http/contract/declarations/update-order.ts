@@ -11,7 +11,7 @@ export const updateOrderDeclaration = {
   summary: 'Approve or deliver an order (staff)',
   description: '`placed -> approved -> delivered` only; delivery makes the pet `sold`. A customer key gets 403 before anything is looked up.',
   params: orderIdParameter,
-  body: { description: '`{"status": "approved"}` or `{"status": "delivered"}`.', schema: OrderUpdateSchema },
+  body: { description: '`{"status": "approved"}` or `{"status": "delivered"}`.', schema: OrderUpdateSchema, examples: { approve: { summary: 'Approve the order', value: { status: 'approved' } } } },
   responses: {
     200: { description: 'The order in its new status.', body: OrderSchema },
     403: { description: 'Only staff keys may change an order.', errors: ['forbidden'] },

@@ -12,7 +12,7 @@ export const updatePetDeclaration = {
   description:
     "The pet takes the status given, whatever it had. Its orders are left as they are: a later move of one still sets the pet's status as orders do (approved: `pending`, delivered: `sold`, cancelled: `available`), and placing an order still needs the pet `available`. A customer key gets 403 before anything is looked up.",
   params: petIdParameter,
-  body: { description: '`{"status": "available"}`, `"pending"` or `"sold"`; any other field is a 400.', schema: PetUpdateSchema },
+  body: { description: '`{"status": "available"}`, `"pending"` or `"sold"`; any other field is a 400.', schema: PetUpdateSchema, examples: { sold: { summary: 'Mark the animal sold', value: { status: 'sold' } } } },
   responses: {
     200: { description: 'The animal in its new status.', body: PetSchema },
     403: { description: "Only staff keys may change a pet's status.", errors: ['forbidden'] },
