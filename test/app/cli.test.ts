@@ -52,7 +52,7 @@ describe('the standalone server (CLI)', () => {
     const lines = cli.output().trim().split('\n');
     expect(lines).toEqual([
       'petstore: PORT="eighty": must be a whole number from 0 to 65535',
-      'petstore: PETSTORE_STORE="disk": must be one of memory, redis, postgres',
+      'petstore: PETSTORE_STORE="disk": must be one of memory, redis, postgres, pglite',
       'petstore: PETSTORE_QUOTA_FALLBACK="maybe": must be one of local, allow, deny',
     ]);
   });

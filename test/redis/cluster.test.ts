@@ -101,7 +101,7 @@ describe('three instances on a Redis Cluster of three masters', () => {
     }
   });
 
-  it('keeps answering while the {pets} slot moves to another master (ASK, TRYAGAIN), and after it (MOVED)', async () => {
+  it('keeps answering while the {pets} slot moves to another master (ASK, TRYAGAIN), and after it (MOVED, or a slot map already refreshed)', async () => {
     for (let i = 0; i < 5; i++) expect((await createPet(i, `before ${i}`)).status).toBe(201);
     const slot = await petsSlot();
     const from = await masterOf(slot);
@@ -119,16 +119,16 @@ describe('three instances on a Redis Cluster of three masters', () => {
     moving = false;
     await Promise.all(traffic);
     expect(await masterOf(slot)).toBe(to);
-    // Each instance's client still maps the slot to the old master: its next call meets a MOVED.
+    // A client still mapping the slot to the old master meets a MOVED and follows it.
     const after: number[] = [];
     for (let i = 0; i < 6; i++) {
       const response = i % 2 === 0 ? await createPet(i, `after ${i}`) : await send(i, '/pets?limit=100', WRITER);
       after.push(response.status);
     }
-    // The old master's error replies: redirections during the move and after it.
+    // The old master's error replies: redirections during the move. After it a client meets a MOVED
+    // unless it refreshed its slot map first (ioredis may, on the move's ASKs): CI's loaded run did.
     const redirected = await cluster.node(from).info('errorstats');
     expect(redirected).toMatch(/errorstat_(ASK|TRYAGAIN):count=[1-9]/);
-    expect(redirected).toMatch(/errorstat_MOVED:count=[1-9]/);
     expect(during.length).toBeGreaterThan(5);
     const statuses = [...during, ...after];
     expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([]);
