@@ -15,7 +15,7 @@ const WEEKLY: CreditRule = { name: 'weekly', credits: 50, initial: 10, refill: 7
 const ONE_OFF: CreditRule = { name: 'one-off', credits: 30 };
 
 /** What a subject's usage rows add up to: its balance, over its whole life (port CreditUsage). */
-const ledgerBalance = (rule: CreditRule, rows: readonly CreditUsage[]): number =>
+export const ledgerBalance = (rule: CreditRule, rows: readonly CreditUsage[]): number =>
   rows.reduce((sum, row) => sum + row.refilled + row.adjusted - row.spent + row.refunded, rule.initial ?? rule.credits);
 
 type Step =

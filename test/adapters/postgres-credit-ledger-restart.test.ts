@@ -7,6 +7,7 @@ import type { CreditRule } from '../../src/domain/credits/credit-rule.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import type { CreditUsage } from '../../src/ports/credit-ledger.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../support/throwaway-postgres.js';
+import { ledgerBalance } from '../../src/testing/credit-ledger-contract.js';
 
 /*
  * A crash of PostgreSQL under the ledger: on a server of its own (never the shared one), stopped
@@ -18,8 +19,6 @@ const RULE: CreditRule = { name: 'monthly', credits: 1_000, refill: 'month' };
 const LOAD_RULE: CreditRule = { name: 'one-off', credits: 1_000_000 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-const ledgerBalance = (rule: CreditRule, rows: readonly CreditUsage[]): number =>
-  rows.reduce((sum, row) => sum + row.refilled + row.adjusted - row.spent + row.refunded, rule.initial ?? rule.credits);
 const total = (rows: readonly CreditUsage[], field: 'spent' | 'spends' | 'refused' | 'adjusted'): number => rows.reduce((sum, row) => sum + row[field], 0);
 
 describe('PostgresCreditLedger through a crash of PostgreSQL', () => {

@@ -11,6 +11,7 @@ import type { CreditSpend, CreditUsage } from '../../src/ports/credit-ledger.js'
 import { describeCreditLedgerContract } from '../contracts/credit-ledger-contract.js';
 import { runs } from '../support/property-runs.js';
 import { usePostgresSchemas } from './postgres-stores-fixture.js';
+import { ledgerBalance } from '../../src/testing/credit-ledger-contract.js';
 
 const schemas = usePostgresSchemas();
 
@@ -22,9 +23,6 @@ describeCreditLedgerContract('postgres', async () => {
 const START = Date.UTC(2026, 0, 31, 23);
 const INSTANCES = 3;
 
-/** What a subject's usage rows add up to: its balance, over its whole life (port CreditUsage). */
-const ledgerBalance = (rule: CreditRule, rows: readonly CreditUsage[]): number =>
-  rows.reduce((sum, row) => sum + row.refilled + row.adjusted - row.spent + row.refunded, rule.initial ?? rule.credits);
 
 /** Instances of the service: a pool each on the fixture's schema, as PETSTORE_STORE=postgres opens one per process. */
 const instancesOn = (schema: string): PostgresDatabase[] =>

@@ -13,11 +13,12 @@ import { TOKENS } from '../../src/app/container/tokens.js';
 import { afterChange, refilled, type CreditBalance } from '../../src/domain/credits/credit-balance.js';
 import { MAX_CREDITS, type CreditRule } from '../../src/domain/credits/credit-rule.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
-import type { CreditSpend, CreditUsage } from '../../src/ports/credit-ledger.js';
+import type { CreditSpend } from '../../src/ports/credit-ledger.js';
 import { describeCreditLedgerContract } from '../contracts/credit-ledger-contract.js';
 import { runs } from '../support/property-runs.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 import { useTestRedis } from '../support/use-test-redis.js';
+import { ledgerBalance } from '../../src/testing/credit-ledger-contract.js';
 
 const shared = useTestRedis();
 
@@ -34,9 +35,6 @@ const FEBRUARY = Date.UTC(2026, 1, 1);
 /** Every key under `prefix`, sorted. */
 const keysUnder = async (redis: Redis, prefix: string): Promise<string[]> => (await redis.keys(`${prefix}*`)).sort();
 
-/** What usage rows add up to over a subject's life (port CreditUsage). */
-const ledgerBalance = (rule: CreditRule, rows: readonly CreditUsage[]): number =>
-  rows.reduce((sum, row) => sum + row.refilled + row.adjusted - row.spent + row.refunded, rule.initial ?? rule.credits);
 
 describe('RedisCreditLedger', () => {
   it("keeps a subject's balance, usage rows and periods in three keys of one hash tag, and its name in the index; a read writes nothing", async () => {

@@ -1,12 +1,10 @@
-import { afterChange, afterRefund, afterSpend, openingBalance, refilled, type CreditBalance, type CreditChange } from '../../domain/credits/credit-balance.js';
-import { nextRefillAt } from '../../domain/credits/credit-periods.js';
+import { afterChange, afterRefund, afterSpend, openingBalance, refilled, standingOf, type CreditBalance, type CreditChange } from '../../domain/credits/credit-balance.js';
 import type { CreditRule } from '../../domain/credits/credit-rule.js';
 import { assertCreditChange, assertCreditUnits } from '../../domain/credits/credit-units.js';
 import type { CreditChangeResult, CreditLedger, CreditSpend, CreditStanding, CreditUsage, CreditUsageQuery } from '../../ports/credit-ledger.js';
 
 type Usage = { -readonly [Field in keyof CreditUsage]: CreditUsage[Field] };
 
-const standingOf = (rule: CreditRule, { balance, period }: CreditBalance): CreditStanding => ({ balance, period, refillAt: nextRefillAt(rule.refill, period) });
 
 /** One process's credits, decided synchronously and gone at its exit: for development and tests. */
 export class MemoryCreditLedger implements CreditLedger {

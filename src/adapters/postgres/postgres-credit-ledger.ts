@@ -1,5 +1,5 @@
-import { afterChange, afterRefund, afterSpend, openingBalance, refilled, type CreditBalance, type CreditChange } from '../../domain/credits/credit-balance.js';
-import { nextRefillAt, periodStartOf } from '../../domain/credits/credit-periods.js';
+import { afterChange, afterRefund, afterSpend, openingBalance, refilled, standingOf, type CreditBalance, type CreditChange } from '../../domain/credits/credit-balance.js';
+import { periodStartOf } from '../../domain/credits/credit-periods.js';
 import type { CreditRule } from '../../domain/credits/credit-rule.js';
 import { assertCreditChange, assertCreditUnits } from '../../domain/credits/credit-units.js';
 import type { CreditChangeResult, CreditLedger, CreditSpend, CreditStanding, CreditUsage, CreditUsageQuery } from '../../ports/credit-ledger.js';
@@ -79,7 +79,6 @@ const usageOf = (row: UsageRow): CreditUsage => ({
   adjusted: Number(row.adjusted),
 });
 
-const standingOf = (rule: CreditRule, { balance, period }: CreditBalance): CreditStanding => ({ balance, period, refillAt: nextRefillAt(rule.refill, period) });
 
 /**
  * A query's period bound as a bigint parameter: periods are whole, so `period >= 1.5` is
@@ -110,7 +109,7 @@ export class PostgresCreditLedger implements CreditLedger {
     const period = periodStartOf(rule.refill, now);
     const { rows } = await this.db.query<{ readonly balance: Bigint }>(SPEND_IN_PERIOD, [subject, units, period]);
     const spent = rows[0];
-    if (spent !== undefined) return { granted: true, balance: Number(spent.balance), period, refillAt: nextRefillAt(rule.refill, period) };
+    if (spent !== undefined) return { granted: true, ...standingOf(rule, { balance: Number(spent.balance), period }) };
     return this.#step(subject, rule, now, (state): Decided<CreditSpend> => {
       const after = afterSpend(state, units);
       if (after === undefined) return { state, usage: { refused: 1 }, answer: { granted: false, ...standingOf(rule, state) } };

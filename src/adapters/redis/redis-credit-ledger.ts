@@ -1,5 +1,5 @@
-import { openingBalance, refilled, type CreditChange } from '../../domain/credits/credit-balance.js';
-import { nextRefillAt, periodStartOf } from '../../domain/credits/credit-periods.js';
+import { openingBalance, refilled, standingOf, type CreditChange } from '../../domain/credits/credit-balance.js';
+import { periodStartOf } from '../../domain/credits/credit-periods.js';
 import { initialCreditsOf, type CreditRule } from '../../domain/credits/credit-rule.js';
 import { assertCreditChange, assertCreditUnits } from '../../domain/credits/credit-units.js';
 import type { CreditChangeResult, CreditLedger, CreditSpend, CreditStanding, CreditUsage, CreditUsageQuery } from '../../ports/credit-ledger.js';
@@ -25,8 +25,6 @@ const COLUMNS: readonly Column[] = ['spent', 'spends', 'refused', 'refunded', 'r
 const INDEXED_SUBJECTS = 100_000;
 /** usage({}): the subjects read at once, one script call each. */
 const SUBJECTS_PER_BATCH = 64;
-
-const standingOf = (rule: CreditRule, balance: number, period: number): CreditStanding => ({ balance, period, refillAt: nextRefillAt(rule.refill, period) });
 
 /**
  * Credits shared by every instance, kept as records (with AOF, a restart loses no acknowledged
@@ -64,7 +62,7 @@ export class RedisCreditLedger implements CreditLedger {
     const [granted, balance, period] = await fromRedis(this.redis, () =>
       this.redis.petstoreSpendCredits(...this.keysOf(subject), ...ruleArgs(rule, now), String(units)),
     );
-    return { granted: granted === 1, ...standingOf(rule, balance, period) };
+    return { granted: granted === 1, ...standingOf(rule, { balance, period }) };
   }
 
   async refund(subject: string, rule: CreditRule, units: number, spentIn: number, now: number): Promise<void> {
@@ -78,7 +76,7 @@ export class RedisCreditLedger implements CreditLedger {
     // Read only: the refill the next write would make, applied here by the rules themselves.
     const state =
       balance === null || period === null ? openingBalance(rule, now) : refilled({ balance: Number(balance), period: Number(period) }, rule, now).state;
-    return standingOf(rule, state.balance, state.period);
+    return standingOf(rule, state);
   }
 
   async change(subject: string, rule: CreditRule, change: CreditChange, now: number): Promise<CreditChangeResult> {
@@ -88,7 +86,7 @@ export class RedisCreditLedger implements CreditLedger {
     const [before, balance, period] = await fromRedis(this.redis, () =>
       this.redis.petstoreChangeCredits(...this.keysOf(subject), ...ruleArgs(rule, now), kind, String(value)),
     );
-    return { before, after: standingOf(rule, balance, period) };
+    return { before, after: standingOf(rule, { balance, period }) };
   }
 
   async usage({ subject, from, to }: CreditUsageQuery): Promise<readonly CreditUsage[]> {

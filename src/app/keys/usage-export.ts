@@ -1,19 +1,12 @@
 import type { CreditUsage } from '../../ports/credit-ledger.js';
 
 /** One row of the usage export: a ledger's usage row, its subject named by the key's id. */
-export interface UsageExportRow {
+export type UsageExportRow = Omit<CreditUsage, 'subject' | 'period'> & {
   /** The key's id; a subject whose key is gone (no key has its digest) by the subject itself. */
   readonly key: string;
   /** The period's start, UTC: a date (`2026-11-01`) when it starts at midnight, else the instant. */
   readonly period: string;
-  readonly spent: number;
-  readonly spends: number;
-  readonly refused: number;
-  readonly refunded: number;
-  readonly refunds: number;
-  readonly refilled: number;
-  readonly adjusted: number;
-}
+};
 
 /** The export's columns in order, each with what it holds: the CSV header, and what the usage text and the docs say of them. */
 export const USAGE_COLUMNS = [

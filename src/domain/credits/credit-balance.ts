@@ -1,5 +1,5 @@
 import { initialCreditsOf, type CreditRule } from './credit-rule.js';
-import { periodStartOf } from './credit-periods.js';
+import { nextRefillAt, periodStartOf } from './credit-periods.js';
 
 /**
  * One key's credits as a ledger keeps them. Every store applies these rules (the memory and
@@ -15,6 +15,16 @@ export interface CreditBalance {
    */
   readonly before?: { readonly balance: number; readonly period: number };
 }
+
+/** A balance as every ledger answers it: with the time of its next refill (undefined: never refilled). */
+export const standingOf = (
+  rule: CreditRule,
+  { balance, period }: Pick<CreditBalance, 'balance' | 'period'>,
+): { readonly balance: number; readonly period: number; readonly refillAt: number | undefined } => ({
+  balance,
+  period,
+  refillAt: nextRefillAt(rule.refill, period),
+});
 
 /** A key's balance before any spend: the rule's initial credits, of the period `now` falls in. */
 export const openingBalance = (rule: CreditRule, now: number): CreditBalance => ({ balance: initialCreditsOf(rule), period: periodStartOf(rule.refill, now) });
