@@ -28,9 +28,12 @@ export const statusesOf = (answerClass: string): readonly number[] => {
  */
 export type PlanRefunds = readonly (ReadonlySet<number> | undefined)[];
 
+/** The statuses a `refund` list stands for. */
+export const refundedStatusesOf = (refund: readonly string[]): ReadonlySet<number> => new Set(refund.flatMap(statusesOf));
+
 export const planRefundsOf = (rules: readonly PlanRule[]): PlanRefunds | undefined => {
   if (rules.every((rule) => rule.refund === undefined)) return undefined;
-  return Object.freeze(rules.map((rule) => (rule.refund === undefined ? undefined : new Set(rule.refund.flatMap(statusesOf)))));
+  return Object.freeze(rules.map((rule) => (rule.refund === undefined ? undefined : refundedStatusesOf(rule.refund))));
 };
 
 /**

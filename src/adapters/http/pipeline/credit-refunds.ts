@@ -1,7 +1,7 @@
 import { StoreUnavailableError } from '../../../domain/errors.js';
 import type { CreditRule } from '../../../domain/credits/credit-rule.js';
 import type { CreditUse } from '../../../domain/quota/request-admission.js';
-import { statusesOf } from '../../../domain/quota/rule-refunds.js';
+import { refundedStatusesOf } from '../../../domain/quota/rule-refunds.js';
 import type { LogError } from '../wire/failures.js';
 import { refundBeforeReport, type RequestContext } from '../wire/request-context.js';
 
@@ -12,7 +12,7 @@ const statusesRefunded = (rule: CreditRule): ReadonlySet<number> => {
   if (rule.refund === undefined) return NONE;
   let statuses = refundedStatuses.get(rule);
   if (statuses === undefined) {
-    statuses = new Set(rule.refund.flatMap(statusesOf));
+    statuses = refundedStatusesOf(rule.refund);
     refundedStatuses.set(rule, statuses);
   }
   return statuses;
