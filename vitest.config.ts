@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
 
 /*
  * Three tiers, named by what they need:
@@ -106,6 +107,7 @@ export default defineConfig({
     // Two cores, three workers: most of the system tier waits on processes, sleeps and stores, and
     // every timed test passes with a second whole suite running beside it.
     maxWorkers: 3,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,

@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownTypeErrors } from './own-type-errors.js';
 import { consumerProject, pack, REPO, run } from './packed-project.js';
 import { KEY_VERBS } from '../../src/app/cli/keys/verbs.js';
 
@@ -162,7 +163,7 @@ const client = new PetStoreClient({ baseUrl: 'https://api.example/v1', apiKey: '
 export const first: Promise<Pet | undefined> = client.listPets({ limit: 5, status: 'available' }).then((page) => page.items[0]);
 `,
     });
-    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(project, 'browser/tsconfig.json')], { cwd: project, timeoutMs: 180_000 });
+    expect(ownTypeErrors(join(project, 'browser/tsconfig.json'), 'petstore-service')).toEqual([]);
   });
 
   it('requires every entry point from CommonJS on the Node versions engines names (require of ES modules)', async () => {
