@@ -158,7 +158,7 @@ export const ALERT_RULES: readonly AlertRule[] = [
     for: '1m',
     expr: 'increase(petstore_worker_restarts_total[15m]) > 3',
     when: 'workers died more than 3 times in 15 minutes',
-    summary: 'Workers of {{ $labels.instance }} were replaced {{ $value | humanize }} times in 15 minutes',
+    summary: 'Workers of {{ $labels.instance }} were replaced {{ $value | printf "%.0f" }} times in 15 minutes',
     means:
       'Under `PETSTORE_WORKERS` above 1, worker processes died and were replaced more than 3 times in 15 minutes: a crash loop, a memory limit (the kernel\'s or the service manager\'s) or a store a starting worker cannot reach.',
     action:
