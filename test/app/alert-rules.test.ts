@@ -27,7 +27,10 @@ function seriesNames(text: string): Set<string> {
   return names;
 }
 
-/** What the service exports: an in-process scrape of a server's metrics with every optional metric on (a store with an outage policy, the quota fallback) and of a supervisor's. */
+/**
+ * What the service exports: an in-process scrape of a server's metrics, every optional one on (a
+ * store with an outage policy, the quota fallback), and of a supervisor's.
+ */
 async function exportedSeries(): Promise<Set<string>> {
   const server = createMetrics([{ store: 'redis', ping: () => Promise.resolve() }], new Map([['redis', 'PETSTORE_QUOTA_FALLBACK=local']]), () => false);
   const supervisor = createWorkerMetrics();
