@@ -44,6 +44,9 @@ interface AlertCases {
 const A = 'a:9464';
 const B = 'b:9464';
 const target = (instance: string): string => `job="petstore",instance="${instance}"`;
+/** A series of petstore_quota_decisions_total. */
+const decisions = (instance: string, plan: string, verdict: string): string =>
+  `petstore_quota_decisions_total{${target(instance)},plan="${plan}",verdict="${verdict}"}`;
 
 const CASES: Readonly<Record<string, AlertCases>> = {
   PetstoreInstanceDown: {
@@ -143,12 +146,12 @@ const CASES: Readonly<Record<string, AlertCases>> = {
     fires: {
       // Plan free over two instances: 60 of 180 decisions a minute refused; plan pro, 1 of 61.
       series: {
-        [`petstore_quota_decisions_total{${target(A)},plan="free",verdict="admitted"}`]: '0+60x30',
-        [`petstore_quota_decisions_total{${target(B)},plan="free",verdict="admitted"}`]: '0+60x30',
-        [`petstore_quota_decisions_total{${target(A)},plan="free",verdict="rate_limited"}`]: '0+40x30',
-        [`petstore_quota_decisions_total{${target(B)},plan="free",verdict="banned"}`]: '0+20x30',
-        [`petstore_quota_decisions_total{${target(A)},plan="pro",verdict="admitted"}`]: '0+60x30',
-        [`petstore_quota_decisions_total{${target(A)},plan="pro",verdict="rate_limited"}`]: '0+1x30',
+        [decisions(A, 'free', 'admitted')]: '0+60x30',
+        [decisions(B, 'free', 'admitted')]: '0+60x30',
+        [decisions(A, 'free', 'rate_limited')]: '0+40x30',
+        [decisions(B, 'free', 'banned')]: '0+20x30',
+        [decisions(A, 'pro', 'admitted')]: '0+60x30',
+        [decisions(A, 'pro', 'rate_limited')]: '0+1x30',
       },
       at: '27m',
       labels: { job: 'petstore', plan: 'free' },
@@ -158,8 +161,8 @@ const CASES: Readonly<Record<string, AlertCases>> = {
       {
         healthy: 'half the requests answered 402 credits_exhausted, none 429 (PetstoreCreditsExhausted)',
         series: {
-          [`petstore_quota_decisions_total{${target(A)},plan="free",verdict="admitted"}`]: '0+60x30',
-          [`petstore_quota_decisions_total{${target(A)},plan="free",verdict="credits_exhausted"}`]: '0+60x30',
+          [decisions(A, 'free', 'admitted')]: '0+60x30',
+          [decisions(A, 'free', 'credits_exhausted')]: '0+60x30',
         },
         at: '27m',
       },
@@ -168,7 +171,7 @@ const CASES: Readonly<Record<string, AlertCases>> = {
   PetstoreShadowRuleRefusals: {
     fires: {
       series: {
-        [`petstore_quota_decisions_total{${target(A)},plan="github",verdict="admitted"}`]: '0+100x70',
+        [decisions(A, 'github', 'admitted')]: '0+100x70',
         [`petstore_quota_shadow_refusals_total{${target(A)},plan="github",rule="search"}`]: '0+5x70',
         [`petstore_quota_shadow_refusals_total{${target(A)},plan="github",rule="hour"}`]: '0+0.5x70',
       },
@@ -180,7 +183,7 @@ const CASES: Readonly<Record<string, AlertCases>> = {
       {
         healthy: 'a shadow rule refusing 0.5% of its plan',
         series: {
-          [`petstore_quota_decisions_total{${target(A)},plan="github",verdict="admitted"}`]: '0+100x70',
+          [decisions(A, 'github', 'admitted')]: '0+100x70',
           [`petstore_quota_shadow_refusals_total{${target(A)},plan="github",rule="search"}`]: '0+0.5x70',
         },
         at: '65m',
@@ -190,8 +193,8 @@ const CASES: Readonly<Record<string, AlertCases>> = {
   PetstoreCreditsExhausted: {
     fires: {
       series: {
-        [`petstore_quota_decisions_total{${target(A)},plan="metered",verdict="admitted"}`]: '0+90x30',
-        [`petstore_quota_decisions_total{${target(A)},plan="metered",verdict="credits_exhausted"}`]: '0+10x30',
+        [decisions(A, 'metered', 'admitted')]: '0+90x30',
+        [decisions(A, 'metered', 'credits_exhausted')]: '0+10x30',
       },
       at: '27m',
       labels: { job: 'petstore', plan: 'metered' },
@@ -201,8 +204,8 @@ const CASES: Readonly<Record<string, AlertCases>> = {
       {
         healthy: 'one request in a hundred answered 402',
         series: {
-          [`petstore_quota_decisions_total{${target(A)},plan="metered",verdict="admitted"}`]: '0+99x30',
-          [`petstore_quota_decisions_total{${target(A)},plan="metered",verdict="credits_exhausted"}`]: '0+1x30',
+          [decisions(A, 'metered', 'admitted')]: '0+99x30',
+          [decisions(A, 'metered', 'credits_exhausted')]: '0+1x30',
         },
         at: '27m',
       },
