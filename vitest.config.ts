@@ -40,6 +40,10 @@ const SYSTEM_TESTS = [
   'test/package/lua-in-dist.test.ts',
   // A real chromium rendering the docs page.
   'test/browser/**/*.test.ts',
+  // promtool checking and unit-testing the shipped alert rules, a dozen processes.
+  'test/app/promtool-rules.test.ts',
+  // systemd-analyze verifying the systemd unit example and broken copies of it.
+  'test/app/systemd-unit.test.ts',
 ];
 
 // Of those, the ones that time nothing another process would distort: they wait on sleeps,
@@ -56,6 +60,8 @@ const WAITING_SYSTEM_TESTS = [
   'test/browser/**/*.test.ts',
   'test/app/npm-start.test.ts',
   'test/redis/rate-limit-status.test.ts',
+  'test/app/promtool-rules.test.ts',
+  'test/app/systemd-unit.test.ts',
 ];
 
 // In-process tests of the stores themselves, on the local Redis, Cluster and PostgreSQL.

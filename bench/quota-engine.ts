@@ -17,6 +17,7 @@ import type { QuotaPolicy, RuleCosts } from '../src/domain/quota/quota-rule.js';
 import type { Clock } from '../src/ports/clock.js';
 import { FIVE_RULES_PLAN, FIVE_RULES_PLANS_FILE } from './http/keys.js';
 import { median } from './http/report.js';
+import { MEMORY_KEYS, quotaBytesPerKey, TWO_RULES } from './quota-memory.js';
 
 const SECONDS_PER_SCENARIO = 2;
 /** Pairs of the two-rule and five-rule scenarios, each a child of its own, whose ratios the five-against-two figure is the median of. */
@@ -35,7 +36,7 @@ class SteppingClock implements Clock {
 
 const subjects = Array.from({ length: KEYS }, (_, i) => `${i.toString(16).padStart(8, '0')}${'ab'.repeat(28)}`);
 const hotKey = subjects[0]!;
-const business: QuotaPolicy = { rules: STANDARD_PLANS.business.rules, ban: DEFAULT_BAN_POLICY };
+const business = TWO_RULES;
 const businessNoBan: QuotaPolicy = { rules: STANDARD_PLANS.business.rules };
 const neverFull: QuotaPolicy = { rules: enterprisePlan(2_000_000_000, 4_000_000_000).rules, ban: DEFAULT_BAN_POLICY };
 
@@ -106,21 +107,11 @@ const baseline = (spread: boolean): Measured => {
   }, ['counted']);
 };
 
-/** Bytes per key: heap and typed-array buffers, before and after 100,000 keys got both Business rules. */
+/** Bytes per key (bench/quota-memory.ts, which bench:sizing reports too). */
 const bytesPerKey = (): string => {
-  const gc = globalThis.gc;
-  if (gc === undefined) return 'not measured: run node with --expose-gc';
-  const used = (): number => {
-    gc();
-    gc();
-    const usage = process.memoryUsage();
-    return usage.heapUsed + usage.arrayBuffers;
-  };
-  const before = used();
-  const store = new MemoryQuotaStore(new SteppingClock());
-  for (const subject of subjects) store.decide(subject, business);
-  const bytes = (used() - before) / store.size;
-  return `${bytes.toFixed(0)} bytes per key (${store.size.toLocaleString('en-US')} keys; JS heap + typed-array buffers, key strings excluded)`;
+  const bytes = quotaBytesPerKey();
+  if (bytes === undefined) return 'not measured: run node with --expose-gc';
+  return `${bytes.toFixed(0)} bytes per key (${MEMORY_KEYS.toLocaleString('en-US')} keys, Business's two rules; JS heap + typed-array buffers, key strings excluded)`;
 };
 
 const SCENARIOS: Record<string, { readonly title: string; readonly run: () => Measured }> = {

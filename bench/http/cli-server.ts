@@ -29,13 +29,16 @@ export const startCliServer = (label: string, environ: Readonly<Record<string, s
         PETSTORE_LOG_LEVEL: 'warn',
         ...environ,
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      // The banner naming the listeners is on stderr, passed on; the JSON log on stdout is read and dropped, so a full pipe never stalls the server.
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    child.stdout!.resume();
+    child.stderr!.pipe(process.stderr);
     const wantsAdmin = environ['PETSTORE_ADMIN_PORT'] !== undefined;
     const timer = setTimeout(() => reject(new Error(`${label}: not listening within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
     let baseUrl: string | undefined;
     let adminUrl: string | undefined;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stderr! }).on('line', (line) => {
       adminUrl ??= /Admin listening on (\S+)/.exec(line)?.[1];
       baseUrl ??= /^Pet store .* listening on (\S+)/.exec(line)?.[1];
       if (baseUrl === undefined || (wantsAdmin && adminUrl === undefined)) return;

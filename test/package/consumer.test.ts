@@ -70,8 +70,19 @@ async function write(files: Record<string, string>): Promise<void> {
 }
 
 describe('the packed package, installed by a consumer', { timeout: 240_000 }, () => {
-  it('packs dist/src, the schema migrations, the example plans, the README, the licence and the manifest, and no tests or benchmarks', async () => {
-    for (const required of ['README.md', 'LICENSE', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/app/cli/cli.js', 'migrations/0001_records.sql', 'examples/plans/github-like.json']) {
+  it('packs dist/src, the schema migrations, the examples, the alert rules, the README, the licence and the manifest, and no tests or benchmarks', async () => {
+    for (const required of [
+      'README.md',
+      'LICENSE',
+      'package.json',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/app/cli/cli.js',
+      'migrations/0001_records.sql',
+      'examples/plans/github-like.json',
+      'examples/systemd/petstore.service',
+      'deploy/prometheus/petstore-alerts.yml',
+    ]) {
       expect(packed, required).toContain(required);
     }
     // Every file `exports` and `bin` point at is in the tarball.
@@ -81,8 +92,14 @@ describe('the packed package, installed by a consumer', { timeout: 240_000 }, ()
     };
     const targets = [...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target))), ...Object.values(manifest.bin)];
     for (const target of targets) expect(packed, `${target} (exports or bin)`).toContain(target.replace(/^\.\//, ''));
+    const shipped = [
+      /^migrations\/\d{4}_[a-z0-9_]+\.sql$/,
+      /^examples\/plans\/[a-z-]+\.json$/,
+      /^examples\/systemd\/petstore\.(service|env)$/,
+      /^deploy\/prometheus\/petstore-alerts\.yml$/,
+    ];
     const stray = packed.filter(
-      (path) => !(path.startsWith('dist/src/') || path.startsWith('docs/') || /^migrations\/\d{4}_[a-z0-9_]+\.sql$/.test(path) || /^examples\/plans\/[a-z-]+\.json$/.test(path) || ['README.md', 'LICENSE', 'package.json'].includes(path)),
+      (path) => !(path.startsWith('dist/src/') || path.startsWith('docs/') || shipped.some((pattern) => pattern.test(path)) || ['README.md', 'LICENSE', 'package.json'].includes(path)),
     );
     expect(stray).toEqual([]);
     expect(packed.filter((path) => /^(test|bench|dist\/test|dist\/bench)\//.test(path))).toEqual([]);

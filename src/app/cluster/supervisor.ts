@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
+import { AggregatorRegistry } from 'prom-client';
 import { DEFAULT_BASE_PATH } from '../../adapters/http/contract/base-path.js';
 import { READINESS_DEADLINE_MS, type AdminSource, type Readiness } from '../admin/admin-source.js';
 import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
@@ -11,6 +11,7 @@ import { withDemoKeys } from '../config/demo-keys.js';
 import { composePetStore } from '../pet-store-app.js';
 import { errorLogger, type PetStoreLogger } from '../logging/logger.js';
 import { isWorkerReply, type SupervisorRequest, type WorkerReply } from './worker-messages.js';
+import { createWorkerMetrics } from './worker-metrics.js';
 
 /** A worker that died before it listened is started again after this, so a store that is down does not spin the machine. */
 const RESTART_DELAY_MS = 1_000;
@@ -72,9 +73,7 @@ export async function startSupervisor(environ: Environ, config: PetStoreConfig, 
   // stayed open and unanswered (the workers test saw a 10 s hang). Node's own variable still decides when set.
   if (process.env['NODE_CLUSTER_SCHED_POLICY'] === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
   const members = new Map<number, Member>();
-  const registry = new Registry();
-  const up = new Gauge({ name: 'petstore_workers_up', help: 'Worker processes listening, of PETSTORE_WORKERS.', registers: [registry] });
-  const restarts = new Counter({ name: 'petstore_worker_restarts_total', help: 'Workers started again after one died.', registers: [registry] });
+  const { registry, up, restarts } = createWorkerMetrics();
   const answers = new Map<number, (reply: WorkerReply) => void>();
   /** What each worker's /metrics said last, by worker id. */
   const lastMetrics = new Map<number, readonly object[]>();
