@@ -40,8 +40,8 @@ const SYSTEM_TESTS = [
   'test/package/lua-in-dist.test.ts',
   // A real chromium rendering the docs page.
   'test/browser/**/*.test.ts',
-  // promtool checking and unit-testing the shipped alert rules, a dozen processes.
-  'test/app/promtool-rules.test.ts',
+  // promtool checking the metrics scrape and checking and unit-testing the shipped alert rules.
+  'test/app/promtool-*.test.ts',
   // systemd-analyze verifying the systemd unit example and broken copies of it.
   'test/app/systemd-unit.test.ts',
 ];
@@ -60,7 +60,7 @@ const WAITING_SYSTEM_TESTS = [
   'test/browser/**/*.test.ts',
   'test/app/npm-start.test.ts',
   'test/redis/rate-limit-status.test.ts',
-  'test/app/promtool-rules.test.ts',
+  'test/app/promtool-*.test.ts',
   'test/app/systemd-unit.test.ts',
 ];
 
