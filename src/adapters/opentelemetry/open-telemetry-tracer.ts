@@ -90,12 +90,12 @@ class OpenTelemetryTracer implements Tracer {
   }
 
   traceCall<T>(name: string, kind: CallKind, attributes: SpanAttributes, call: () => T): T {
-    const { context, trace, SpanKind } = this.api;
-    const span = this.#tracer.startSpan(name, { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes: attributesOf(attributes) });
+    const span = this.#tracer.startSpan(name, { kind: kind === 'client' ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL, attributes: attributesOf(attributes) });
     let result: T;
     try {
-      // Active inside: a database client's own instrumentation (ioredis, postgres) nests under it.
-      result = context.with(trace.setSpan(context.active(), span), call);
+      // Not made the active span: a context and its ALS entry per call cost more than the
+      // nesting is worth (a database client's own spans are then its siblings).
+      result = call();
     } catch (error) {
       failed(this.api, span, error);
       span.end();
