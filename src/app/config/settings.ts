@@ -16,6 +16,13 @@ import { ADMIN_TOKEN_SHAPE, parseAdminToken, parseDatabaseUrl, parseDate, parseN
 
 export const ENVIRONMENTS = ['development', 'test', 'staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
+interface StoreTraits {
+  readonly sharedByProcesses: boolean;
+  readonly records: DbSystem;
+  readonly counters: DbSystem;
+  readonly keysKept: boolean;
+}
+
 /**
  * Every store PETSTORE_STORE can name, with what the rest of the app must know of it (its
  * wiring is its module in app/container, chosen by the same name). `sharedByProcesses`: every
@@ -31,7 +38,7 @@ export const STORE_KINDS = {
   postgres: { sharedByProcesses: true, records: 'postgresql', counters: 'redis', keysKept: true },
   // One process's database in PETSTORE_DATA_DIR: `petstore keys` opens it while no server does.
   pglite: { sharedByProcesses: false, records: 'postgresql', counters: 'memory', keysKept: true },
-} as const satisfies Record<string, { readonly sharedByProcesses: boolean; readonly records: DbSystem; readonly counters: DbSystem; readonly keysKept: boolean }>;
+} as const satisfies Record<string, StoreTraits>;
 export type StoreKind = keyof typeof STORE_KINDS;
 export const STORES = Object.keys(STORE_KINDS) as readonly StoreKind[];
 /** The stores every server process shares: those workers and `petstore keys` can use. */
