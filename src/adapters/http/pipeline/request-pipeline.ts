@@ -17,7 +17,7 @@ import { credentialHeadersProblem } from './credential-headers.js';
 import { refundOnceAnswered } from './answer-refunds.js';
 import { refundCreditOnceAnswered } from './credit-refunds.js';
 import type { RateLimitStatus } from './rate-limit-status.js';
-import { endRequestSpan, recordAdmission, SPAN_ATTRIBUTES, startRequestSpan } from './request-span.js';
+import { endRequestSpan, recordAdmission, recordClient, SPAN_ATTRIBUTES, startRequestSpan } from './request-span.js';
 import { loggedPath, requestTarget } from './request-target.js';
 import type { RequestSpan, Tracer } from '../../../ports/tracer.js';
 import { refuseUnrouted } from './unrouted.js';
@@ -234,7 +234,7 @@ export function createAdmissionPipeline(
     const keyDigest = token === undefined ? undefined : digestApiKey(token);
     const clientAddress = options.clientAddress(ctx.req);
     if (ctx.trace !== undefined) ctx.trace.client = clientAddress;
-    ctx.span?.set('client.address', clientAddress);
+    if (ctx.span !== undefined) recordClient(ctx.span, clientAddress);
     if (keyDigest !== undefined && rateLimitStatus !== undefined && match?.kind === 'route' && match.route.operation.quotaStatus === true) {
       answerStatus(ctx, match, headerProblem, rateLimitStatus, keyDigest, clientAddress).catch((error: unknown) => answerFailure(ctx, error, logError));
       return;

@@ -49,6 +49,9 @@ export function startRequestSpan(tracer: Tracer, req: IncomingMessage, match: Ro
   return tracer.startRequest(`${named} ${match.route.template}`, req.headers, attributes);
 }
 
+/** The address the quotas count an anonymous caller by: a proxy's X-Forwarded-For as trusted, else the socket's. */
+export const recordClient = (span: RequestSpan, address: string): void => span.set('client.address', address);
+
 /** Who the quota took the request for, and what it decided. */
 export function recordAdmission(span: RequestSpan, { decision, policy, costs, plan }: Admission, anonymous: string): void {
   span.set(SPAN_ATTRIBUTES.verdict, decision.verdict);
