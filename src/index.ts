@@ -46,6 +46,10 @@ export type { IdempotencyStore, IdempotencyClaim, IdempotencyStart, IdempotentRe
 export type { ApiKeyRegistry, ApiKeyGrant, KeyAdmin, ManagedApiKey, RevokeOutcome, RollOutcome } from './ports/api-key-registry.js';
 export type { QuotaStore } from './ports/quota-store.js';
 export type { StrikeRecorder } from './ports/strike-recorder.js';
+export type { CallKind, RequestSpan, SpanAttributes, SpanValue, TraceCarrier, Tracer } from './ports/tracer.js';
+// Neither loads @opentelemetry/api: the tracer imports it when called, and only then.
+export { openTelemetryTracer, TRACES_MODES, type TracesMode } from './adapters/opentelemetry/open-telemetry-tracer.js';
+export { tracedCalls, type DbSystem } from './adapters/wrappers/traced-calls.js';
 
 export { createMemoryStores, type MemoryStores } from './adapters/memory/memory-stores.js';
 export { MemoryPetRepository } from './adapters/memory/memory-pet-repository.js';

@@ -94,14 +94,15 @@ export function composePetStore(config: PetStoreConfig, options: PetStoreAppOpti
     clock,
     log,
     handlerDependencies: async () => {
-      const [catalog, orders, idempotency, admission, rateLimitStatus] = await Promise.all([
+      const [catalog, orders, idempotency, admission, rateLimitStatus, tracer] = await Promise.all([
         container.getAsync(TOKENS.catalog),
         container.getAsync(TOKENS.orders),
         container.getAsync(TOKENS.idempotencyStore),
         container.getAsync(TOKENS.admission),
         container.getAsync(TOKENS.rateLimitStatus),
+        container.getAsync(TOKENS.tracer),
       ]);
-      return { catalog, orders, idempotency, admission, rateLimitStatus };
+      return { catalog, orders, idempotency, admission, rateLimitStatus, tracer: tracer ?? undefined };
     },
     httpServer: () => container.getAsync(TOKENS.httpServer),
     keyAdmin: () => container.getAsync(TOKENS.keyAdmin),

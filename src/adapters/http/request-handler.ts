@@ -3,6 +3,7 @@ import type { OrderService } from '../../domain/orders/order-service.js';
 import type { PetCatalog } from '../../domain/pets/pet-catalog.js';
 import type { RequestAdmission } from '../../domain/quota/request-admission.js';
 import type { IdempotencyStore } from '../../ports/idempotency-store.js';
+import type { Tracer } from '../../ports/tracer.js';
 import { createAdmissionPipeline, type NextHandler } from './pipeline/request-pipeline.js';
 import { createApiRouter } from './pipeline/api-router.js';
 import type { RateLimitStatus } from './pipeline/rate-limit-status.js';
@@ -25,6 +26,11 @@ export interface RequestHandlerDependencies {
    * arguments (createPetStore builds it). Absent: that route is not served, nor in the document.
    */
   readonly rateLimitStatus?: RateLimitStatus | undefined;
+  /**
+   * Where each request's OpenTelemetry span goes (createPetStore sets it when PETSTORE_TRACES
+   * says so, the stores above then traced too). Absent: no span is made.
+   */
+  readonly tracer?: Tracer | undefined;
 }
 
 export interface RequestHandlerOptions {
@@ -109,6 +115,7 @@ export function createRequestHandler(deps: RequestHandlerDependencies, options: 
       cors: options.corsOrigins === undefined ? undefined : createCors(options.corsOrigins),
       logError: options.logError ?? logToConsole,
       onFinished: options.onFinished,
+      tracer: deps.tracer,
     },
   );
 }

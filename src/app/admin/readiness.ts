@@ -1,4 +1,4 @@
-import { STORE_KINDS, type PetStoreConfig } from '../config/config.js';
+import { countersInRedisApart, type PetStoreConfig } from '../config/config.js';
 import type { StoreStatus } from './store-probes.js';
 
 /** Readiness as the stores make it: 200 when `ready`, else 503; `body` says why. */
@@ -34,7 +34,7 @@ export interface ReadinessPolicy {
  */
 export const readinessPolicyOf = (config: Pick<PetStoreConfig, 'store' | 'quotaFallback' | 'readyOnDegraded'>): ReadinessPolicy => ({
   fallbacks:
-    STORE_KINDS[config.store].countersInRedisApart && config.quotaFallback !== 'deny' ? new Map([['redis', `PETSTORE_QUOTA_FALLBACK=${config.quotaFallback}`]]) : new Map(),
+    countersInRedisApart(config.store) && config.quotaFallback !== 'deny' ? new Map([['redis', `PETSTORE_QUOTA_FALLBACK=${config.quotaFallback}`]]) : new Map(),
   readyWhenDegraded: config.readyOnDegraded === 'ready',
 });
 

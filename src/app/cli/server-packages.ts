@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 /**
  * Optional peers a server start does not need: fast-check is petstore-service/testing's,
  * PGlite's 3 MB of WebAssembly is loaded only by the store that uses it, when it opens it (which
- * then says what to install), and @opentelemetry/api only where an operator traces.
+ * then says what to install), and @opentelemetry/api only by tracing, which is off without it
+ * (PETSTORE_TRACES=on then says what to install).
  */
 const NOT_AT_EVERY_START = new Set(['fast-check', '@electric-sql/pglite', '@opentelemetry/api']);
 

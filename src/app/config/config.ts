@@ -1,5 +1,6 @@
 import type { TrustProxy } from '../../adapters/http/pipeline/client-address.js';
 import type { CorsOrigins } from '../../adapters/http/pipeline/cors.js';
+import type { TracesMode } from '../../adapters/opentelemetry/open-telemetry-tracer.js';
 import type { RedisNodeAddress } from '../../adapters/redis/redis-cluster-client.js';
 import type { BanPolicy } from '../../domain/quota/quota-rule.js';
 import { err, ok, type Result } from '../../domain/result.js';
@@ -12,6 +13,7 @@ import { SETTINGS, SHARED_STORES, STORE_KINDS, type DegradedReadiness, type Envi
 export { apiKeyEntry, type ConfiguredKey } from './api-key-entries.js';
 export { ALL_SECTIONS, loadSettings, type Environ, type SettingsOf } from './load-settings.js';
 export {
+  countersInRedisApart,
   DEFAULT_DATABASE_URL,
   DEGRADED_READINESS,
   ENVIRONMENTS,
@@ -63,6 +65,8 @@ export interface PetStoreConfig {
   readonly logLevel: LogLevel;
   /** One JSON line per request (request id, route template, status, duration, key digest prefix). */
   readonly accessLog: boolean;
+  /** Whether requests and store calls make OpenTelemetry spans (docs/operating.md, "Traces"). */
+  readonly traces: TracesMode;
   /** The admin listener (/metrics, /healthz, /readyz); undefined: none. 0: a free port. */
   readonly adminPort: number | undefined;
   readonly adminHost: string;

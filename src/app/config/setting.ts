@@ -16,6 +16,7 @@ export const SECTIONS = {
   quota: 'Quotas',
   ban: 'Bans',
   admin: 'Admin listener',
+  traces: 'Traces',
   shutdown: 'Shutdown',
   workers: 'Workers',
 } as const;

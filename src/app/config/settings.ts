@@ -10,29 +10,41 @@ import { ok } from '../../domain/result.js';
 import { parseApiKeys, type ApiKeyEntry } from './api-key-entries.js';
 import { readPlansFile } from './plans-file.js';
 import { oneOf, onOff, text, wholeNumber } from './setting.js';
+import { TRACES_MODES } from '../../adapters/opentelemetry/open-telemetry-tracer.js';
+import type { DbSystem } from '../../adapters/wrappers/traced-calls.js';
 import { ADMIN_TOKEN_SHAPE, parseAdminToken, parseDatabaseUrl, parseDate, parseNodeAddresses, parseRedisPrefix, parseRedisUrl } from './value-parsers.js';
 
 export const ENVIRONMENTS = ['development', 'test', 'staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
+interface StoreTraits {
+  readonly sharedByProcesses: boolean;
+  readonly records: DbSystem;
+  readonly counters: DbSystem;
+  readonly keysKept: boolean;
+}
+
 /**
  * Every store PETSTORE_STORE can name, with what the rest of the app must know of it (its
  * wiring is its module in app/container, chosen by the same name). `sharedByProcesses`: every
  * server process reaches the same records and counters, so workers and `petstore keys` can use
- * it. `countersInRedisApart`: the quota counters live in a Redis beside the records, which the
- * quota fallback can serve the API without. `keysKept`: a key `petstore keys` creates is kept
- * where the servers read it (shared, or a directory the next server opens).
+ * it. `records` and `counters`: what keeps the shop's records (pets, orders, keys, credits) and
+ * the quota counters (with the concurrency slots), as the spans of their calls name it. `keysKept`:
+ * a key `petstore keys` creates is kept where the servers read it (shared, or a directory the
+ * next server opens).
  */
 export const STORE_KINDS = {
-  memory: { sharedByProcesses: false, countersInRedisApart: false, keysKept: false },
-  redis: { sharedByProcesses: true, countersInRedisApart: false, keysKept: true },
-  postgres: { sharedByProcesses: true, countersInRedisApart: true, keysKept: true },
+  memory: { sharedByProcesses: false, records: 'memory', counters: 'memory', keysKept: false },
+  redis: { sharedByProcesses: true, records: 'redis', counters: 'redis', keysKept: true },
+  postgres: { sharedByProcesses: true, records: 'postgresql', counters: 'redis', keysKept: true },
   // One process's database in PETSTORE_DATA_DIR: `petstore keys` opens it while no server does.
-  pglite: { sharedByProcesses: false, countersInRedisApart: false, keysKept: true },
-} as const satisfies Record<string, { readonly sharedByProcesses: boolean; readonly countersInRedisApart: boolean; readonly keysKept: boolean }>;
+  pglite: { sharedByProcesses: false, records: 'postgresql', counters: 'memory', keysKept: true },
+} as const satisfies Record<string, StoreTraits>;
 export type StoreKind = keyof typeof STORE_KINDS;
 export const STORES = Object.keys(STORE_KINDS) as readonly StoreKind[];
 /** The stores every server process shares: those workers and `petstore keys` can use. */
 export const SHARED_STORES = STORES.filter((kind) => STORE_KINDS[kind].sharedByProcesses);
+/** The quota counters live in a Redis beside the records, which the quota fallback can serve the API without. */
+export const countersInRedisApart = (kind: StoreKind): boolean => STORE_KINDS[kind].counters === 'redis' && STORE_KINDS[kind].records !== 'redis';
 /** The stores `petstore keys` can create keys in. */
 export const KEY_KEEPING_STORES = STORES.filter((kind) => STORE_KINDS[kind].keysKept);
 /** What the quota check does while its store is unreachable. */
@@ -284,6 +296,15 @@ export const SETTINGS = {
     default: 'ready',
     description:
       '`/readyz` while the API is served without a store (with `postgres`, its quota Redis down under `PETSTORE_QUOTA_FALLBACK` `local` or `allow`): `ready` answers 200 `degraded`, `fail` answers 503 (see [operating.md](operating.md))',
+  }),
+  traces: oneOf({
+    variable: 'PETSTORE_TRACES',
+    flag: 'traces',
+    section: 'traces',
+    values: TRACES_MODES,
+    default: 'auto',
+    description:
+      'OpenTelemetry spans of every request and store call, through `@opentelemetry/api` to the SDK the process registered: `auto` when one has registered a tracer provider before the server starts, `on` whatever is registered (an error without `@opentelemetry/api`), `off` none (see [Traces](operating.md#traces))',
   }),
   shutdownGraceMs: wholeNumber({
     variable: 'PETSTORE_SHUTDOWN_GRACE_MS',

@@ -13,6 +13,7 @@ import { pgliteStoresModule } from './pglite-stores-module.js';
 import { postgresStoresModule } from './postgres-stores-module.js';
 import { redisStoresModule } from './redis-stores-module.js';
 import { TOKENS } from './tokens.js';
+import { traceStoreCalls } from './traced-stores.js';
 
 export interface ContainerOverrides {
   /** Tests drive time instead of sleeping. */
@@ -54,6 +55,7 @@ export function buildContainer(config: PetStoreConfig, overrides: ContainerOverr
       [TOKENS.storeProbes],
     )
     .inSingletonScope();
+  traceStoreCalls(container, config);
   container.load(coreModule, stores, loggingModule);
   return container;
 }

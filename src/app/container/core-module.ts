@@ -52,9 +52,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.httpServer)
     .toResolvedValue(
-      (config, catalog, orders, idempotency, admission, rateLimitStatus, logError, log, metrics) =>
+      (config, catalog, orders, idempotency, admission, rateLimitStatus, logError, log, metrics, tracer) =>
         createHttpServer(
-          { catalog, orders, idempotency, admission, rateLimitStatus },
+          { catalog, orders, idempotency, admission, rateLimitStatus, tracer: tracer ?? undefined },
           {
             deprecatedAt: config.deprecatedAt,
             trustProxy: config.trustProxy,
@@ -74,6 +74,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.logError,
         TOKENS.logger,
         TOKENS.metrics,
+        TOKENS.tracer,
       ],
     )
     .inSingletonScope();

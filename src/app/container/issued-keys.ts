@@ -16,7 +16,8 @@ const KEY_CACHE_ENTRIES = 100_000;
  * and looked up by the servers behind a cache, after the configured keys.
  */
 export function bindIssuedKeys(bind: Bind, issued: ServiceIdentifier<ApiKeyRegistry & KeyAdmin>): void {
-  bind(TOKENS.keyAdmin).toService(issued);
+  // Resolved, not toService: a redirection would skip the activations of this token (traced-stores.ts).
+  bind(TOKENS.keyAdmin).toResolvedValue((keys: KeyAdmin) => keys, [issued]);
   bind(TOKENS.apiKeyRegistry)
     .toResolvedValue(
       async (keys: ApiKeyRegistry, config: PetStoreConfig, clock: Clock) =>

@@ -19,8 +19,9 @@ export const memoryStoresModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.idempotencyStore).toResolvedValue((stores: MemoryStores) => stores.idempotency, [STORES]);
   // The configured keys, and beside them the keys the admin API creates: in this process only, gone at a restart.
   bind(KEYS).toResolvedValue(configuredKeys, [TOKENS.config, TOKENS.clock]).inSingletonScope();
-  bind(TOKENS.apiKeyRegistry).toService(KEYS);
-  bind(TOKENS.keyAdmin).toService(KEYS);
+  // Resolved, not toService: a redirection would skip the activations of these tokens (traced-stores.ts).
+  bind(TOKENS.apiKeyRegistry).toResolvedValue((keys: MemoryApiKeyRegistry) => keys, [KEYS]);
+  bind(TOKENS.keyAdmin).toResolvedValue((keys: MemoryApiKeyRegistry) => keys, [KEYS]);
   bind(TOKENS.quotaStore)
     .toResolvedValue((clock) => new MemoryQuotaStore(clock), [TOKENS.clock])
     .inSingletonScope();

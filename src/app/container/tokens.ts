@@ -13,6 +13,7 @@ import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import type { OrderRepository } from '../../ports/order-repository.js';
 import type { PetRepository } from '../../ports/pet-repository.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
+import type { Tracer } from '../../ports/tracer.js';
 import type { PetStoreConfig } from '../config/config.js';
 import type { PetStoreLogger } from '../logging/logger.js';
 import type { PetStoreMetrics } from '../admin/metrics.js';
@@ -50,6 +51,8 @@ export const TOKENS = {
   storeProbes: Symbol('StoreProbes') as ServiceIdentifier<readonly StoreProbe[]>,
   /** Whether the quota outage fallback decides in Redis's place now: false with no fallback (memory store, deny). */
   quotaFallback: Symbol('QuotaFallbackState') as ServiceIdentifier<{ active: boolean }>,
+  /** Where spans go (PETSTORE_TRACES); null: tracing is off, and nothing makes a span. */
+  tracer: Symbol('Tracer') as ServiceIdentifier<Tracer | null>,
   /** null without an admin listener: nothing is counted. */
   metrics: Symbol('Metrics') as ServiceIdentifier<PetStoreMetrics | null>,
 } as const;

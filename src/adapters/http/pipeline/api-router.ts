@@ -8,6 +8,8 @@ import { checkOperations } from '../contract/operation-table.js';
 /** An operation as the pipeline needs it per request, everything derived once at start. */
 export interface CompiledRoute<Op extends OperationDeclaration<string> = Operation> {
   readonly operation: Op;
+  /** The route as find-my-way has it, base path included: `/v1/pets/:petId` (a span's `http.route`). */
+  readonly template: string;
   /** Query parameters the operation understands; any other is a 400 rather than silently ignored. */
   readonly queryNames: readonly string[];
   /** Headers of every answer of this route, its 429s included (getPet's deprecation), as a header list. */
@@ -104,12 +106,13 @@ export function createApiRouter<Op extends OperationDeclaration<string>>(operati
   });
   const methods = new Set<string>();
   for (const operation of operations) {
+    const path = toRouterPath(basePath, operation.path);
     const route: CompiledRoute<Op> = {
       operation,
+      template: path,
       queryNames: Object.keys(operation.query ?? {}),
       headers: routeHeaders(operation, basePath, options.deprecatedAt),
     };
-    const path = toRouterPath(basePath, operation.path);
     router.on(operation.method, path, unusedHandler, route);
     methods.add(operation.method);
     if (operation.method === 'GET') {

@@ -17,7 +17,9 @@ import { credentialHeadersProblem } from './credential-headers.js';
 import { refundOnceAnswered } from './answer-refunds.js';
 import { refundCreditOnceAnswered } from './credit-refunds.js';
 import type { RateLimitStatus } from './rate-limit-status.js';
+import { endRequestSpan, recordAdmission, recordClient, SPAN_ATTRIBUTES, startRequestSpan } from './request-span.js';
 import { loggedPath, requestTarget } from './request-target.js';
+import type { RequestSpan, Tracer } from '../../../ports/tracer.js';
 import { refuseUnrouted } from './unrouted.js';
 
 const CHALLENGE = ['www-authenticate', 'Bearer'];
@@ -36,6 +38,11 @@ const CREDITS_EXHAUSTED = 'credits_exhausted';
 /** Whole seconds to the refill, rounded up: a retry then finds the balance refilled. */
 const retryAfterRefill = ({ refillAt, decidedAt }: CreditUse): string[] | undefined =>
   refillAt === undefined ? undefined : ['retry-after', String(Math.max(1, Math.ceil((refillAt - decidedAt) / 1000)))];
+/** A refusal after the quota admitted: the verdict the request is reported with. */
+const refusedAs = ({ trace, span }: RequestContext, verdict: string): void => {
+  if (trace !== undefined) trace.verdict = verdict;
+  span?.set(SPAN_ATTRIBUTES.verdict, verdict);
+};
 const creditsExhausted = ({ rule, balance, units, refillAt }: CreditUse): string =>
   `This API key's credits (${rule.name}) hold ${balance}; this request costs ${units}. ` +
   (refillAt === undefined ? 'They are never refilled: ask for a top-up.' : `They refill to ${rule.credits} at ${new Date(refillAt).toISOString()}, or when topped up.`);
@@ -55,6 +62,8 @@ export interface PipelineOptions {
   readonly logError: LogError;
   /** Told of every request once its connection is done with it; absent: nothing is traced. */
   readonly onFinished?: OnRequestFinished | undefined;
+  /** Where each request's span goes; absent: no span is made, not even a no-op one. */
+  readonly tracer?: Tracer | undefined;
 }
 
 export interface PipelineDependencies {
@@ -83,7 +92,7 @@ export function createAdmissionPipeline(
     const path = pathOf(requestTarget(req));
     return path !== services.basePath && !path.startsWith(apiPrefix);
   };
-  const { cors, logError, onFinished } = options;
+  const { cors, logError, onFinished, tracer } = options;
   const digestApiKey = cachedDigestApiKey(REMEMBERED_API_KEYS);
 
   const answer = (
@@ -100,6 +109,7 @@ export function createAdmissionPipeline(
       trace.verdict = admitted.decision.verdict;
       trace.shadowed = shadowedNames(admitted);
     }
+    if (ctx.span !== undefined) recordAdmission(ctx.span, admitted, ANONYMOUS);
     const { refunds } = admitted;
     // Only a plan with refunding rules pays for a listener; only what was counted is given back.
     if (refunds !== undefined && admitted.decision.verdict === 'admitted') refundOnceAnswered(ctx, admitted, refunds, admission, logError);
@@ -110,7 +120,7 @@ export function createAdmissionPipeline(
     const { slot } = admitted;
     // Refused by the cap, the quota was only peeked: a refusal it would give anyway is answered as such, with its longer Retry-After.
     if (slot?.granted === false && verdict === 'admitted') {
-      if (trace !== undefined) trace.verdict = CONCURRENCY_LIMITED;
+      refusedAs(ctx, CONCURRENCY_LIMITED);
       return sendError(ctx, 'concurrency_limited', undefined, CONCURRENCY_RETRY_AFTER);
     }
     // Held until the connection is done with the answer: written, or its client gone.
@@ -121,7 +131,7 @@ export function createAdmissionPipeline(
     const { credit } = admitted;
     if (credit !== undefined) {
       if (!credit.granted) {
-        if (trace !== undefined) trace.verdict = CREDITS_EXHAUSTED;
+        refusedAs(ctx, CREDITS_EXHAUSTED);
         return sendError(ctx, CREDITS_EXHAUSTED, creditsExhausted(credit), retryAfterRefill(credit));
       }
       // Only an answer that may give credits back pays for a listener: one in the rule's refund classes, or an idempotent replay.
@@ -216,6 +226,38 @@ export function createAdmissionPipeline(
     });
   };
 
+  /** From the route on: a preflight, or authenticate and decide the quota, then answer. */
+  const admit = (ctx: RequestContext, match: RouteMatch | null): void => {
+    if (answeredPreflight(ctx.req, ctx.res, match, ctx.requestId)) return;
+    const headerProblem = credentialHeadersProblem(ctx.req);
+    const token = headerProblem === undefined ? bearerToken(ctx.req.headers.authorization) : undefined;
+    const keyDigest = token === undefined ? undefined : digestApiKey(token);
+    const clientAddress = options.clientAddress(ctx.req);
+    if (ctx.trace !== undefined) ctx.trace.client = clientAddress;
+    if (ctx.span !== undefined) recordClient(ctx.span, clientAddress);
+    if (keyDigest !== undefined && rateLimitStatus !== undefined && match?.kind === 'route' && match.route.operation.quotaStatus === true) {
+      answerStatus(ctx, match, headerProblem, rateLimitStatus, keyDigest, clientAddress).catch((error: unknown) => answerFailure(ctx, error, logError));
+      return;
+    }
+    const admitted = admission.admit(keyDigest, clientAddress, match?.kind === 'route' ? match.route.operation.operationId : undefined);
+    if (admitted instanceof Promise) {
+      // Only for a caller presenting a key: without one, an operation that needs a key answers 401 whatever was read.
+      const readAhead = token !== undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;
+      admitted.then((decided) => answer(ctx, match, headerProblem, decided, readAhead)).catch((error: unknown) => answerFailure(ctx, error, logError));
+    } else {
+      answer(ctx, match, headerProblem, admitted);
+    }
+  };
+
+  /** Ended once the connection is done with the request, and a refund's store call with it. */
+  const endSpanWhenDone = (ctx: RequestContext, span: RequestSpan): void => {
+    ctx.res.on('close', () => {
+      if (ctx.refunding === undefined) return endRequestSpan(span, ctx.res);
+      const end = (): void => endRequestSpan(span, ctx.res);
+      ctx.refunding.then(end, end);
+    });
+  };
+
   return (req, res, next) => {
     // Mounted with a next handler, a path that is not the API's is the host's: no quota spent, nothing written.
     if (next !== undefined && outsideApi(req)) return next();
@@ -236,24 +278,11 @@ export function createAdmissionPipeline(
           ctx.trace.operation = match.route.operation.operationId;
         }
       }
-      if (answeredPreflight(req, res, match, requestId)) return;
-      const headerProblem = credentialHeadersProblem(req);
-      const token = headerProblem === undefined ? bearerToken(req.headers.authorization) : undefined;
-      const keyDigest = token === undefined ? undefined : digestApiKey(token);
-      const clientAddress = options.clientAddress(req);
-      if (ctx.trace !== undefined) ctx.trace.client = clientAddress;
-      if (keyDigest !== undefined && rateLimitStatus !== undefined && match?.kind === 'route' && match.route.operation.quotaStatus === true) {
-        answerStatus(ctx, match, headerProblem, rateLimitStatus, keyDigest, clientAddress).catch((error: unknown) => answerFailure(ctx, error, logError));
-        return;
-      }
-      const admitted = admission.admit(keyDigest, clientAddress, match?.kind === 'route' ? match.route.operation.operationId : undefined);
-      if (admitted instanceof Promise) {
-        // Only for a caller presenting a key: without one, an operation that needs a key answers 401 whatever was read.
-        const readAhead = token !== undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;
-        admitted.then((decided) => answer(ctx, match, headerProblem, decided, readAhead)).catch((error: unknown) => answerFailure(ctx, error, logError));
-      } else {
-        answer(ctx, match, headerProblem, admitted);
-      }
+      if (tracer === undefined) return admit(ctx, match);
+      const span = startRequestSpan(tracer, req, match);
+      ctx.span = span;
+      endSpanWhenDone(ctx, span);
+      span.run(() => admit(ctx, match));
     } catch (error) {
       answerFailure(ctx, error, logError);
     }

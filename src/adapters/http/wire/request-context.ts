@@ -3,6 +3,7 @@ import type { Caller } from '../../../domain/access/caller.js';
 import type { Plan } from '../../../domain/quota/plan.js';
 import type { QuotaDecision } from '../../../domain/quota/quota-decision.js';
 import type { CreditStanding } from '../../../ports/credit-ledger.js';
+import type { RequestSpan } from '../../../ports/tracer.js';
 import { errorBody, HTTP_ERRORS, type HttpErrorCode } from './http-errors.js';
 import type { RequestFinishedEvent } from './request-finished.js';
 import { REFUSED_BODY_DRAIN } from './request-limits.js';
@@ -40,6 +41,8 @@ export interface RequestContext {
   requestId: string;
   /** What the request-finished hook reports; undefined unless the hook is set. */
   trace: RequestTrace | undefined;
+  /** The request's OpenTelemetry span; undefined unless tracing is on. */
+  span: RequestSpan | undefined;
   /** A refund of the request on its way to the store, once answered: the request-finished hook is told after it. */
   refunding: Promise<void> | undefined;
   /** Set when the answer replays an idempotent request's first: it spends no credit. */
@@ -68,6 +71,7 @@ export const createRequestContext = (req: IncomingMessage, res: ServerResponse):
   bodyRead: false,
   requestId: '',
   trace: undefined,
+  span: undefined,
   refunding: undefined,
   replayed: false,
 });
