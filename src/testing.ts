@@ -39,13 +39,16 @@ export {
 } from './testing/quota-schedules.js';
 export {
   limiterAgreesWithModel,
+  ModelDisagreement,
   quotaScheduleArb,
   quotaStoreAgreesWithModel,
   type LimiterFunction,
   type LimiterPropertyOptions,
   type PropertyOptions,
+  type PropertyReport,
   type QuotaRequest,
   type QuotaSchedule,
   type QuotaScheduleOptions,
   type QuotaStorePropertyOptions,
+  type TraceLine,
 } from './testing/quota-properties.js';
