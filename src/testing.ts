@@ -17,6 +17,9 @@ export { apiKeyRegistryChecks, keyAdminChecks, type ApiKeyRegistryFixture, type 
 export { quotaStoreChecks, type QuotaStoreContractContext } from './testing/quota-store-contract.js';
 export { CONTRACT_LEASE_MS, concurrencySlotsChecks, type ConcurrencySlotsContractContext } from './testing/concurrency-slots-contract.js';
 export { creditLedgerChecks, type CreditLedgerContractContext } from './testing/credit-ledger-contract.js';
+export { idExhaustionChecks, type CreateStoresNearIdLimit, type IdsLeft } from './testing/id-exhaustion-contract.js';
+export { planChangeChecks, type PlanChangeCheckOptions } from './testing/quota-plan-change-contract.js';
+export { toldRetryAt } from './testing/told-retry-at.js';
 export { ReferenceQuota, ReferenceQuotaStore } from './testing/reference-quota.js';
 export { ReferenceBucket } from './testing/reference-bucket.js';
 export {

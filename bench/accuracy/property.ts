@@ -13,6 +13,7 @@
 import { limiterAgreesWithModel, ModelDisagreement, type LimiterFunction } from '../../src/testing.js';
 import type { QuotaPolicy } from '../../src/index.js';
 import type { Instance } from './limiters.js';
+import { accuracyOf, type Decision } from './measure.js';
 
 export interface PropertyResult {
   readonly clock: 'driven' | 'real';
@@ -24,8 +25,14 @@ export interface PropertyResult {
   /** The kit's message when it failed: the shrunk schedule request by request up to the first answered unlike the model, and how to replay it. */
   readonly counterexample?: string;
   readonly disagreement?: 'over-admission' | 'under-admission';
-  /** In that shrunk schedule, the most admissions within one rolling window (by the schedule's times): above the limit, a true over-admission. */
+  /** In that shrunk schedule, the most admissions within one rolling window by the schedule's times: above the limit, over it, not only over the model. */
   readonly admittedInWindow?: number;
+  /**
+   * The same, by the moments the calls were made and answered (accuracyOf, as the shapes are
+   * judged): on the real clock a request leaves after its time, and a burst's calls one after
+   * another, so what was over by the schedule may not have been as it ran.
+   */
+  readonly admittedInWindowAsRun?: number;
   /** When it held: whether the time limit stopped it (a failure's message says so itself). */
   readonly interrupted?: boolean;
   readonly seed: number;
@@ -60,30 +67,41 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * on by whole windows past every earlier case (a fresh stretch of time, granules aligned as the
  * model's). Real: each request waits until its offset from the case's first has passed.
  */
-const caseOf = (instance: Instance, clock: 'driven' | 'real', windowMs: number, virtual: { now: number }): LimiterFunction => {
+const caseOf = (instance: Instance, clock: 'driven' | 'real', windowMs: number, virtual: { now: number }, calls: Call[]): LimiterFunction => {
   let shift: number | undefined;
   let first: { at: number; realAt: number } | undefined;
   return async (subject, _cost, at) => {
     if (clock === 'driven') {
       shift ??= Math.ceil((virtual.now + 10 * windowMs - at) / windowMs) * windowMs;
       virtual.now = at + shift;
-    } else {
-      first ??= { at, realAt: performance.now() };
-      await sleep(first.realAt + (at - first.at) - performance.now());
+      const admitted = await instance.check(subject);
+      calls.push({ at, from: at, to: at, admitted });
+      return admitted;
     }
-    return instance.check(subject);
+    first ??= { at, realAt: performance.now() };
+    await sleep(first.realAt + (at - first.at) - performance.now());
+    const from = performance.now() - first.realAt + first.at;
+    const admitted = await instance.check(subject);
+    calls.push({ at, from, to: performance.now() - first.realAt + first.at, admitted });
+    return admitted;
   };
 };
+
+/** A call as it ran: its time in the schedule, and when it left and was answered on the same scale. */
+interface Call extends Decision {
+  readonly at: number;
+}
 
 /** The kit's property on one instance; `driveDateNow` points Date.now() at the virtual time while it runs (the peers' memory stores read it). */
 export const checkProperty = async (instance: Instance, options: PropertyOptions, virtual: { now: number }, driveDateNow: boolean): Promise<PropertyResult> => {
   const { clock, limit, windowMs, numRuns, maxSteps, seed } = options;
   const policy: QuotaPolicy = { rules: [{ name: 'window', limit, windowMs }] };
   const base = { clock, limit, windowMs, seed };
+  const cases: Call[][] = [];
   const realNow = Date.now.bind(Date);
   if (driveDateNow) Date.now = () => virtual.now;
   try {
-    const report = await limiterAgreesWithModel(policy, () => caseOf(instance, clock, windowMs, virtual), {
+    const report = await limiterAgreesWithModel(policy, () => caseOf(instance, clock, windowMs, virtual, cases[cases.push([]) - 1]!), {
       numRuns,
       maxSteps,
       seed,
@@ -94,12 +112,17 @@ export const checkProperty = async (instance: Instance, options: PropertyOptions
     const cause = (error as Error).cause;
     if (!(cause instanceof ModelDisagreement)) throw error;
     const admittedAt = cause.lines.filter((line) => line.admitted).map((line) => line.request.at);
+    // The shrunk case is the last that ran as its trace did.
+    const asRun = cases.findLast(
+      (calls) => calls.length === cause.lines.length && calls.every((call, i) => call.at === cause.lines[i]!.request.at && call.admitted === cause.lines[i]!.admitted),
+    );
     return {
       ...base,
       passed: false,
       counterexample: (error as Error).message,
       disagreement: cause.lines.at(-1)?.admitted === true ? 'over-admission' : 'under-admission',
       admittedInWindow: mostInWindow(admittedAt, windowMs),
+      ...(asRun === undefined ? {} : { admittedInWindowAsRun: limit + accuracyOf(asRun, limit, windowMs, clock === 'real' ? 1 : 0).peakExcess }),
     };
   } finally {
     Date.now = realNow;

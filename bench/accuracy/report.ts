@@ -64,14 +64,15 @@ const traceOf = (counterexample: string): string => counterexample.replace(/\n\(
 
 export const renderProperties = (results: AccuracyResults): string => {
   const lines = [
-    '| limiter (store) | clock | limit / window | result | cases run | most admitted in a rolling window (shrunk schedule) |',
-    '|---|---|---|---|--:|--:|',
+    '| limiter (store) | clock | limit / window | result | cases run | most admitted in a rolling window, shrunk schedule: by its times | as it ran |',
+    '|---|---|---|---|--:|--:|--:|',
   ];
   const quoted = new Map<string, { readonly message: string; readonly limiters: string[] }>();
   for (const p of results.properties) {
     const label = `${p.limiterLabel} (${p.storeLabel})`;
     const result = p.passed ? (p.interrupted === true ? 'held (time limit)' : 'held') : `**fails**: ${p.disagreement ?? ''}`;
-    lines.push(`| ${label} | ${p.clock} | ${p.limit} / ${p.windowMs / 1000} s | ${result} | ${p.runs ?? ''} | ${p.admittedInWindow ?? ''} |`);
+    const asRun = p.admittedInWindowAsRun === undefined ? '' : p.admittedInWindowAsRun > p.limit ? String(p.admittedInWindowAsRun) : `at most ${p.limit}`;
+    lines.push(`| ${label} | ${p.clock} | ${p.limit} / ${p.windowMs / 1000} s | ${result} | ${p.runs ?? ''} | ${p.admittedInWindow ?? ''} | ${asRun} |`);
     if (p.counterexample === undefined) continue;
     const trace = traceOf(p.counterexample);
     const entry = quoted.get(trace) ?? { message: p.counterexample, limiters: [] };
