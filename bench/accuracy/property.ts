@@ -112,17 +112,18 @@ export const checkProperty = async (instance: Instance, options: PropertyOptions
     const cause = (error as Error).cause;
     if (!(cause instanceof ModelDisagreement)) throw error;
     const admittedAt = cause.lines.filter((line) => line.admitted).map((line) => line.request.at);
-    // The shrunk case is the last that ran as its trace did.
-    const asRun = cases.findLast(
-      (calls) => calls.length === cause.lines.length && calls.every((call, i) => call.at === cause.lines[i]!.request.at && call.admitted === cause.lines[i]!.admitted),
-    );
+    // The shrunk case is the last that ran as its trace did; judged with the shapes' 1 ms of slack on the real clock.
+    const toleranceMs = clock === 'real' ? 1 : 0;
+    const ranAsTraced = (calls: readonly Call[]): boolean =>
+      calls.length === cause.lines.length && calls.every((call, i) => call.at === cause.lines[i]!.request.at && call.admitted === cause.lines[i]!.admitted);
+    const asRun = cases.findLast(ranAsTraced);
     return {
       ...base,
       passed: false,
       counterexample: (error as Error).message,
       disagreement: cause.lines.at(-1)?.admitted === true ? 'over-admission' : 'under-admission',
       admittedInWindow: mostInWindow(admittedAt, windowMs),
-      ...(asRun === undefined ? {} : { admittedInWindowAsRun: limit + accuracyOf(asRun, limit, windowMs, clock === 'real' ? 1 : 0).peakExcess }),
+      ...(asRun === undefined ? {} : { admittedInWindowAsRun: limit + accuracyOf(asRun, limit, windowMs, toleranceMs).peakExcess }),
     };
   } finally {
     Date.now = realNow;
