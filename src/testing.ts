@@ -8,7 +8,7 @@
  */
 export type { ContractCheck, ContractOptions, Disposable } from './testing/check.js';
 export { ManualClock } from './testing/manual-clock.js';
-export { atLeast, atMost, lacks, like, poll, rejects, same, throws } from './testing/assertions.js';
+export { atLeast, atMost, lacks, like, poll, rejects, same, sameDecision, throws } from './testing/assertions.js';
 export { claimOf, pagedPets, type CreateStores, type StoresFixture } from './testing/stores-fixture.js';
 export { petRepositoryChecks } from './testing/pet-repository-contract.js';
 export { orderRepositoryChecks } from './testing/order-repository-contract.js';

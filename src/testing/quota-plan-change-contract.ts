@@ -6,7 +6,7 @@ import type { QuotaDecision } from '../domain/quota/quota-decision.js';
 import type { QuotaPolicy } from '../domain/quota/quota-rule.js';
 import type { Clock } from '../ports/clock.js';
 import type { QuotaStore } from '../ports/quota-store.js';
-import { like, same } from './assertions.js';
+import { like, same, sameDecision } from './assertions.js';
 import { checkOf, type ContractCheck, type Disposable } from './check.js';
 import { ManualClock } from './manual-clock.js';
 import type { QuotaStoreContractContext } from './quota-store-contract.js';
@@ -26,23 +26,6 @@ const START = 1_767_225_600_000;
 
 /** Whether some rule of `now` allows less than the same rule of `then`. */
 const lowered = (then: QuotaPolicy, now: QuotaPolicy): boolean => now.rules.some((rule, i) => rule.limit < then.rules[i]!.limit);
-
-const sameNumbers = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((value, i) => value === b[i]);
-
-/** `same` on two decisions, without its cost on the passing path: the properties compare millions of them. */
-const sameDecision = (actual: QuotaDecision, expected: QuotaDecision): void => {
-  const equal =
-    actual.verdict === expected.verdict &&
-    actual.decidedAt === expected.decidedAt &&
-    actual.retryAt === expected.retryAt &&
-    actual.strikes === expected.strikes &&
-    actual.countedAt === expected.countedAt &&
-    sameNumbers(actual.remaining, expected.remaining) &&
-    sameNumbers(actual.resetAt, expected.resetAt) &&
-    (actual.shadowed === undefined) === (expected.shadowed === undefined) &&
-    sameNumbers(actual.shadowed ?? [], expected.shadowed ?? []);
-  if (!equal) same(actual, expected);
-};
 
 /** A failing check with its message; nothing to pay when it holds. */
 const holds = (condition: boolean, message: () => string): void => {
