@@ -36,6 +36,14 @@ module.exports = {
       to: { path: '^src/adapters/[^/]+/', pathNot: '^src/adapters/$1/' },
     },
     {
+      name: 'pglite-store-uses-only-the-public-surface',
+      severity: 'error',
+      comment:
+        'The PGlite store is the worked example of docs/embedding.md ("Writing your own store"): written as a store outside this package would be, it imports the package through its entry points (src/index.ts, src/postgres.ts) and nothing behind them.',
+      from: { path: '^src/adapters/pglite/' },
+      to: { path: '^src/', pathNot: ['^src/adapters/pglite/', '^src/(index|postgres)\\.ts$'] },
+    },
+    {
       name: 'http-wire-is-the-floor',
       severity: 'error',
       comment:
@@ -124,7 +132,7 @@ module.exports = {
       comment:
         'Stores and their wrappers are chosen and built in src/app/container alone: the server, every CLI command and the test helpers resolve them from it, so a new kind of store is wired in one module.',
       from: { path: '^src/app/', pathNot: '^src/app/container/' },
-      to: { path: '^src/adapters/(memory|redis|postgres|wrappers|system)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/adapters/(memory|redis|postgres|pglite|wrappers|system)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'client-loads-only-itself',

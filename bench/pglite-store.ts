@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { createMemoryStores } from '../src/adapters/memory/memory-stores.js';
 import { migrate } from '../src/adapters/postgres/migrate.js';
 import { readMigrations } from '../src/adapters/postgres/migration-files.js';
-import { openPgliteDatabase } from '../src/adapters/postgres/pglite-database.js';
+import { openPgliteDatabase } from '../src/adapters/pglite/pglite-database.js';
 import { createPostgresDatabase, type PostgresDatabase } from '../src/adapters/postgres/postgres-database.js';
 import { PostgresPetRepository } from '../src/adapters/postgres/postgres-pet-repository.js';
 import { SystemClock } from '../src/adapters/system/system-clock.js';

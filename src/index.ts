@@ -17,7 +17,7 @@ export { OrderService, type ListOrdersQuery, type OrderPage } from './domain/ord
 export { ROLES, type Caller, type Role } from './domain/access/caller.js';
 export { runIdempotently, type IdempotentOutcome } from './domain/idempotency/idempotent.js';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './domain/paging/page-limits.js';
-export { StoreUnavailableError, type DomainError, type DomainErrorCode } from './domain/errors.js';
+export { IdsExhaustedError, StoreUnavailableError, type DomainError, type DomainErrorCode } from './domain/errors.js';
 export type { Result } from './domain/result.js';
 
 export { STANDARD_PLANS, enterprisePlan, type Plan, type PlanName } from './domain/quota/plan.js';

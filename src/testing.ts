@@ -8,7 +8,7 @@
  */
 export type { ContractCheck, ContractOptions, Disposable } from './testing/check.js';
 export { ManualClock } from './testing/manual-clock.js';
-export { atLeast, atMost, lacks, like, poll, rejects, same, throws } from './testing/assertions.js';
+export { atLeast, atMost, lacks, like, poll, rejects, same, sameDecision, throws } from './testing/assertions.js';
 export { claimOf, pagedPets, type CreateStores, type StoresFixture } from './testing/stores-fixture.js';
 export { petRepositoryChecks } from './testing/pet-repository-contract.js';
 export { orderRepositoryChecks } from './testing/order-repository-contract.js';
@@ -17,6 +17,9 @@ export { apiKeyRegistryChecks, keyAdminChecks, type ApiKeyRegistryFixture, type 
 export { quotaStoreChecks, type QuotaStoreContractContext } from './testing/quota-store-contract.js';
 export { CONTRACT_LEASE_MS, concurrencySlotsChecks, type ConcurrencySlotsContractContext } from './testing/concurrency-slots-contract.js';
 export { creditLedgerChecks, type CreditLedgerContractContext } from './testing/credit-ledger-contract.js';
+export { idExhaustionChecks, type CreateStoresNearIdLimit, type IdsLeft } from './testing/id-exhaustion-contract.js';
+export { planChangeChecks, type PlanChangeCheckOptions } from './testing/quota-plan-change-contract.js';
+export { toldRetryAt } from './testing/told-retry-at.js';
 export { ReferenceQuota, ReferenceQuotaStore } from './testing/reference-quota.js';
 export { ReferenceBucket } from './testing/reference-bucket.js';
 export {
@@ -39,13 +42,16 @@ export {
 } from './testing/quota-schedules.js';
 export {
   limiterAgreesWithModel,
+  ModelDisagreement,
   quotaScheduleArb,
   quotaStoreAgreesWithModel,
   type LimiterFunction,
   type LimiterPropertyOptions,
   type PropertyOptions,
+  type PropertyReport,
   type QuotaRequest,
   type QuotaSchedule,
   type QuotaScheduleOptions,
   type QuotaStorePropertyOptions,
+  type TraceLine,
 } from './testing/quota-properties.js';

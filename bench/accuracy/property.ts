@@ -1,40 +1,40 @@
 /**
- * One fast-check property against every limiter through the same harness: whatever the
- * schedule (groups of requests at once, gaps between them), never more than `limit`
- * admissions in any rolling `windowMs`. Kept small on purpose; the testing kit of issue 40
- * carries the full one.
+ * The testing kit's property, `limiterAgreesWithModel` (src/testing/quota-properties.ts), against
+ * every limiter through the same harness: whatever the schedule (bursts at granule and window
+ * edges, idle gaps), each request is answered as the reference model of the quota rules answers
+ * it, never admitting what it refuses (over-admission) nor refusing what it admits. A failure is
+ * the kit's own shrunk counterexample, quoted as it prints it.
  *
- * On the memory store every limiter reads Date.now() (this service's through the clock it is
- * given), so the clock is driven: Date.now() answers a virtual time that only the schedule
- * moves, and a run takes milliseconds. On Redis the peers' windows are Redis key expiries,
- * which only real time moves: their schedules play on the real clock, in a short window, for
- * a bounded time. This service's Redis store takes a driven clock in place of Redis's TIME.
+ * On a driven clock every limiter reads a virtual time only the schedule moves (Date.now() for
+ * the peers' memory stores, the clock this service's stores are given), and a run takes
+ * milliseconds. On Redis the peers' windows are key expiries, which only real time moves: their
+ * schedules play on the real clock, each request sent once its time has come, for a bounded time.
  */
-import fc from 'fast-check';
-import { accuracyOf, type Decision } from './measure.js';
+import { limiterAgreesWithModel, ModelDisagreement, type LimiterFunction } from '../../src/testing.js';
+import type { QuotaPolicy } from '../../src/index.js';
 import type { Instance } from './limiters.js';
-import { nextTurn } from './shapes.js';
-
-export interface Group {
-  /** Milliseconds after the run starts: groups are absolute, so that shrinking one moves no other. */
-  readonly atMs: number;
-  /** Requests sent at once. */
-  readonly count: number;
-}
+import { accuracyOf, type Decision } from './measure.js';
 
 export interface PropertyResult {
   readonly clock: 'driven' | 'real';
   readonly limit: number;
   readonly windowMs: number;
-  readonly runs: number;
+  /** Cases run, when the property held (fewer than asked when the time limit stopped it). */
+  readonly runs?: number;
   readonly passed: boolean;
-  /** The shrunk schedule, as fast-check prints it, when the property failed. */
+  /** The kit's message when it failed: the shrunk schedule request by request up to the first answered unlike the model, and how to replay it. */
   readonly counterexample?: string;
-  /** What that schedule got: the most admissions within one rolling window. */
+  readonly disagreement?: 'over-admission' | 'under-admission';
+  /** In that shrunk schedule, the most admissions within one rolling window by the schedule's times: above the limit, over it, not only over the model. */
   readonly admittedInWindow?: number;
-  readonly shrinks?: number;
-  /** The time limit stopped the run (or its shrinking) early. */
-  readonly interrupted: boolean;
+  /**
+   * The same, by the moments the calls were made and answered (accuracyOf, as the shapes are
+   * judged): on the real clock a request leaves after its time, and a burst's calls one after
+   * another, so what was over by the schedule may not have been as it ran.
+   */
+  readonly admittedInWindowAsRun?: number;
+  /** When it held: whether the time limit stopped it (a failure's message says so itself). */
+  readonly interrupted?: boolean;
   readonly seed: number;
 }
 
@@ -43,65 +43,89 @@ export interface PropertyOptions {
   readonly limit: number;
   readonly windowMs: number;
   readonly numRuns: number;
-  /** Real clock only: stop (and keep the shrink reached) after this long. */
+  /** Most steps of a schedule (each a burst at one time): kept few on the real clock, where a schedule takes its own length to play. */
+  readonly maxSteps: number;
+  /** Real clock only: start no case after this long (a failure is kept, shrunk as far as it got). */
   readonly timeLimitMs?: number;
   readonly seed: number;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Plays `groups` on `instance` for `subject`; the decisions' times on the driven or the real clock. */
-const playGroups = async (groups: readonly Group[], instance: Instance, subject: string, clock: 'driven' | 'real', virtual: { now: number }): Promise<Decision[]> => {
-  const decisions: Decision[] = [];
-  const start = performance.now();
-  const origin = virtual.now;
-  for (const { atMs, count } of [...groups].sort((a, b) => a.atMs - b.atMs)) {
-    if (clock === 'driven') virtual.now = origin + atMs;
-    else await sleep(start + atMs - performance.now());
-    const answers = await Promise.all(
-      Array.from({ length: count }, async (_, i) => {
-        if (i > 0) await nextTurn();
-        const sentAt = performance.now();
-        const admitted = await instance.check(subject);
-        return clock === 'driven' ? { from: virtual.now, to: virtual.now, admitted } : { from: sentAt - start, to: performance.now() - start, admitted };
-      }),
-    );
-    decisions.push(...answers);
+/** The most of `times` (sorted) within one rolling window: any span shorter than `windowMs`. */
+const mostInWindow = (times: readonly number[], windowMs: number): number => {
+  let most = 0;
+  for (let first = 0, last = 0; last < times.length; last++) {
+    while (times[last]! - times[first]! >= windowMs) first++;
+    most = Math.max(most, last - first + 1);
   }
-  return decisions;
+  return most;
 };
 
-/** The property on one instance; `drive` installs the driven clock around a run (Date.now(), or the limiter's own). */
-export const checkProperty = async (instance: Instance, options: PropertyOptions, virtual: { now: number }, driveDateNow: boolean): Promise<PropertyResult> => {
-  const { clock, limit, windowMs, numRuns, seed } = options;
-  const tolerance = clock === 'driven' ? 0 : 1;
-  const schedule = fc.array(fc.record({ atMs: fc.integer({ min: 0, max: 2 * windowMs }), count: fc.integer({ min: 1, max: limit }) }), { minLength: 1, maxLength: clock === 'driven' ? 8 : 4 });
-  let subjects = 0;
-  let failingPeak = 0;
-  const property = fc.asyncProperty(schedule, async (groups) => {
-    const subject = `property:${++subjects}`;
-    // A fresh subject, and a virtual time well past anything the previous run counted.
-    virtual.now += 10 * windowMs;
-    const realNow = Date.now.bind(Date);
-    if (driveDateNow) Date.now = () => virtual.now;
-    let decisions: Decision[];
-    try {
-      decisions = await playGroups(groups, instance, subject, clock, virtual);
-    } finally {
-      Date.now = realNow;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One case's limiter function over `instance`. Driven: the virtual time is the schedule's, moved
+ * on by whole windows past every earlier case (a fresh stretch of time, granules aligned as the
+ * model's). Real: each request waits until its offset from the case's first has passed.
+ */
+const caseOf = (instance: Instance, clock: 'driven' | 'real', windowMs: number, virtual: { now: number }, calls: Call[]): LimiterFunction => {
+  let shift: number | undefined;
+  let first: { at: number; realAt: number } | undefined;
+  return async (subject, _cost, at) => {
+    if (clock === 'driven') {
+      shift ??= Math.ceil((virtual.now + 10 * windowMs - at) / windowMs) * windowMs;
+      virtual.now = at + shift;
+      const admitted = await instance.check(subject);
+      calls.push({ at, from: at, to: at, admitted });
+      return admitted;
     }
-    const accuracy = accuracyOf(decisions, limit, windowMs, tolerance);
-    // The last run that fails is the shrunk counterexample: its count is the one quoted (a replay on the real clock need not fail again).
-    if (accuracy.peakExcess > 0) failingPeak = accuracy.peakExcess + limit;
-    return accuracy.peakExcess === 0;
-  });
-  const outcome = await fc.check(property, {
-    numRuns,
-    seed,
-    ...(options.timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false }),
-  });
-  const base = { clock, limit, windowMs, runs: outcome.numRuns, interrupted: outcome.interrupted, seed };
-  if (!outcome.failed || outcome.counterexample === null) return { ...base, passed: true };
-  const inOrder = [...outcome.counterexample[0]].sort((a, b) => a.atMs - b.atMs);
-  return { ...base, passed: false, counterexample: fc.stringify(inOrder), admittedInWindow: failingPeak, shrinks: outcome.numShrinks };
+    first ??= { at, realAt: performance.now() };
+    await sleep(first.realAt + (at - first.at) - performance.now());
+    const from = performance.now() - first.realAt + first.at;
+    const admitted = await instance.check(subject);
+    calls.push({ at, from, to: performance.now() - first.realAt + first.at, admitted });
+    return admitted;
+  };
+};
+
+/** A call as it ran: its time in the schedule, and when it left and was answered on the same scale. */
+interface Call extends Decision {
+  readonly at: number;
+}
+
+/** The kit's property on one instance; `driveDateNow` points Date.now() at the virtual time while it runs (the peers' memory stores read it). */
+export const checkProperty = async (instance: Instance, options: PropertyOptions, virtual: { now: number }, driveDateNow: boolean): Promise<PropertyResult> => {
+  const { clock, limit, windowMs, numRuns, maxSteps, seed } = options;
+  const policy: QuotaPolicy = { rules: [{ name: 'window', limit, windowMs }] };
+  const base = { clock, limit, windowMs, seed };
+  const cases: Call[][] = [];
+  const realNow = Date.now.bind(Date);
+  if (driveDateNow) Date.now = () => virtual.now;
+  try {
+    const report = await limiterAgreesWithModel(policy, () => caseOf(instance, clock, windowMs, virtual, cases[cases.push([]) - 1]!), {
+      numRuns,
+      maxSteps,
+      seed,
+      ...(options.timeLimitMs === undefined ? {} : { timeLimitMs: options.timeLimitMs }),
+    });
+    return { ...base, passed: true, runs: report.runs, interrupted: report.interrupted };
+  } catch (error) {
+    const cause = (error as Error).cause;
+    if (!(cause instanceof ModelDisagreement)) throw error;
+    const admittedAt = cause.lines.filter((line) => line.admitted).map((line) => line.request.at);
+    // The shrunk case is the last that ran as its trace did; judged with the shapes' 1 ms of slack on the real clock.
+    const toleranceMs = clock === 'real' ? 1 : 0;
+    const ranAsTraced = (calls: readonly Call[]): boolean =>
+      calls.length === cause.lines.length && calls.every((call, i) => call.at === cause.lines[i]!.request.at && call.admitted === cause.lines[i]!.admitted);
+    const asRun = cases.findLast(ranAsTraced);
+    return {
+      ...base,
+      passed: false,
+      counterexample: (error as Error).message,
+      disagreement: cause.lines.at(-1)?.admitted === true ? 'over-admission' : 'under-admission',
+      admittedInWindow: mostInWindow(admittedAt, windowMs),
+      ...(asRun === undefined ? {} : { admittedInWindowAsRun: limit + accuracyOf(asRun, limit, windowMs, toleranceMs).peakExcess }),
+    };
+  } finally {
+    Date.now = realNow;
+  }
 };

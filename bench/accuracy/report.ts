@@ -59,16 +59,28 @@ export const renderTable = (results: AccuracyResults): string => {
   return lines.join('\n');
 };
 
+/** The kit's message without its replay line: limiters that failed on the same schedule alike share one quote. */
+const traceOf = (counterexample: string): string => counterexample.replace(/\n\(fast-check seed [^\n]*\)$/, '');
+
 export const renderProperties = (results: AccuracyResults): string => {
   const lines = [
-    `| limiter (store) | clock | limit / window | runs | result | shrunk counterexample: groups of requests at once (ms after the start) | most admitted in a rolling window |`,
-    '|---|---|---|--:|---|---|--:|',
+    '| limiter (store) | clock | limit / window | result | cases run | most admitted in a rolling window, shrunk schedule: by its times | as it ran |',
+    '|---|---|---|---|--:|--:|--:|',
   ];
+  const quoted = new Map<string, { readonly message: string; readonly limiters: string[] }>();
   for (const p of results.properties) {
-    const schedule = p.counterexample === undefined ? '' : `\`${p.counterexample}\`${p.interrupted ? ' (shrinking cut short by the time limit)' : ''}`;
-    lines.push(
-      `| ${p.limiterLabel} (${p.storeLabel}) | ${p.clock} | ${p.limit} / ${p.windowMs / 1000} s | ${p.runs} | ${p.passed ? (p.interrupted ? 'held (time limit)' : 'held') : '**fails**'} | ${schedule} | ${p.admittedInWindow ?? ''} |`,
-    );
+    const label = `${p.limiterLabel} (${p.storeLabel})`;
+    const result = p.passed ? (p.interrupted === true ? 'held (time limit)' : 'held') : `**fails**: ${p.disagreement ?? ''}`;
+    const asRun = p.admittedInWindowAsRun === undefined ? '' : p.admittedInWindowAsRun > p.limit ? String(p.admittedInWindowAsRun) : `at most ${p.limit}`;
+    lines.push(`| ${label} | ${p.clock} | ${p.limit} / ${p.windowMs / 1000} s | ${result} | ${p.runs ?? ''} | ${p.admittedInWindow ?? ''} | ${asRun} |`);
+    if (p.counterexample === undefined) continue;
+    const trace = traceOf(p.counterexample);
+    const entry = quoted.get(trace) ?? { message: p.counterexample, limiters: [] };
+    entry.limiters.push(label);
+    quoted.set(trace, entry);
+  }
+  for (const { message, limiters } of quoted.values()) {
+    lines.push('', `${limiters.join(', ')}: the kit's shrunk counterexample, as it throws it:`, '', '```', message, '```');
   }
   return lines.join('\n');
 };
@@ -161,7 +173,7 @@ export const renderSection = (results: AccuracyResults, verdict: string): string
     '',
     '![Admitted over the limit and refused under it, per limiter, store and shape](results/accuracy.svg)',
     '',
-    'The property, "never more than the limit in any rolling window", through the same harness:',
+    'The testing kit\'s property, `limiterAgreesWithModel`, through the same harness: every request answered as the reference model answers it:',
     '',
     renderProperties(results),
     '',

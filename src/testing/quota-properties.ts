@@ -83,8 +83,8 @@ const policyText = (policy: QuotaPolicy): string =>
 
 const answerText = (admitted: boolean): string => (admitted ? 'admitted' : 'refused');
 
-/** One line of a trace: `t=… request cost=… → admitted (model: refused)`, the model's answer shown where they differ. */
-interface TraceLine {
+/** One request as it ran, beside the model's answer: a line of a trace (`t=… request cost=… → admitted (model: refused)`). */
+export interface TraceLine {
   readonly request: QuotaRequest;
   readonly admitted: boolean;
   readonly model: boolean;
@@ -104,10 +104,23 @@ export const traceText = (schedule: QuotaSchedule, lines: readonly TraceLine[]):
   return [`time t in ms from ${start}`, ...plans, ...steps].join('\n');
 };
 
-/** A limiter answered a request unlike the model: its message is the trace. */
-class Disagreement extends Error {}
+/**
+ * A limiter answered a request unlike the model: its message is the trace, `lines` the same as
+ * data (the last one the disagreement). A failed property's Error has the shrunk case's as its `cause`.
+ */
+export class ModelDisagreement extends Error {
+  override readonly name = 'ModelDisagreement';
+  constructor(
+    readonly schedule: QuotaSchedule,
+    readonly lines: readonly TraceLine[],
+  ) {
+    const last = lines.at(-1);
+    const what = last?.admitted === true ? 'admitted a request the model refuses (over-admission)' : 'refused a request the model admits (under-admission)';
+    super(`the limiter ${what}:\n${traceText(schedule, lines)}`);
+  }
+}
 
-/** Runs `schedule` through `admit` beside the model, and throws a Disagreement at the first request they answer differently. */
+/** Runs `schedule` through `admit` beside the model, and throws a ModelDisagreement at the first request they answer differently. */
 const compare = async (schedule: QuotaSchedule, admit: (request: QuotaRequest) => Promise<boolean>): Promise<void> => {
   const model = new ReferenceQuota();
   const lines: TraceLine[] = [];
@@ -116,10 +129,7 @@ const compare = async (schedule: QuotaSchedule, admit: (request: QuotaRequest) =
     const expected = model.decide(policy, request.at, request.cost).verdict === 'admitted';
     const admitted = await admit(request);
     lines.push({ request, admitted, model: expected });
-    if (admitted !== expected) {
-      const what = admitted ? 'admitted a request the model refuses (over-admission)' : 'refused a request the model admits (under-admission)';
-      throw new Disagreement(`the limiter ${what}:\n${traceText(schedule, lines)}`);
-    }
+    if (admitted !== expected) throw new ModelDisagreement(schedule, lines);
   }
 };
 
@@ -128,15 +138,35 @@ export interface PropertyOptions {
   readonly numRuns?: number;
   /** fast-check's seed, to replay a failure it printed. */
   readonly seed?: number;
+  /**
+   * Start no case (and no shrinking step) after this many ms: for a limiter that only real time
+   * moves (a store whose windows are key expiries), whose cases take as long as their schedules.
+   * A failure found by then is still thrown, shrunk as far as the time allowed.
+   */
+  readonly timeLimitMs?: number;
 }
 
-/** Runs the property; a failure throws an Error whose message is the shrunk schedule's trace, and how to replay it. */
-const assertProperty = async (property: fc.IAsyncProperty<[QuotaSchedule]>, options: PropertyOptions): Promise<void> => {
-  const details = await fc.check(property, { numRuns: options.numRuns ?? 100, ...(options.seed === undefined ? {} : { seed: options.seed }) });
-  if (!details.failed) return;
+/** What a property that held ran: fewer cases than asked when its time limit stopped it. */
+export interface PropertyReport {
+  readonly runs: number;
+  readonly interrupted: boolean;
+}
+
+/**
+ * Runs the property; a failure throws an Error whose message is the shrunk schedule's trace, and
+ * how to replay it, and whose `cause` is that ModelDisagreement.
+ */
+const assertProperty = async (property: fc.IAsyncProperty<[QuotaSchedule]>, options: PropertyOptions): Promise<PropertyReport> => {
+  const details = await fc.check(property, {
+    numRuns: options.numRuns ?? 100,
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false }),
+  });
+  if (!details.failed) return { runs: details.numRuns, interrupted: details.interrupted };
   const cause = details.errorInstance;
-  const replay = `(fast-check seed ${details.seed}, path "${details.counterexamplePath ?? ''}", shrunk ${details.numShrinks} times)`;
-  if (cause instanceof Disagreement) throw new Error(`${cause.message}\n${replay}`, { cause });
+  const cut = details.interrupted ? ', cut short by the time limit' : '';
+  const replay = `(fast-check seed ${details.seed}, path "${details.counterexamplePath ?? ''}", shrunk ${details.numShrinks} times${cut})`;
+  if (cause instanceof ModelDisagreement) throw new Error(`${cause.message}\n${replay}`, { cause });
   throw new Error(`the limiter threw on the schedule ${JSON.stringify(details.counterexample?.[0])}: ${String(cause)}\n${replay}`, { cause });
 };
 
@@ -152,7 +182,7 @@ export interface QuotaStorePropertyOptions extends PropertyOptions, QuotaSchedul
 export const quotaStoreAgreesWithModel = async (
   create: (clock: Clock) => Promise<Disposable & { readonly store: QuotaStore }>,
   options: QuotaStorePropertyOptions = {},
-): Promise<void> => {
+): Promise<PropertyReport> => {
   const property = fc.asyncProperty(quotaScheduleArb(options), async (schedule) => {
     const clock = new ManualClock(schedule.requests[0]?.at ?? 0);
     const made: (Disposable & { readonly store: QuotaStore })[] = [];
@@ -168,7 +198,7 @@ export const quotaStoreAgreesWithModel = async (
       for (const { cleanup } of made) await cleanup();
     }
   });
-  await assertProperty(property, options);
+  return assertProperty(property, options);
 };
 
 /** A limiter as a function: may a request of `cost` by `subject` at `now` go through? */
@@ -191,7 +221,7 @@ export const limiterAgreesWithModel = async (
   policy: QuotaPolicy,
   create: () => LimiterFunction | Promise<LimiterFunction>,
   options: LimiterPropertyOptions = {},
-): Promise<void> => {
+): Promise<PropertyReport> => {
   const smallest = Math.min(...policy.rules.map((rule) => rule.limit));
   const cost = options.costs === 'varied' ? fc.integer({ min: 1, max: smallest }) : fc.constant(1);
   const scheduleOfPolicy: fc.Arbitrary<QuotaSchedule> = scheduleArb(policy.rules, { maxSteps: options.maxSteps ?? 40 }).chain((times) =>
@@ -205,5 +235,5 @@ export const limiterAgreesWithModel = async (
     const subject = `limiter-property:${randomUUID()}`;
     await compare(schedule, async (request) => limiter(subject, request.cost as number, request.at));
   });
-  await assertProperty(property, options);
+  return assertProperty(property, options);
 };

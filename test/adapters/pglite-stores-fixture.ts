@@ -1,16 +1,11 @@
 import { afterAll } from 'vitest';
-import { migrate } from '../../src/adapters/postgres/migrate.js';
-import { readMigrations } from '../../src/adapters/postgres/migration-files.js';
-import { openPgliteDatabase } from '../../src/adapters/postgres/pglite-database.js';
-import type { PostgresDatabase } from '../../src/adapters/postgres/postgres-database.js';
-import { PostgresIdempotencyStore } from '../../src/adapters/postgres/postgres-idempotency-store.js';
-import { PostgresOrderRepository } from '../../src/adapters/postgres/postgres-order-repository.js';
-import { PostgresPetRepository } from '../../src/adapters/postgres/postgres-pet-repository.js';
-import { SystemClock } from '../../src/adapters/system/system-clock.js';
+import { openPgliteStores, type PgliteStores } from '../../src/adapters/pglite/pglite-stores.js';
+import { SystemClock } from '../../src/index.js';
+import { PostgresIdempotencyStore, PostgresOrderRepository, PostgresPetRepository, type PostgresDatabase } from '../../src/postgres.js';
 import type { CreateStores } from '../contracts/stores-fixture.js';
 
 export interface PgliteFixtures {
-  /** The suite's database, emptied: what a freshly migrated one holds. `drop` empties it again. */
+  /** The file's database, emptied: what a freshly migrated one holds. `drop` empties it again. */
   fresh(): Promise<{ readonly db: PostgresDatabase; drop(): Promise<void> }>;
 }
 
@@ -25,33 +20,27 @@ const empty = async (db: PostgresDatabase): Promise<void> => {
 };
 
 /**
- * A fresh in-memory PGlite for the calling describe block (closed after it), migrated once.
- * A fixture is made per test and per property run, and opening a PGlite takes seconds (its
- * initdb in WebAssembly), so fixtures share the block's database, emptied between them as the
- * PostgreSQL fixtures share an emptied schema.
+ * One in-memory PGlite for the calling test file (closed after it), migrated once, opened at
+ * first use. Opening one takes seconds (its initdb in WebAssembly) and a fixture is made per
+ * test and per property run, so every fixture of the file shares it, emptied between them as
+ * the PostgreSQL fixtures share an emptied schema: a file's tests run one after another.
  */
 export function usePglite(): PgliteFixtures {
-  let opened: Promise<PostgresDatabase> | undefined;
+  let opened: Promise<PgliteStores> | undefined;
   afterAll(async () => {
-    await (await opened)?.end();
+    await (await opened)?.close();
   });
-  const database = (): Promise<PostgresDatabase> =>
-    (opened ??= (async () => {
-      // Generous: the machine's other tests share its two cores, and a wait here is no outage.
-      const db = await openPgliteDatabase({ timeoutMs: 30_000 });
-      await migrate(db, readMigrations());
-      return db;
-    })());
   return {
     async fresh() {
-      const db = await database();
+      // Generous: the machine's other tests share its two cores, and a wait here is no outage.
+      const { database: db } = await (opened ??= openPgliteStores({ clock: new SystemClock(), timeoutMs: 30_000 }));
       await empty(db);
       return { db, drop: () => empty(db) };
     },
   };
 }
 
-/** The record stores over the block's emptied database. */
+/** The record stores over the file's emptied database. */
 export const pgliteStores =
   (fixtures: PgliteFixtures): CreateStores =>
   async () => {

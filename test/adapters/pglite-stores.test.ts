@@ -2,11 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataDirInUseError, openPgliteDatabase } from '../../src/adapters/postgres/pglite-database.js';
-import { PostgresApiKeyRegistry } from '../../src/adapters/postgres/postgres-api-key-registry.js';
-import { PostgresCreditLedger } from '../../src/adapters/postgres/postgres-credit-ledger.js';
-import { SystemClock } from '../../src/adapters/system/system-clock.js';
-import { StoreUnavailableError } from '../../src/domain/errors.js';
+import { DataDirInUseError } from '../../src/adapters/pglite/data-dir-lock.js';
+import { openPgliteDatabase } from '../../src/adapters/pglite/pglite-database.js';
+import { StoreUnavailableError, SystemClock } from '../../src/index.js';
+import { PostgresApiKeyRegistry, PostgresCreditLedger } from '../../src/postgres.js';
 import { describeApiKeyRegistryContract, describeKeyAdminContract } from '../contracts/api-key-registry-contract.js';
 import { describeCreditLedgerContract } from '../contracts/credit-ledger-contract.js';
 import { describeIdempotencyStoreContract } from '../contracts/idempotency-store-contract.js';
@@ -15,21 +14,22 @@ import { describePetRepositoryContract } from '../contracts/pet-repository-contr
 import { runs } from '../support/property-runs.js';
 import { pgliteStores, usePglite } from './pglite-stores-fixture.js';
 
-// The PostgreSQL store's classes on PGlite: every contract, each suite on a PGlite of its own.
+// The PostgreSQL store's classes on PGlite: every contract, all on the file's one PGlite (emptied between fixtures).
+const fixtures = usePglite();
+
 describe('PGlite: pets', () => {
-  describePetRepositoryContract('PGlite', pgliteStores(usePglite()), { numRuns: runs(30) });
+  describePetRepositoryContract('PGlite', pgliteStores(fixtures), { numRuns: runs(30) });
 });
 
 describe('PGlite: orders', () => {
-  describeOrderRepositoryContract('PGlite', pgliteStores(usePglite()), { numRuns: runs(30) });
+  describeOrderRepositoryContract('PGlite', pgliteStores(fixtures), { numRuns: runs(30) });
 });
 
 describe('PGlite: idempotency records', () => {
-  describeIdempotencyStoreContract('PGlite', pgliteStores(usePglite()));
+  describeIdempotencyStoreContract('PGlite', pgliteStores(fixtures));
 });
 
 describe('PGlite: keys', () => {
-  const fixtures = usePglite();
   describeApiKeyRegistryContract(
     'PGlite',
     async () => {
@@ -45,7 +45,6 @@ describe('PGlite: keys', () => {
 });
 
 describe('PGlite: credits', () => {
-  const fixtures = usePglite();
   describeCreditLedgerContract('PGlite', async () => {
     const { db, drop } = await fixtures.fresh();
     return { ledger: new PostgresCreditLedger(db), cleanup: drop };
@@ -53,8 +52,6 @@ describe('PGlite: credits', () => {
 });
 
 describe('PgliteDatabase', () => {
-  const fixtures = usePglite();
-
   it('takes calls in turns: a call whose deadline passes behind a transaction is refused unrun, one already under way finishes', async () => {
     const { db, drop } = await fixtures.fresh();
     try {

@@ -110,6 +110,7 @@ describe('the packed package, installed by a consumer', { timeout: 240_000 }, ()
       'use-entry-points.mjs': `
 import { PetCatalog, createMemoryStores, SystemClock } from 'petstore-service';
 import { createRedisClient, RedisPetRepository } from 'petstore-service/redis';
+import { PostgresPetRepository, migrate, readMigrations } from 'petstore-service/postgres';
 import { createHttpServer, PET_STORE_OPERATIONS, buildOpenApiDocument } from 'petstore-service/http';
 import { loadConfig, startPetStore } from 'petstore-service/server';
 
@@ -122,6 +123,9 @@ console.log(JSON.stringify({
   listed,
   createRedisClient: typeof createRedisClient,
   RedisPetRepository: typeof RedisPetRepository,
+  PostgresPetRepository: typeof PostgresPetRepository,
+  migrate: typeof migrate,
+  firstMigration: readMigrations()[0].name,
   createHttpServer: typeof createHttpServer,
   operations: PET_STORE_OPERATIONS.length,
   openapi: typeof buildOpenApiDocument,
@@ -136,6 +140,10 @@ console.log(JSON.stringify({
       listed: { ok: true, value: { pets: [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }] } },
       createRedisClient: 'function',
       RedisPetRepository: 'function',
+      PostgresPetRepository: 'function',
+      migrate: 'function',
+      // The package's own migrations/, found from the installed entry.
+      firstMigration: 'records',
       createHttpServer: 'function',
       openapi: 'function',
       config: { environment: 'test', port: 0, keys: 1 },
@@ -186,12 +194,14 @@ export const first: Promise<Pet | undefined> = client.listPets({ limit: 5, statu
   it('requires every entry point from CommonJS on the Node versions engines names (require of ES modules)', async () => {
     await write({
       'use-entry-points.cjs': `
-const entries = ['petstore-service', 'petstore-service/redis', 'petstore-service/http', 'petstore-service/server', 'petstore-service/client'];
+const entries = ['petstore-service', 'petstore-service/redis', 'petstore-service/postgres', 'petstore-service/http', 'petstore-service/server', 'petstore-service/client'];
 console.log(JSON.stringify(entries.map((entry) => [entry, Object.keys(require(entry)).length > 0])));
 `,
     });
     const output = await run(process.execPath, ['--no-warnings', 'use-entry-points.cjs'], { cwd: project, timeoutMs: 15_000 });
-    expect(JSON.parse(output)).toEqual(['petstore-service', 'petstore-service/redis', 'petstore-service/http', 'petstore-service/server', 'petstore-service/client'].map((entry) => [entry, true]));
+    expect(JSON.parse(output)).toEqual(
+      ['petstore-service', 'petstore-service/redis', 'petstore-service/postgres', 'petstore-service/http', 'petstore-service/server', 'petstore-service/client'].map((entry) => [entry, true]),
+    );
     const { engines } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } };
     // require() of an ES module needs no flag from Node 20.19 (and 22.12): engines must not promise it earlier.
     expect(engines.node).toBe('>=20.19');
@@ -217,6 +227,7 @@ console.log(JSON.stringify(entries.map((entry) => [entry, Object.keys(require(en
       'consumer.ts': `
 import { PetCatalog, createMemoryStores, SystemClock, type DomainError, type Pet, type PetPage, type PetRepository, type Result } from 'petstore-service';
 import { createRedisClient, RedisPetRepository, type RedisClientOptions } from 'petstore-service/redis';
+import { PostgresPetRepository, type PostgresDatabase } from 'petstore-service/postgres';
 import { createHttpServer, PET_STORE_OPERATIONS, type HttpServerDependencies, type HttpServerOptions, type Operation, type PetStoreHttpServer } from 'petstore-service/http';
 import { loadConfig, startPetStore, type Environ, type PetStoreConfig, type RunningPetStore } from 'petstore-service/server';
 
@@ -230,6 +241,7 @@ export const id: number | undefined = created.ok ? created.value.id : undefined;
 const redisOptions: RedisClientOptions = { url: 'redis://127.0.0.1:6379' };
 export const connect = (): ReturnType<typeof createRedisClient> => createRedisClient(redisOptions);
 export const redisPets = (redis: Awaited<ReturnType<typeof createRedisClient>>): PetRepository => new RedisPetRepository(redis, 'petstore:');
+export const sqlPets = (db: PostgresDatabase): PetRepository => new PostgresPetRepository(db, new SystemClock());
 
 export const operations: readonly Operation[] = PET_STORE_OPERATIONS;
 export const serve: (deps: HttpServerDependencies, options: HttpServerOptions) => PetStoreHttpServer = createHttpServer;
@@ -248,7 +260,7 @@ ${createIsTyped ? '// @ts-expect-error: a pet name is a string\nawait catalog.cr
     if (!createIsTyped) console.warn('consumer type check: PetCatalog.create still takes unknown; the @ts-expect-error on a mistyped pet is left out');
   });
 
-  it('importing petstore-service loads no ioredis, inversify, reflect-metadata, pino or prom-client and changes no global', async () => {
+  it('importing petstore-service loads no ioredis, inversify, reflect-metadata, pino or prom-client and changes no global; petstore-service/postgres no database client either', async () => {
     const log = join(work, 'resolved.log');
     await writeFile(log, '');
     await write({
@@ -267,11 +279,14 @@ const afterCore = {
   reflect: reflect(),
   getMetadata: typeof globalThis.Reflect.getMetadata,
 };
+// The repositories a store on a PostgreSQL-speaking engine builds on, without the server's client.
+await import('petstore-service/postgres');
+const afterPostgres = { resolved: resolved() };
 // The control: the server and Redis entry points do load them, and the hook sees it.
 await import('petstore-service/server');
 await import('petstore-service/redis');
 const afterServer = { resolved: resolved(), getMetadata: typeof globalThis.Reflect.getMetadata };
-console.log(JSON.stringify({ before, afterCore, afterServer }));
+console.log(JSON.stringify({ before, afterCore, afterPostgres, afterServer }));
 `,
     });
     const output = await run(process.execPath, ['--import', './register-hooks.mjs', 'import-core.mjs'], {
@@ -279,9 +294,10 @@ console.log(JSON.stringify({ before, afterCore, afterServer }));
       env: { ...process.env, RESOLVE_LOG: log },
       timeoutMs: 15_000,
     });
-    const { before, afterCore, afterServer } = JSON.parse(output) as {
+    const { before, afterCore, afterPostgres, afterServer } = JSON.parse(output) as {
       before: { globals: string[]; reflect: string[] };
       afterCore: { exports: number; resolved: string[]; globals: string[]; reflect: string[]; getMetadata: string };
+      afterPostgres: { resolved: string[] };
       afterServer: { resolved: string[]; getMetadata: string };
     };
     expect(afterCore.exports).toBeGreaterThan(0);
@@ -290,6 +306,8 @@ console.log(JSON.stringify({ before, afterCore, afterServer }));
     expect(afterCore.getMetadata).toBe('undefined');
     expect(afterCore.globals).toEqual(before.globals);
     expect(afterCore.reflect).toEqual(before.reflect);
+    expect(afterPostgres.resolved.some((url) => url.endsWith('/node_modules/petstore-service/dist/src/postgres.js'))).toBe(true);
+    expect(afterPostgres.resolved.filter((url) => HEAVY_PACKAGES.test(url) || url.includes('/node_modules/postgres/'))).toEqual([]);
     // The hook would have seen them: /server and /redis load all three.
     const loaded = new Set(afterServer.resolved.map((url) => HEAVY_PACKAGES.exec(url)?.[1]).filter((name) => name !== undefined));
     expect([...loaded]).toEqual(expect.arrayContaining(['ioredis', 'inversify', 'reflect-metadata', 'pino', 'prom-client']));

@@ -3,7 +3,7 @@ import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.j
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import type { Clock } from '../../src/ports/clock.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
-import { limiterAgreesWithModel, quotaStoreAgreesWithModel, type LimiterFunction } from '../../src/testing.js';
+import { limiterAgreesWithModel, ModelDisagreement, quotaStoreAgreesWithModel, type LimiterFunction } from '../../src/testing.js';
 import { runs } from '../support/property-runs.js';
 
 /** A store that admits one more than every limit: what the property must catch. */
@@ -34,6 +34,12 @@ describe('the kit’s properties against the reference model', () => {
     const steps = message.split('\n').filter((line) => line.startsWith('  t='));
     expect(steps.slice(0, -1).filter((line) => line.includes('(model:'))).toEqual([]);
     expect(steps.at(-1)).toMatch(/→ admitted \(model: refused\)$/);
+    // The same trace as data, for a harness of its own.
+    const cause = (error as Error).cause;
+    expect(cause).toBeInstanceOf(ModelDisagreement);
+    const lines = (cause as ModelDisagreement).lines;
+    expect(lines).toHaveLength(steps.length);
+    expect(lines.at(-1)).toMatchObject({ admitted: true, model: false });
   });
 
   it('a limiter function is held to the model too: a correct one passes, a fixed-window counter fails at a window boundary', async () => {
@@ -57,6 +63,25 @@ describe('the kit’s properties against the reference model', () => {
       };
     };
     await expect(limiterAgreesWithModel(policy, fixedWindow, { numRuns: 500, seed: 40 })).rejects.toThrow(/→ admitted \(model: refused\)/);
+  });
+});
+
+describe('a time limit', () => {
+  it('stops starting cases once it has passed, and says how many ran', async () => {
+    const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 3, windowMs: 60_000 }] };
+    const slow = (): LimiterFunction => {
+      let now = 0;
+      const store = new MemoryQuotaStore({ now: () => now });
+      return async (subject, cost, at) => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        now = at;
+        return store.decide(subject, policy, cost).verdict === 'admitted';
+      };
+    };
+    const report = await limiterAgreesWithModel(policy, slow, { numRuns: 10_000, timeLimitMs: 100, seed: 40 });
+    expect(report.interrupted).toBe(true);
+    expect(report.runs).toBeGreaterThan(0);
+    expect(report.runs).toBeLessThan(10_000);
   });
 });
 

@@ -1,22 +1,14 @@
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { MemoryConcurrencySlots } from '../../adapters/memory/memory-concurrency-slots.js';
 import { MemoryQuotaStore } from '../../adapters/memory/memory-quota-store.js';
-import { migrate } from '../../adapters/postgres/migrate.js';
-import { readMigrations } from '../../adapters/postgres/migration-files.js';
-import { openPgliteDatabase } from '../../adapters/postgres/pglite-database.js';
-import { PostgresApiKeyRegistry } from '../../adapters/postgres/postgres-api-key-registry.js';
-import { PostgresCreditLedger } from '../../adapters/postgres/postgres-credit-ledger.js';
-import type { PostgresDatabase } from '../../adapters/postgres/postgres-database.js';
-import { PostgresIdempotencyStore } from '../../adapters/postgres/postgres-idempotency-store.js';
-import { PostgresOrderRepository } from '../../adapters/postgres/postgres-order-repository.js';
-import { PostgresPetRepository } from '../../adapters/postgres/postgres-pet-repository.js';
+import { openPgliteStores, type PgliteStores } from '../../adapters/pglite/pglite-stores.js';
 import type { Clock } from '../../ports/clock.js';
 import type { PetStoreConfig } from '../config/config.js';
 import { bindIssuedKeys } from './issued-keys.js';
 import { TOKENS } from './tokens.js';
 
-const PGLITE: ServiceIdentifier<PostgresDatabase> = Symbol('PgliteDatabase');
-const ISSUED_KEYS: ServiceIdentifier<PostgresApiKeyRegistry> = Symbol('IssuedKeys');
+const PGLITE: ServiceIdentifier<PgliteStores> = Symbol('PgliteStores');
+const ISSUED_KEYS: ServiceIdentifier<PgliteStores['keys']> = Symbol('IssuedKeys');
 
 /**
  * The shop's records, keys and credit balances in PGlite (PostgreSQL in this process) in
@@ -26,39 +18,22 @@ const ISSUED_KEYS: ServiceIdentifier<PostgresApiKeyRegistry> = Symbol('IssuedKey
  * them, and there are no other instances to share them with.
  */
 export const pgliteStoresModule = new ContainerModule(({ bind }) => {
-  bind<PostgresDatabase>(PGLITE)
+  bind<PgliteStores>(PGLITE)
     .toResolvedValue(
-      async (config: PetStoreConfig) => {
+      (config: PetStoreConfig, clock: Clock) => {
         if (config.dataDir === undefined) throw new Error('PETSTORE_STORE=pglite needs PETSTORE_DATA_DIR');
         // PETSTORE_PG_TIMEOUT_MS bounds a call's wait for its turn; nothing can cancel one under way.
-        const db = await openPgliteDatabase({ dataDir: config.dataDir, ...(config.pgTimeoutMs === undefined ? {} : { timeoutMs: config.pgTimeoutMs }) });
-        try {
-          await migrate(db, readMigrations());
-          return db;
-        } catch (error) {
-          await db.end();
-          throw error;
-        }
+        return openPgliteStores({ dataDir: config.dataDir, clock, ...(config.pgTimeoutMs === undefined ? {} : { timeoutMs: config.pgTimeoutMs }) });
       },
-      [TOKENS.config],
+      [TOKENS.config, TOKENS.clock],
     )
     .inSingletonScope()
-    .onDeactivation((db: PostgresDatabase) => db.end());
-  bind(TOKENS.petRepository)
-    .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresPetRepository(db, clock), [PGLITE, TOKENS.clock])
-    .inSingletonScope();
-  bind(TOKENS.orderRepository)
-    .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresOrderRepository(db, clock), [PGLITE, TOKENS.clock])
-    .inSingletonScope();
-  bind(TOKENS.idempotencyStore)
-    .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresIdempotencyStore(db, clock), [PGLITE, TOKENS.clock])
-    .inSingletonScope();
-  bind(TOKENS.creditLedger)
-    .toResolvedValue((db: PostgresDatabase) => new PostgresCreditLedger(db), [PGLITE])
-    .inSingletonScope();
-  bind(ISSUED_KEYS)
-    .toResolvedValue((db: PostgresDatabase, clock: Clock) => new PostgresApiKeyRegistry(db, clock), [PGLITE, TOKENS.clock])
-    .inSingletonScope();
+    .onDeactivation((stores: PgliteStores) => stores.close());
+  bind(TOKENS.petRepository).toResolvedValue((stores: PgliteStores) => stores.pets, [PGLITE]);
+  bind(TOKENS.orderRepository).toResolvedValue((stores: PgliteStores) => stores.orders, [PGLITE]);
+  bind(TOKENS.idempotencyStore).toResolvedValue((stores: PgliteStores) => stores.idempotency, [PGLITE]);
+  bind(TOKENS.creditLedger).toResolvedValue((stores: PgliteStores) => stores.credits, [PGLITE]);
+  bind(ISSUED_KEYS).toResolvedValue((stores: PgliteStores) => stores.keys, [PGLITE]);
   bindIssuedKeys(bind, ISSUED_KEYS);
   bind(TOKENS.quotaStore)
     .toResolvedValue((clock: Clock) => new MemoryQuotaStore(clock), [TOKENS.clock])
@@ -66,5 +41,5 @@ export const pgliteStoresModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.concurrencySlots)
     .toResolvedValue((clock: Clock) => new MemoryConcurrencySlots(clock), [TOKENS.clock])
     .inSingletonScope();
-  bind(TOKENS.storeProbes).toResolvedValue((db: PostgresDatabase) => [{ store: 'pglite', ping: () => db.query('SELECT 1') }], [PGLITE]);
+  bind(TOKENS.storeProbes).toResolvedValue((stores: PgliteStores) => [{ store: 'pglite', ping: () => stores.database.query('SELECT 1') }], [PGLITE]);
 });

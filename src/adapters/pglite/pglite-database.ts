@@ -1,14 +1,15 @@
-import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PGlite, PGliteOptions, Results, Transaction } from '@electric-sql/pglite';
-import { StoreUnavailableError } from '../../domain/errors.js';
-import type { CallOptions, Deadline, PostgresDatabase, SqlRows, SqlSession, SqlValue } from './postgres-database.js';
+import { StoreUnavailableError } from '../../index.js';
+import type { CallOptions, Deadline, PostgresDatabase, SqlRows, SqlSession, SqlValue } from '../../postgres.js';
+import { lockDataDir } from './data-dir-lock.js';
 
 // PGlite (PostgreSQL compiled to WebAssembly, in this process) as a PostgresDatabase: the
 // PostgreSQL store's own statements, repositories and migrations on a database that needs no
-// server, kept in a directory. It lives here, beside postgres-database.ts, and not in an adapter
-// folder of its own: it is one more way to reach PostgreSQL, and the repositories it serves take
-// a PostgresDatabase (an adapter folder may not import another's).
+// server, kept in a directory. Written as a store outside this package would be: it imports the
+// package's entry points only (`petstore-service`, `petstore-service/postgres`), which
+// .dependency-cruiser.cjs holds this folder to.
 //
 // `@electric-sql/pglite` is imported when a database is opened, not with this module: the
 // server entry point loads it only for PETSTORE_STORE=pglite.
@@ -24,51 +25,6 @@ export interface PgliteDatabaseOptions {
   readonly dataDir?: string;
   /** How long a call may wait for its turn before it is refused with StoreUnavailableError, having stored nothing. */
   readonly timeoutMs?: number;
-}
-
-/** Another process (or this one) has the directory open: two PGlites on one directory would corrupt it. */
-export class DataDirInUseError extends Error {
-  override readonly name = 'DataDirInUseError';
-  constructor(
-    readonly dataDir: string,
-    readonly pid: number,
-  ) {
-    super(`${dataDir} is in use by process ${pid}: one petstore at a time may open a PGlite data directory`);
-  }
-}
-
-const LOCK_FILE = 'petstore.lock';
-
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as { code?: unknown }).code === 'EPERM';
-  }
-};
-
-/**
- * Takes the directory's lock: a file naming this process, created exclusively. PGlite takes
- * none (two instances on one directory both open it, each writing over the other's pages). A
- * lock left by a process that is gone (killed, crashed) is taken over.
- */
-function lockDataDir(dataDir: string): () => void {
-  const path = join(dataDir, LOCK_FILE);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'EEXIST' || attempt > 0) throw error;
-      const pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
-      if (Number.isInteger(pid) && isRunning(pid)) throw new DataDirInUseError(dataDir, pid);
-      rmSync(path, { force: true });
-    }
-  }
 }
 
 /**
@@ -119,6 +75,9 @@ export async function openPgliteDatabase({ dataDir, timeoutMs = PGLITE_TIMEOUT_M
   }
   let pglite: PGlite;
   try {
+    // PGlite's defaults, fsync off (`-F`) among them: `startParams` without it does turn fsync on,
+    // but its Node filesystem (Emscripten's NODEFS) has no fsync to call, so no commit is flushed
+    // either way (docs/persistence-and-upgrades.md).
     const options: PGliteOptions = { parsers: PARSERS, ...(pgliteDir === undefined ? {} : { dataDir: pgliteDir }) };
     pglite = await PGlite.create(options);
   } catch (error) {
