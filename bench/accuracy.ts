@@ -19,7 +19,7 @@ import { createRedisClient } from '../src/adapters/redis/redis-client.js';
 import { startLatencyProxy, type LatencyProxy } from './accuracy/latency-proxy.js';
 import { LIMITERS, type Instance, type LimiterKind, type StoreName } from './accuracy/limiters.js';
 import { accuracyOf } from './accuracy/measure.js';
-import { checkProperty } from './accuracy/property.js';
+import { checkProperty, type LimiterProperty } from './accuracy/property.js';
 import { renderChart, renderProperties, renderSection, renderTable, SECTION_BEGIN, SECTION_END, type AccuracyResults, type PropertyRow, type Row } from './accuracy/report.js';
 import { boundaryBurst, burstThenSteady, play, steadyAtLimit, stepProcessClock, twiceTheLimit, type Send, type Traffic } from './accuracy/shapes.js';
 
@@ -165,53 +165,59 @@ const runShape = async (shape: Shape, store: StoreName): Promise<Omit<Row, 'deci
   }
 };
 
-/** The property against each limiter and store: driven clocks on the memory stores and this service's Redis store, the real one for the peers on Redis. */
+const LIMITER_PROPERTIES: readonly LimiterProperty[] = ['agrees with the model', 'keeps to the limit'];
+
+/** The properties against each limiter and store: driven clocks on the memory stores and this service's Redis store, the real one for the peers on Redis. */
 const runProperties = async (stores: readonly StoreName[]): Promise<PropertyRow[]> => {
   const rows: PropertyRow[] = [];
   const seed = Number(process.env['BENCH_ACCURACY_SEED'] ?? 40);
   const limit = 5;
   const connections = new Connections();
   try {
-    for (const kind of LIMITERS) {
-      for (const store of stores) {
-        if (store === 'redis' && !kind.takesClock) continue;
-        const virtual = { now: Date.now() };
-        const redis = store === 'redis' ? await connections.client(0) : undefined;
-        const instance = await kind.create({
-          store,
-          limit,
-          windowMs: TRAFFIC.windowMs,
-          prefix: `${PREFIX}property:`,
-          ...(redis === undefined ? {} : { redis, clock: { now: () => virtual.now } }),
-        });
-        const result = await checkProperty(
-          instance,
-          { clock: 'driven', limit, windowMs: TRAFFIC.windowMs, numRuns: QUICK ? 30 : 200, maxSteps: 40, seed },
-          virtual,
-          store === 'memory',
-        );
-        await instance.close();
-        rows.push({ ...result, limiter: kind.id, limiterLabel: kind.label, store, storeLabel: kind.stores[store] });
+    for (const property of LIMITER_PROPERTIES) {
+      for (const kind of LIMITERS) {
+        for (const store of stores) {
+          if (store === 'redis' && !kind.takesClock) continue;
+          const virtual = { now: Date.now() };
+          const redis = store === 'redis' ? await connections.client(0) : undefined;
+          const instance = await kind.create({
+            store,
+            limit,
+            windowMs: TRAFFIC.windowMs,
+            prefix: `${PREFIX}property:`,
+            ...(redis === undefined ? {} : { redis, clock: { now: () => virtual.now } }),
+          });
+          const result = await checkProperty(
+            instance,
+            { property, clock: 'driven', limit, windowMs: TRAFFIC.windowMs, numRuns: QUICK ? 30 : 200, maxSteps: 40, seed },
+            virtual,
+            store === 'memory',
+          );
+          await instance.close();
+          rows.push({ ...result, limiter: kind.id, limiterLabel: kind.label, store, storeLabel: kind.stores[store] });
+        }
       }
     }
     if (stores.includes('redis')) {
       // The peers on Redis: key expiry runs on Redis's clock, so on the real one, few steps a schedule, all three at once.
       const peers = LIMITERS.filter((kind) => !kind.takesClock);
-      const real = await Promise.all(
-        peers.map(async (kind) => {
-          const redis = await connections.client(0);
-          const instance = await kind.create({ store: 'redis', limit, windowMs: TRAFFIC.windowMs, prefix: `${PREFIX}property:`, redis });
-          const result = await checkProperty(
-            instance,
-            { clock: 'real', limit, windowMs: TRAFFIC.windowMs, numRuns: QUICK ? 5 : 25, maxSteps: 6, timeLimitMs: QUICK ? 15_000 : 60_000, seed },
-            { now: 0 },
-            false,
-          );
-          await instance.close();
-          return { ...result, limiter: kind.id, limiterLabel: kind.label, store: 'redis' as const, storeLabel: kind.stores.redis };
-        }),
-      );
-      rows.push(...real);
+      for (const property of LIMITER_PROPERTIES) {
+        const real = await Promise.all(
+          peers.map(async (kind) => {
+            const redis = await connections.client(0);
+            const instance = await kind.create({ store: 'redis', limit, windowMs: TRAFFIC.windowMs, prefix: `${PREFIX}property:`, redis });
+            const result = await checkProperty(
+              instance,
+              { property, clock: 'real', limit, windowMs: TRAFFIC.windowMs, numRuns: QUICK ? 5 : 25, maxSteps: 6, timeLimitMs: QUICK ? 15_000 : 60_000, seed },
+              { now: 0 },
+              false,
+            );
+            await instance.close();
+            return { ...result, limiter: kind.id, limiterLabel: kind.label, store: 'redis' as const, storeLabel: kind.stores.redis };
+          }),
+        );
+        rows.push(...real);
+      }
     }
   } finally {
     await connections.close();
@@ -351,8 +357,8 @@ const main = async (): Promise<void> => {
       'decisions/s: the same limiter with a limit out of reach (every call admitted), 32 calls in flight on one subject, in the shape\'s setting (store, instances, latency), each limiter alone, ' +
         `the median of ${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_MS} ms taken in turn: the speed of the check, not of an HTTP server. ` +
         '@fastify/rate-limit\'s figure is a whole fastify request through `app.inject` (light-my-request), not its store alone: it says little of the plugin\'s own cost.',
-      'The property is the testing kit\'s `limiterAgreesWithModel` (petstore-service/testing, docs/testing-kit.md): schedules of the kit\'s (bursts at sub-window and window edges, idle gaps; up to 40 steps), ' +
-        'each request answered as the reference model of this service\'s sliding window answers it, on a fresh subject each case, one request after another. On the memory stores Date.now() is driven (a virtual clock only the schedule moves); ' +
+      'The properties are the testing kit\'s (petstore-service/testing, docs/testing-kit.md): `limiterAgreesWithModel`, each request answered as the reference model answers it, and `limiterKeepsToLimits`, never more than the limit admitted within a span shorter than the window (what any exact limiter holds, whatever its algorithm), on the same schedules: the kit\'s (bursts at sub-window and window edges, idle gaps; up to 40 steps), ' +
+        'on a fresh subject each case, one request after another. On the memory stores Date.now() is driven (a virtual clock only the schedule moves); ' +
         'this service\'s Redis store takes the same driven clock in place of Redis\'s TIME; the peers\' Redis stores, whose windows are key expiries, play their schedules on the real clock (up to 6 steps, each request sent once its time has come), bounded in time. ' +
         'The model counts its oldest sub-window whole, so a limiter exact over rolling windows can still admit what it refuses; "most admitted in a rolling window" says whether the shrunk schedule went over the limit itself. ' +
         'On the real clock a request leaves a millisecond or two after its time, which near a window edge can decide its answer: those rows are the harness\'s as much as the limiter\'s.',

@@ -42,6 +42,8 @@ export {
 } from './testing/quota-schedules.js';
 export {
   limiterAgreesWithModel,
+  limiterKeepsToLimits,
+  LimitExceeded,
   ModelDisagreement,
   quotaScheduleArb,
   quotaStoreAgreesWithModel,

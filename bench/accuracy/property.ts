@@ -1,21 +1,31 @@
 /**
- * The testing kit's property, `limiterAgreesWithModel` (src/testing/quota-properties.ts), against
- * every limiter through the same harness: whatever the schedule (bursts at granule and window
- * edges, idle gaps), each request is answered as the reference model of the quota rules answers
- * it, never admitting what it refuses (over-admission) nor refusing what it admits. A failure is
- * the kit's own shrunk counterexample, quoted as it prints it.
+ * The testing kit's two limiter properties (src/testing/quota-properties.ts) against every limiter
+ * through the same harness, whatever the schedule (bursts at granule and window edges, idle gaps):
+ * `limiterAgreesWithModel`, each request answered as the reference model of the quota rules
+ * answers it, and `limiterKeepsToLimits`, never more than the limit admitted within one rolling
+ * window (what any exact limiter must hold, whatever its algorithm). A failure is the kit's own
+ * shrunk counterexample, quoted as it prints it.
  *
  * On a driven clock every limiter reads a virtual time only the schedule moves (Date.now() for
  * the peers' memory stores, the clock this service's stores are given), and a run takes
  * milliseconds. On Redis the peers' windows are key expiries, which only real time moves: their
  * schedules play on the real clock, each request sent once its time has come, for a bounded time.
  */
-import { limiterAgreesWithModel, ModelDisagreement, type LimiterFunction } from '../../src/testing.js';
+import { LimitExceeded, limiterAgreesWithModel, limiterKeepsToLimits, ModelDisagreement, type LimiterFunction } from '../../src/testing.js';
 import type { QuotaPolicy } from '../../src/index.js';
 import type { Instance } from './limiters.js';
 import { accuracyOf, type Decision } from './measure.js';
 
+/** Which of the kit's limiter properties. */
+export type LimiterProperty = 'agrees with the model' | 'keeps to the limit';
+
+const PROPERTIES: Readonly<Record<LimiterProperty, typeof limiterAgreesWithModel>> = {
+  'agrees with the model': limiterAgreesWithModel,
+  'keeps to the limit': limiterKeepsToLimits,
+};
+
 export interface PropertyResult {
+  readonly property: LimiterProperty;
   readonly clock: 'driven' | 'real';
   readonly limit: number;
   readonly windowMs: number;
@@ -39,6 +49,7 @@ export interface PropertyResult {
 }
 
 export interface PropertyOptions {
+  readonly property: LimiterProperty;
   readonly clock: 'driven' | 'real';
   readonly limit: number;
   readonly windowMs: number;
@@ -94,14 +105,14 @@ interface Call extends Decision {
 
 /** The kit's property on one instance; `driveDateNow` points Date.now() at the virtual time while it runs (the peers' memory stores read it). */
 export const checkProperty = async (instance: Instance, options: PropertyOptions, virtual: { now: number }, driveDateNow: boolean): Promise<PropertyResult> => {
-  const { clock, limit, windowMs, numRuns, maxSteps, seed } = options;
+  const { property, clock, limit, windowMs, numRuns, maxSteps, seed } = options;
   const policy: QuotaPolicy = { rules: [{ name: 'window', limit, windowMs }] };
-  const base = { clock, limit, windowMs, seed };
+  const base = { property, clock, limit, windowMs, seed };
   const cases: Call[][] = [];
   const realNow = Date.now.bind(Date);
   if (driveDateNow) Date.now = () => virtual.now;
   try {
-    const report = await limiterAgreesWithModel(policy, () => caseOf(instance, clock, windowMs, virtual, cases[cases.push([]) - 1]!), {
+    const report = await PROPERTIES[property](policy, () => caseOf(instance, clock, windowMs, virtual, cases[cases.push([]) - 1]!), {
       numRuns,
       maxSteps,
       seed,
@@ -110,7 +121,7 @@ export const checkProperty = async (instance: Instance, options: PropertyOptions
     return { ...base, passed: true, runs: report.runs, interrupted: report.interrupted };
   } catch (error) {
     const cause = (error as Error).cause;
-    if (!(cause instanceof ModelDisagreement)) throw error;
+    if (!(cause instanceof ModelDisagreement || cause instanceof LimitExceeded)) throw error;
     const admittedAt = cause.lines.filter((line) => line.admitted).map((line) => line.request.at);
     // The shrunk case is the last that ran as its trace did; judged with the shapes' 1 ms of slack on the real clock.
     const toleranceMs = clock === 'real' ? 1 : 0;

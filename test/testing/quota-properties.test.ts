@@ -3,7 +3,7 @@ import { MemoryQuotaStore } from '../../src/adapters/memory/memory-quota-store.j
 import type { QuotaPolicy } from '../../src/domain/quota/quota-rule.js';
 import type { Clock } from '../../src/ports/clock.js';
 import type { QuotaStore } from '../../src/ports/quota-store.js';
-import { limiterAgreesWithModel, ModelDisagreement, quotaStoreAgreesWithModel, type LimiterFunction } from '../../src/testing.js';
+import { LimitExceeded, limiterAgreesWithModel, limiterKeepsToLimits, ModelDisagreement, quotaStoreAgreesWithModel, type LimiterFunction } from '../../src/testing.js';
 import { runs } from '../support/property-runs.js';
 
 /** A store that admits one more than every limit: what the property must catch. */
@@ -63,6 +63,49 @@ describe('the kit’s properties against the reference model', () => {
       };
     };
     await expect(limiterAgreesWithModel(policy, fixedWindow, { numRuns: 500, seed: 40 })).rejects.toThrow(/→ admitted \(model: refused\)/);
+  });
+
+  it('a limiter keeps to its limits when no span shorter than a window holds more than the limit: this service\'s passes, an exact rolling log passes, a fixed window fails over the limit itself', async () => {
+    const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 3, windowMs: 60_000 }] };
+    await limiterKeepsToLimits(policy, () => {
+      let now = 0;
+      const clocked = new MemoryQuotaStore({ now: () => now });
+      return (subject, cost, at) => {
+        now = at;
+        return clocked.decide(subject, policy, cost).verdict === 'admitted';
+      };
+    }, { numRuns: runs(200), costs: 'varied' });
+    // An exact rolling log admits some requests the model refuses, yet never goes over the limit.
+    const rollingLog = (): LimiterFunction => {
+      const admitted: { at: number; cost: number }[] = [];
+      return (_subject, cost, at) => {
+        const held = admitted.filter((entry) => at - entry.at < 60_000).reduce((sum, entry) => sum + entry.cost, 0);
+        if (held + cost > 3) return false;
+        admitted.push({ at, cost });
+        return true;
+      };
+    };
+    await limiterKeepsToLimits(policy, rollingLog, { numRuns: runs(200), costs: 'varied' });
+    await expect(limiterAgreesWithModel(policy, rollingLog, { numRuns: 500, seed: 40 })).rejects.toThrow(/→ admitted \(model: refused\)/);
+    const fixedWindow = (): LimiterFunction => {
+      const counts = new Map<number, number>();
+      return (_subject, cost, at) => {
+        const count = counts.get(Math.floor(at / 60_000)) ?? 0;
+        if (count + cost > 3) return false;
+        counts.set(Math.floor(at / 60_000), count + cost);
+        return true;
+      };
+    };
+    const error = await limiterKeepsToLimits(policy, fixedWindow, { numRuns: 500, seed: 40 }).then(() => undefined, (caught: unknown) => caught);
+    expect((error as Error).message).toMatch(/^the limiter admitted [4-6] within 60000 ms, over the limit of 3 of rule minute:\ntime t in ms from \d+\n/);
+    const cause = (error as Error).cause as LimitExceeded;
+    expect(cause).toBeInstanceOf(LimitExceeded);
+    // The trace ends at the admission that went over, and its admissions within the window add up to what it says was held.
+    const last = cause.lines.at(-1)!;
+    expect(last.admitted).toBe(true);
+    const held = cause.lines.filter((line) => line.admitted && last.request.at - line.request.at < 60_000).length;
+    expect(held).toBe(cause.held);
+    expect(held).toBeGreaterThan(3);
   });
 });
 
