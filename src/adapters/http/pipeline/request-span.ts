@@ -25,8 +25,8 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
 /** `host`, `[::1]` or either with `:port`: the conventions' server.address and server.port, read from Host. */
 const HOST = /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/;
 
-/** Started once the request is routed, so that its name and `http.route` are known to the sampler. */
-export function startRequestSpan(tracer: Tracer, req: IncomingMessage, match: RouteMatch | null): RequestSpan {
+/** Started once the request is routed, so that its name and `http.route` are known to the sampler; undefined when it samples the request out. */
+export function startRequestSpan(tracer: Tracer, req: IncomingMessage, match: RouteMatch | null): RequestSpan | undefined {
   const method = req.method ?? 'GET';
   const named = KNOWN_METHODS.has(method) ? method : '_OTHER';
   const attributes: Record<string, SpanValue> = {
