@@ -2,15 +2,20 @@
  * What OpenTelemetry traces cost a request on the list path: the HTTP bench's `list` scenario
  * (GET /v1/pets?limit=20, the never-limited key, after 100 pets were created) on servers of one
  * store loaded together (bench/http/together.ts), each by its own connections: `off`, this build
- * as it runs without an SDK (PETSTORE_TRACES=auto finds none: no tracer, no span); `on`, the same
- * with an SDK registered before it starts (bench/servers/traced-petstore-server.ts: every span
- * sampled, batched and dropped), so a server span and a span per store call; and, given
- * BENCH_BASE_DIR, `control`, a build without tracing (another checkout, built), which says
- * whether `off` costs anything. Prints each round's server CPU per request, then per store the
- * medians and the medians of the rounds' ratios off / on (target ≥ 0.95: on costs at most 5%)
- * and control / off (1: off costs nothing), and the spans the `on` server exported per response.
+ * as it runs without an SDK (PETSTORE_TRACES=auto finds none: no tracer, no span); `context`, the
+ * same with only the SDK's AsyncLocalStorage context manager registered and one context entered
+ * at start (what Node's AsyncLocalStorage costs every request once any span was made active);
+ * `on 1`, an SDK registered before the server starts sampling every span
+ * (bench/servers/traced-petstore-server.ts: batched and dropped), so a server span and a span per
+ * store call; `on <ratio>` for each of BENCH_TRACES_RATIOS, the same SDK sampling that share of
+ * the traces (ParentBased(TraceIdRatioBased)); and, given BENCH_BASE_DIR, `control`, a build
+ * without tracing (another checkout, built), which says whether `off` costs anything. Prints each
+ * round's server CPU per request, then per store the medians and the medians of the rounds'
+ * ratios off / each other (target off / on ≥ 0.95 at the production ratio: on costs at most 5%)
+ * and the spans each `on` server exported per response.
  *
- * Run with `npm run bench:traces`. Environment: PAIR_ROUNDS (10), PAIR_SECONDS (3),
+ * Run with `npm run bench:traces`. Environment: BENCH_TRACES_RATIOS (0.01: the ratio
+ * docs/operating.md advises; a comma list), PAIR_ROUNDS (10), PAIR_SECONDS (3),
  * TRACES_CONNECTIONS (17 each), TRACES_STORES (memory,redis), REDIS_URL
  * (redis://127.0.0.1:6379), BENCH_BASE_DIR (a built checkout without tracing, e.g.
  * `git archive bbedc43 | tar -x -C /tmp/base`, node_modules linked, `npm run build`).
@@ -43,56 +48,93 @@ const baseDir = process.env['BENCH_BASE_DIR'] === undefined || process.env['BENC
 if (baseDir !== undefined && !existsSync(join(baseDir, 'dist', 'bench', 'servers', 'petstore-server.js'))) {
   throw new Error(`BENCH_BASE_DIR: no dist/bench/servers/petstore-server.js in ${baseDir}; build it first`);
 }
-type Variant = 'control' | 'off' | 'on';
-const variants: readonly Variant[] = [...(baseDir === undefined ? [] : (['control'] as const)), 'off', 'on'];
+const ratios = (process.env['BENCH_TRACES_RATIOS'] ?? '0.01').split(',').filter((text) => text !== '').map((text) => {
+  const value = Number(text);
+  if (!(value > 0 && value < 1)) throw new Error(`BENCH_TRACES_RATIOS: ${text} is no ratio between 0 and 1 (1 is always measured)`);
+  return value;
+});
+interface Variant {
+  readonly id: string;
+  /** Where the `on` servers count their exported spans. */
+  readonly spansFile?: string;
+  readonly spec: (spec: ServerSpec) => ServerSpec;
+}
+const spansDir = mkdtempSync(join(tmpdir(), 'petstore-traces-'));
+const traced = (ratio: number): Variant => {
+  const spansFile = join(spansDir, `spans-${ratio}`);
+  return {
+    id: `on ${ratio}`,
+    spansFile,
+    spec: (spec) => ({
+      ...spec,
+      label: `${spec.label}, SDK registered, sampling ${ratio}`,
+      script: 'traced-petstore-server.js',
+      env: { ...spec.env, BENCH_TRACES_RATIO: String(ratio), BENCH_SPANS_FILE: spansFile },
+    }),
+  };
+};
+const variants: readonly Variant[] = [
+  ...(baseDir === undefined ? [] : [{ id: 'control', spec: (spec: ServerSpec) => ({ ...spec, label: `${spec.label}, a build without tracing`, buildDir: baseDir }) }]),
+  { id: 'off', spec: (spec) => ({ ...spec, label: `${spec.label}, no SDK` }) },
+  {
+    id: 'context',
+    spec: (spec) => ({
+      ...spec,
+      label: `${spec.label}, the SDK's context manager alone`,
+      script: 'traced-petstore-server.js',
+      env: { ...spec.env, BENCH_CONTEXT_ONLY: '1', PETSTORE_TRACES: 'off' },
+    }),
+  },
+  traced(1),
+  ...ratios.map(traced),
+];
 const scenario = scenarios(variants.length * settings.connectionsEach).find((candidate) => candidate.id === 'list')!;
 const redisUrl = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
 const redis = stores.includes('redis') ? await connectRedis(redisUrl) : undefined;
 const runPrefix = `petstore-traces:${randomBytes(4).toString('hex')}:`;
-const spansDir = mkdtempSync(join(tmpdir(), 'petstore-traces-'));
-const spansFile = join(spansDir, 'spans');
 
-const specOf = (store: Store, variant: Variant): ServerSpec => {
-  const spec = serverSpecs({ url: redisUrl, prefix: `${runPrefix}${store}:${variant}:` }).find((candidate) => candidate.name === store)!;
-  if (variant === 'control') return { ...spec, label: `${spec.label}, a build without tracing`, buildDir: baseDir! };
-  if (variant === 'off') return { ...spec, label: `${spec.label}, no SDK` };
-  return { ...spec, label: `${spec.label}, SDK registered`, script: 'traced-petstore-server.js', env: { ...spec.env, BENCH_SPANS_FILE: spansFile } };
-};
+const specOf = (store: Store, variant: Variant, index: number): ServerSpec =>
+  variant.spec(serverSpecs({ url: redisUrl, prefix: `${runPrefix}${store}:${index}:` }).find((candidate) => candidate.name === store)!);
 
 const ratio = (values: readonly number[]): string => `${median(values).toFixed(3)} (rounds ${Math.min(...values).toFixed(3)} to ${Math.max(...values).toFixed(3)})`;
 const cpuOf = (rounds: readonly TogetherRound[], variant: Variant): number[] => rounds.map((round) => round.cpuUsPerRequest[variants.indexOf(variant)]!);
+const off = variants.find((variant) => variant.id === 'off')!;
 
 const measureStore = async (store: Store): Promise<void> => {
-  console.log(`\n${store}: ${scenario.title}, ${variants.join(' / ')} loaded together, ${settings.connectionsEach} connections each, ${settings.rounds} rounds of ${settings.seconds} s`);
+  console.log(`\n${store}: ${scenario.title}, ${variants.map(({ id }) => id).join(' / ')} loaded together, ${settings.connectionsEach} connections each, ${settings.rounds} rounds of ${settings.seconds} s`);
   if (store === 'redis' && redis === undefined) return console.log(`  not measured: no Redis answered at ${redisUrl}`);
   const running: { server: RunningServer; load: Load }[] = [];
   let rounds: TogetherRound[];
   try {
-    for (const variant of variants) {
-      const server = await startServer(specOf(store, variant));
+    for (const [index, variant] of variants.entries()) {
+      const server = await startServer(specOf(store, variant, index));
       running.push({ server, load: await scenario.prepare(server.baseUrl, store) });
     }
     rounds = await measureTogether(running, scenario, settings, {
       onRound: (round, { cpuUsPerRequest, requestsPerSecond }) =>
         console.log(
           `  round ${String(round).padStart(2)}: ` +
-            variants.map((variant, i) => `${variant} ${cpuUsPerRequest[i]!.toFixed(1)} µs/req (${Math.round(requestsPerSecond[i]!)} req/s)`).join(', '),
+            variants.map(({ id }, i) => `${id} ${cpuUsPerRequest[i]!.toFixed(1)} µs/req (${Math.round(requestsPerSecond[i]!)} req/s)`).join(', '),
         ),
     });
   } finally {
     await Promise.all(running.map(({ server }) => server.stop()));
   }
-  const responses = rounds.reduce((sum, round) => sum + round.responses[variants.indexOf('on')]!, 0);
-  // The warm-up's and the seeding's requests made spans too: an upper bound per measured response.
-  const spans = existsSync(spansFile) ? Number(readFileSync(spansFile, 'utf8')) : Number.NaN;
+  const responses = (variant: Variant): number => rounds.reduce((sum, round) => sum + round.responses[variants.indexOf(variant)]!, 0);
+  const over = (first: Variant, second: Variant): number[] => cpuOf(rounds, first).map((cpu, i) => cpu / cpuOf(rounds, second)[i]!);
   for (const variant of variants) {
     const rps = rounds.map((round) => round.requestsPerSecond[variants.indexOf(variant)]!);
-    console.log(`  ${variant.padEnd(8)} ${median(cpuOf(rounds, variant)).toFixed(1).padStart(6)} µs/req, ${Math.round(median(rps)).toLocaleString('en-US')} req/s`);
+    const against = variant === off ? '' : `, off / ${variant.id}: ${ratio(over(off, variant))}`;
+    console.log(`  ${variant.id.padEnd(8)} ${median(cpuOf(rounds, variant)).toFixed(1).padStart(6)} µs/req, ${Math.round(median(rps)).toLocaleString('en-US')} req/s${against}`);
   }
-  const over = (first: Variant, second: Variant): number[] => cpuOf(rounds, first).map((cpu, i) => cpu / cpuOf(rounds, second)[i]!);
-  console.log(`  CPU per request, off / on: ${ratio(over('off', 'on'))} (target ≥ 0.95)`);
-  if (baseDir !== undefined) console.log(`  CPU per request, control / off: ${ratio(over('control', 'off'))} (1: off costs nothing)`);
-  console.log(`  spans exported by on: ${spans.toLocaleString('en-US')}, ${(spans / responses).toFixed(2)} per measured response (warm-up and seeding included)`);
+  console.log(`  target: off / on ≥ 0.95 at the production ratio (${ratios.join(', ')})${baseDir === undefined ? '' : '; off / control 1: off costs nothing'}`);
+  for (const variant of variants) {
+    if (variant.spansFile === undefined) continue;
+    // The warm-up's and the seeding's requests made spans too: an upper bound per measured response.
+    const spans = existsSync(variant.spansFile) ? Number(readFileSync(variant.spansFile, 'utf8')) : Number.NaN;
+    console.log(`  spans exported by ${variant.id}: ${spans.toLocaleString('en-US')}, ${(spans / responses(variant)).toFixed(3)} per measured response (warm-up and seeding included)`);
+    rmSync(variant.spansFile, { force: true });
+  }
 };
 
 try {

@@ -1,29 +1,41 @@
 /**
  * bench/servers/petstore-server.ts with an OpenTelemetry SDK registered first, as an operator's
- * `node --import` of the SDK's setup would: every span sampled and ended, batched by the SDK's
- * BatchSpanProcessor and handed to an exporter that counts and drops them, so the figures are
- * what making the spans costs, not what shipping them does. With BENCH_SPANS_FILE set, the count
- * of exported spans is written there when the process exits.
+ * `node --import` of the SDK's setup would: spans sampled by ParentBased(TraceIdRatioBased(
+ * BENCH_TRACES_RATIO, 1 unless given)), ended, batched by the SDK's BatchSpanProcessor and handed
+ * to an exporter that counts and drops them, so the figures are what making the spans costs, not
+ * what shipping them does. With BENCH_SPANS_FILE set, the count of exported spans is written
+ * there when the process exits. BENCH_CONTEXT_ONLY=1 registers the SDK's context manager alone and
+ * enters one context before the server starts (run with PETSTORE_TRACES=off): what Node's
+ * AsyncLocalStorage costs a process once any span has been made active, with no span at all.
  */
 import { writeFileSync } from 'node:fs';
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 
-let exported = 0;
-const dropping: SpanExporter = {
-  export: (spans, done) => {
-    exported += spans.length;
-    done({ code: ExportResultCode.SUCCESS });
-  },
-  shutdown: () => Promise.resolve(),
-};
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping)] }));
+const ratioText = process.env['BENCH_TRACES_RATIO'] ?? '1';
+const ratio = Number(ratioText);
+if (ratioText === '' || !(ratio >= 0 && ratio <= 1)) throw new Error(`BENCH_TRACES_RATIO: ${ratioText} is no ratio from 0 to 1`);
+
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-
-const spansFile = process.env['BENCH_SPANS_FILE'];
-if (spansFile !== undefined) process.on('exit', () => writeFileSync(spansFile, String(exported)));
+if (process.env['BENCH_CONTEXT_ONLY'] === '1') {
+  // AsyncLocalStorage turns its hooks on when a context is first entered, and never off.
+  context.with(ROOT_CONTEXT, () => undefined);
+} else {
+  let exported = 0;
+  const dropping: SpanExporter = {
+    export: (spans, done) => {
+      exported += spans.length;
+      done({ code: ExportResultCode.SUCCESS });
+    },
+    shutdown: () => Promise.resolve(),
+  };
+  const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ sampler, spanProcessors: [new BatchSpanProcessor(dropping)] }));
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  const spansFile = process.env['BENCH_SPANS_FILE'];
+  if (spansFile !== undefined) process.on('exit', () => writeFileSync(spansFile, String(exported)));
+}
 
 await import('./petstore-server.js');

@@ -22,8 +22,16 @@ export type CallKind = 'client' | 'internal';
  * so the hot path then makes no span, not even a no-op one).
  */
 export interface Tracer {
-  /** A server span, the child of the trace context `carrier` names when a propagator reads one. */
-  startRequest(name: string, carrier: TraceCarrier, attributes: SpanAttributes): RequestSpan;
-  /** `call` in a child span of the current one, ended when its result settles (at once when it is no promise); its result is returned as it came. */
+  /**
+   * A server span, the child of the trace context `carrier` names when a propagator reads one;
+   * undefined when the sampler leaves the request out: nothing of it is recorded then, so the
+   * request runs in no span's context and its store calls make none.
+   */
+  startRequest(name: string, carrier: TraceCarrier, attributes: SpanAttributes): RequestSpan | undefined;
+  /**
+   * `call` in a child span of the current recording span (a request's), ended when its result
+   * settles (at once when it is no promise); without one, `call` alone: a store call outside a
+   * recorded request is no trace's root. Its result is returned as it came.
+   */
   traceCall<T>(name: string, kind: CallKind, attributes: SpanAttributes, call: () => T): T;
 }

@@ -57,4 +57,31 @@ describe('tracedCalls', () => {
     expect(String(counter)).toBe('[object Object]');
     expect(calls.map(({ name, kind }) => `${kind} ${name}`)).toEqual(['internal petstore.counter.add']);
   });
+
+  it('traces the methods of the adapter\'s classes and its own; a setter and a symbol-named method run on the adapter itself, untraced, and its calls within them are no spans', () => {
+    const closed = Symbol('closed');
+    class Resettable extends Counter {
+      set count(value: number) {
+        this.reset(value);
+      }
+      override get count(): number {
+        return super.count;
+      }
+      reset(to: number): void {
+        this.add(to - this.peek());
+      }
+      [closed](): number {
+        return this.peek();
+      }
+    }
+    const adapter = Object.assign(new Resettable(), { own: () => 'own' });
+    const { tracer, calls } = notingTracer();
+    const counter = tracedCalls(adapter, tracer, 'petstore.counter', 'redis');
+    counter.count = 4;
+    expect(adapter.count).toBe(4);
+    expect(counter[closed]()).toBe(4);
+    expect(counter.own()).toBe('own');
+    counter.add(1);
+    expect(calls.map(({ name }) => name)).toEqual(['petstore.counter.own', 'petstore.counter.add']);
+  });
 });

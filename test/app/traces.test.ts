@@ -106,6 +106,22 @@ describe('with an SDK registered', () => {
     expect(everything, 'no span carries the API key').not.toContain(KEY);
   });
 
+  it('a request its caller sampled out makes no span, and none of its store calls a root of its own; the next, sampled, has its children', async () => {
+    // The SDK's default sampler is ParentBased: the caller's traceparent flags decide.
+    const { get } = await serve();
+    // Another page than the sampled request's, which would otherwise find it cached and not call the store.
+    const unsampled = await get('/v1/pets?limit=7', KEY, { traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-00` });
+    expect(unsampled.status).toBe(200);
+    expect(await unsampled.json(), 'the page its store calls read').toEqual([]);
+    const sampled = await get('/v1/pets?limit=5', KEY, { traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01` });
+    expect(sampled.status).toBe(200);
+    const { server, children } = await requestSpans();
+    expect(children.map((span) => span.name).sort()).toEqual(['petstore.keys.grantOf', 'petstore.pets.pageJson', 'petstore.quota.decide']);
+    // Both answers are in and the sampled request's spans ended: the unsampled one's would have too.
+    expect(exporter.getFinishedSpans()).toHaveLength(1 + children.length);
+    expect(server.spanContext().traceId).toBe(TRACE_ID);
+  });
+
   it('a 429: the verdict and the rule that refused it, a client error and not the span\'s', async () => {
     const { get } = await serve();
     expect((await get('/v1/pets', TIGHT_KEY)).status).toBe(200);

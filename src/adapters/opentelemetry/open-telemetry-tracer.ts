@@ -81,16 +81,21 @@ class OpenTelemetryTracer implements Tracer {
     this.#tracer = api.trace.getTracer(TRACER_NAME);
   }
 
-  startRequest(name: string, carrier: TraceCarrier, attributes: SpanAttributes): RequestSpan {
+  startRequest(name: string, carrier: TraceCarrier, attributes: SpanAttributes): RequestSpan | undefined {
     const { context, propagation, trace, SpanKind } = this.api;
     // Without a registered propagator this is the API's no-op, and the span a root.
     const parent = propagation.extract(context.active(), carrier);
     const span = this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: attributesOf(attributes) }, parent);
+    // Sampled out: never made active (no context.with) and no store call's span, so such a
+    // request costs the sampler's decision and the API's non-recording span.
+    if (!span.isRecording()) return undefined;
     return new OpenTelemetryRequestSpan(this.api, span, trace.setSpan(parent, span));
   }
 
   traceCall<T>(name: string, kind: CallKind, attributes: SpanAttributes, call: () => T): T {
-    const span = this.#tracer.startSpan(name, { kind: kind === 'client' ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL, attributes: attributesOf(attributes) });
+    const active = this.api.context.active();
+    if (this.api.trace.getSpan(active)?.isRecording() !== true) return call();
+    const span = this.#tracer.startSpan(name, { kind: kind === 'client' ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL, attributes: attributesOf(attributes) }, active);
     let result: T;
     try {
       // Not made the active span: a context and its ALS entry per call cost more than the

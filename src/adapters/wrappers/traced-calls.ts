@@ -6,31 +6,40 @@ export type DbSystem = 'memory' | 'redis' | 'postgresql';
 /**
  * `port` with each of its methods called in a span of its own, `<prefix>.<method>`
  * (`petstore.quota.decide`), a child of the request's. The methods are whatever functions the
- * adapter has, found when first called, so a method a port gains is traced with no edit here.
- * Each is called on the adapter itself (its private fields and getters work as before), and
- * its result is returned as it came: a synchronous store stays synchronous. `untraced`: methods
- * that are no store call.
+ * adapter has (its class's, its prototypes', its own), so a method a port gains is traced with no
+ * edit here. The wrapper inherits from the adapter (`instanceof` holds), each method and getter
+ * runs on the adapter itself (its private fields work as before), and a result is returned as it
+ * came: a synchronous store stays synchronous. `untraced`: methods that are no store call.
+ * Built once, when the app is composed: a call costs one closure, not a Proxy's trap.
  */
 export function tracedCalls<Port extends object>(port: Port, tracer: Tracer, prefix: string, system: DbSystem, untraced: readonly string[] = []): Port {
   const kind = system === 'memory' ? 'internal' : 'client';
-  const methods = new Map<string, unknown>();
-  const methodOf = (target: Port, property: string, call: (...args: unknown[]) => unknown): unknown => {
-    if (untraced.includes(property)) return call.bind(target);
-    const name = `${prefix}.${property}`;
-    const attributes = { 'db.system.name': system, 'db.operation.name': property };
-    return (...args: unknown[]) => tracer.traceCall(name, kind, attributes, () => call.apply(target, args));
-  };
-  return new Proxy(port, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property);
-      // Object's own methods (constructor, toString...) are no store calls.
-      if (typeof value !== 'function' || typeof property !== 'string' || property in Object.prototype) return value;
-      let method = methods.get(property);
-      if (method === undefined) {
-        method = methodOf(target, property, value as (...args: unknown[]) => unknown);
-        methods.set(property, method);
+  const traced = Object.create(port) as Port;
+  const defined = new Set<PropertyKey>();
+  // Object's own methods (constructor, toString...) are no store calls: the walk stops above it.
+  for (let holder: object | null = port; holder !== null && holder !== Object.prototype; holder = Object.getPrototypeOf(holder) as object | null) {
+    for (const property of Reflect.ownKeys(holder)) {
+      if (property === 'constructor' || defined.has(property)) continue;
+      defined.add(property);
+      const descriptor = Object.getOwnPropertyDescriptor(holder, property)!;
+      if (descriptor.get !== undefined || descriptor.set !== undefined) {
+        const forwarded: PropertyDescriptor = {};
+        if (descriptor.get !== undefined) forwarded.get = () => Reflect.get(port, property);
+        if (descriptor.set !== undefined) forwarded.set = (value: unknown) => Reflect.set(port, property, value);
+        Object.defineProperty(traced, property, forwarded);
+        continue;
       }
-      return method;
-    },
-  });
+      const call = descriptor.value as unknown;
+      if (typeof call !== 'function') continue;
+      const method = call as (...args: unknown[]) => unknown;
+      if (typeof property !== 'string' || untraced.includes(property)) {
+        Object.defineProperty(traced, property, { value: method.bind(port) });
+        continue;
+      }
+      const name = `${prefix}.${property}`;
+      const attributes = { 'db.system.name': system, 'db.operation.name': property };
+      Object.defineProperty(traced, property, { value: (...args: unknown[]) => tracer.traceCall(name, kind, attributes, () => method.apply(port, args)) });
+    }
+  }
+  return traced;
 }

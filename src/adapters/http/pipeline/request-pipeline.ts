@@ -278,8 +278,8 @@ export function createAdmissionPipeline(
           ctx.trace.operation = match.route.operation.operationId;
         }
       }
-      if (tracer === undefined) return admit(ctx, match);
-      const span = startRequestSpan(tracer, req, match);
+      const span = tracer === undefined ? undefined : startRequestSpan(tracer, req, match);
+      if (span === undefined) return admit(ctx, match);
       ctx.span = span;
       endSpanWhenDone(ctx, span);
       span.run(() => admit(ctx, match));

@@ -25,8 +25,21 @@ const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'P
 /** `host`, `[::1]` or either with `:port`: the conventions' server.address and server.port, read from Host. */
 const HOST = /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/;
 
-/** Started once the request is routed, so that its name and `http.route` are known to the sampler. */
-export function startRequestSpan(tracer: Tracer, req: IncomingMessage, match: RouteMatch | null): RequestSpan {
+/** server.address and server.port of a Host field, the last one read kept: a service is mostly called by one name. */
+const serverOf = (() => {
+  let lastHost: string | undefined;
+  let last: { readonly address: string; readonly port: number | undefined } | undefined;
+  return (host: string | undefined): typeof last => {
+    if (host === lastHost) return last;
+    const parsed = HOST.exec(host ?? '');
+    lastHost = host;
+    last = parsed === null || parsed[1] === '' ? undefined : { address: parsed[1]!, port: parsed[2] === undefined ? undefined : Number(parsed[2]) };
+    return last;
+  };
+})();
+
+/** Started once the request is routed, so that its name and `http.route` are known to the sampler; undefined when it samples the request out. */
+export function startRequestSpan(tracer: Tracer, req: IncomingMessage, match: RouteMatch | null): RequestSpan | undefined {
   const method = req.method ?? 'GET';
   const named = KNOWN_METHODS.has(method) ? method : '_OTHER';
   const attributes: Record<string, SpanValue> = {
@@ -36,10 +49,10 @@ export function startRequestSpan(tracer: Tracer, req: IncomingMessage, match: Ro
     'network.protocol.version': req.httpVersion,
   };
   if (named !== method) attributes['http.request.method_original'] = method.slice(0, MAX_LOGGED_TEXT);
-  const host = HOST.exec(req.headers.host ?? '');
-  if (host !== null && host[1] !== '') {
-    attributes['server.address'] = host[1]!;
-    if (host[2] !== undefined) attributes['server.port'] = Number(host[2]);
+  const server = serverOf(req.headers.host);
+  if (server !== undefined) {
+    attributes['server.address'] = server.address;
+    if (server.port !== undefined) attributes['server.port'] = server.port;
   }
   const userAgent = req.headers['user-agent'];
   if (userAgent !== undefined) attributes['user_agent.original'] = userAgent.slice(0, MAX_LOGGED_TEXT);
