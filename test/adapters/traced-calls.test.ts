@@ -61,7 +61,7 @@ describe('tracedCalls', () => {
   it('traces the methods of the adapter\'s classes and its own; a setter and a symbol-named method run on the adapter itself, untraced, and its calls within them are no spans', () => {
     const closed = Symbol('closed');
     class Resettable extends Counter {
-      set count(value: number) {
+      override set count(value: number) {
         this.reset(value);
       }
       override get count(): number {
