@@ -18,6 +18,16 @@ const onePastTheLimit = (clock: Clock): QuotaStore => {
   };
 };
 
+/** This service's limiter as a limiter function: a memory store on the time each request names. */
+const memoryLimiter = (policy: QuotaPolicy): LimiterFunction => {
+  let now = 0;
+  const clocked = new MemoryQuotaStore({ now: () => now });
+  return (subject, cost, at) => {
+    now = at;
+    return clocked.decide(subject, policy, cost).verdict === 'admitted';
+  };
+};
+
 describe('the kit’s properties against the reference model', () => {
   it('the memory store agrees with the model on every schedule: windows, bursts, shadow rules, costs, bans, plan changes', async () => {
     await quotaStoreAgreesWithModel(async (clock) => ({ store: new MemoryQuotaStore(clock), cleanup: async () => {} }), { numRuns: runs(200) });
@@ -44,14 +54,7 @@ describe('the kit’s properties against the reference model', () => {
 
   it('a limiter function is held to the model too: a correct one passes, a fixed-window counter fails at a window boundary', async () => {
     const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 3, windowMs: 60_000 }] };
-    await limiterAgreesWithModel(policy, () => {
-      let now = 0;
-      const clocked = new MemoryQuotaStore({ now: () => now });
-      return (subject, cost, at) => {
-        now = at;
-        return clocked.decide(subject, policy, cost).verdict === 'admitted';
-      };
-    }, { numRuns: runs(100) });
+    await limiterAgreesWithModel(policy, () => memoryLimiter(policy), { numRuns: runs(100) });
     const fixedWindow = (): LimiterFunction => {
       const counts = new Map<string, number>();
       return (subject: string, cost: number, at: number): boolean => {
@@ -67,14 +70,7 @@ describe('the kit’s properties against the reference model', () => {
 
   it('a limiter keeps to its limits when no span shorter than a window holds more than the limit: this service\'s passes, an exact rolling log passes, a fixed window fails over the limit itself', async () => {
     const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 3, windowMs: 60_000 }] };
-    await limiterKeepsToLimits(policy, () => {
-      let now = 0;
-      const clocked = new MemoryQuotaStore({ now: () => now });
-      return (subject, cost, at) => {
-        now = at;
-        return clocked.decide(subject, policy, cost).verdict === 'admitted';
-      };
-    }, { numRuns: runs(200), costs: 'varied' });
+    await limiterKeepsToLimits(policy, () => memoryLimiter(policy), { numRuns: runs(200), costs: 'varied' });
     // An exact rolling log admits some requests the model refuses, yet never goes over the limit.
     const rollingLog = (): LimiterFunction => {
       const admitted: { at: number; cost: number }[] = [];
