@@ -1,5 +1,4 @@
 import { finishedEvent } from '../support/request-finished-event.js';
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { requestIdOf } from '../../src/adapters/http/wire/request-id.js';
 import { AccessLines } from '../../src/app/logging/access-line.js';
 import { isoTimeField } from '../../src/app/logging/iso-time-field.js';
 import { createLogger } from '../../src/app/logging/logger.js';
+import { capturedLog } from '../support/captured-log.js';
 import { runs } from '../support/property-runs.js';
 
 const PID = 4242;
@@ -82,18 +82,12 @@ describe('the access line', () => {
   });
 
   it('is written by the logger, at level info, in order with its other lines (at warn too: logger.test.ts)', () => {
-    let text = '';
-    const out = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        text += chunk.toString();
-        done();
-      },
-    });
+    const out = capturedLog();
     const event = finishedEvent({ requestId: requestIdOf('req-1'), durationMs: 1.234, finishedAt: 1_795_000_000_123, key: '2f1f2bb3', plan: 'pro' });
-    const info = createLogger('info', out);
+    const info = createLogger('info', out.stream);
     info.access(event);
     info.logger.info('next');
-    const [line] = text.trim().split('\n').map((entry) => JSON.parse(entry) as Record<string, unknown>);
+    const [line] = out.lines();
     expect(line).toMatchObject({ level: 30, pid: process.pid, requestId: 'req-1', route: '/pets', status: 200, durationMs: 1.23, key: '2f1f2bb3', msg: 'request' });
     // The line's time is the request's end, not the moment its batch was written.
     expect(line?.['time']).toBe(new Date(1_795_000_000_123).toISOString());

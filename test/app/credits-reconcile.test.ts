@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/app/logging/logger.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
+import { capturedLog } from '../support/captured-log.js';
 
 const KEY = 'credits-reconcile-key';
 const TOKEN = 'credits-reconcile-admin-token-0123456789';
@@ -27,18 +27,12 @@ const PLANS = {
  */
 describe('the usage ledger against the access log', () => {
   let server: RunningPetStore;
-  let logged = '';
+  const log = capturedLog();
   let dir: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'credits-reconcile-'));
     writeFileSync(join(dir, 'plans.json'), JSON.stringify(PLANS));
-    const out = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logged += chunk.toString();
-        done();
-      },
-    });
     server = await startPetStore(
       {
         PETSTORE_ENV: 'test',
@@ -50,7 +44,7 @@ describe('the usage ledger against the access log', () => {
         PETSTORE_API_KEYS: `${KEY}:metered`,
         PETSTORE_ACCESS_LOG: 'on',
       },
-      { logger: createLogger('info', out) },
+      { logger: createLogger('info', log.stream) },
     );
   });
   afterAll(async () => {
@@ -81,10 +75,8 @@ describe('the usage ledger against the access log', () => {
     const [row] = rows as [Row];
 
     await server.flushLogs();
-    const lines = logged
-      .trim()
-      .split('\n')
-      .map((text) => JSON.parse(text) as Record<string, unknown>)
+    const lines = log
+      .lines()
       .filter((line) => line['msg'] === 'request' && line['plan'] === 'metered');
     const refusedLines = lines.filter((line) => line['verdict'] === 'credits_exhausted');
     const spentLines = lines.filter((line) => line['verdict'] === 'admitted');

@@ -1,25 +1,15 @@
 import { finishedEvent } from '../support/request-finished-event.js';
-import { Writable } from 'node:stream';
+import { capturedLog } from '../support/captured-log.js';
 import { describe, expect, it } from 'vitest';
 import type { RequestId } from '../../src/adapters/http/wire/request-id.js';
 import { createLogger, errorLogger } from '../../src/app/logging/logger.js';
 import { unavailabilityReason } from '../../src/app/cli/store-failure.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 
-const capture = (): { stream: Writable; lines: () => Record<string, unknown>[] } => {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { stream, lines: () => text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
-};
 
 describe('the logger', () => {
   it('censors authorization headers, Redis URLs and passwords wherever a logged object holds them', () => {
-    const out = capture();
+    const out = capturedLog();
     const { logger } = createLogger('info', out.stream);
     logger.info({ headers: { authorization: 'Bearer secret-key-1' }, redisUrl: 'redis://:hunter2@db:6379', options: { password: 'hunter2' } }, 'oops');
     const text = JSON.stringify(out.lines());
@@ -29,13 +19,13 @@ describe('the logger', () => {
   });
 
   it('logs failures at error level with the request id', () => {
-    const out = capture();
+    const out = capturedLog();
     errorLogger(createLogger('info', out.stream).logger)('request failed', new Error('boom'), 'req-42');
     expect(out.lines()[0]).toMatchObject({ level: 50, msg: 'request failed', requestId: 'req-42', err: { message: 'boom', type: 'Error' } });
   });
 
   it.each(['warn', 'error', 'silent'] as const)('writes the access log at level %s too: the access log does not follow the level', async (level) => {
-    const out = capture();
+    const out = capturedLog();
     const log = createLogger(level, out.stream);
     log.logger.info('hidden');
     log.access(finishedEvent({ requestId: 'req-1' as RequestId, finishedAt: Date.UTC(2026, 10, 27) }));
@@ -44,7 +34,7 @@ describe('the logger', () => {
   });
 
   it('honours the level', () => {
-    const out = capture();
+    const out = capturedLog();
     const { logger } = createLogger('warn', out.stream);
     logger.info('hidden');
     logger.warn('shown');

@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/config/config.js';
 import { createLogger } from '../../src/app/logging/logger.js';
 import { startPetStore } from '../../src/app/start-pet-store.js';
+import { capturedLog } from '../support/captured-log.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
 /*
@@ -25,21 +25,15 @@ describe('production without PETSTORE_API_KEYS', () => {
 
   it('is accepted on a shared store (redis, postgres), and says so in one info line at start', async () => {
     expect(loadConfig({ PETSTORE_ENV: 'production', PETSTORE_STORE: 'postgres', DATABASE_URL: 'postgres://db.example/shop' }).ok).toBe(true);
-    let text = '';
-    const out = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        text += chunk.toString();
-        done();
-      },
-    });
-    const logger = createLogger('info', out);
+    const out = capturedLog<{ level: number; msg: string; store?: string }>();
+    const logger = createLogger('info', out.stream);
     const store = await startPetStore(
       { PETSTORE_ENV: 'production', PORT: '0', PETSTORE_STORE: 'redis', REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix },
       { logger },
     );
     await store.close(0, 0);
     await logger.close();
-    const lines = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { level: number; msg: string; store?: string });
+    const lines = out.lines();
     expect(lines.filter((line) => line.msg.startsWith('no PETSTORE_API_KEYS'))).toEqual([
       expect.objectContaining({ level: 30, store: 'redis', msg: expect.stringMatching(/every API key is one managed in the redis store \(petstore keys, the admin API\)/) }),
     ]);

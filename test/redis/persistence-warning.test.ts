@@ -1,30 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/app/logging/logger.js';
 import { startPetStore } from '../../src/app/start-pet-store.js';
+import { capturedLog } from '../support/captured-log.js';
 import { startRedisServer, type RedisServerProcess } from '../support/test-redis.js';
 
 /** Starts a redis-store server on `redisUrl` with its log captured; resolves with the log lines once started and closed. */
 async function startupLog(redisUrl: string): Promise<readonly { level: number; msg: string }[]> {
-  let text = '';
-  const out = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  const logger = createLogger('info', out);
+  const out = capturedLog<{ level: number; msg: string }>();
+  const logger = createLogger('info', out.stream);
   const store = await startPetStore(
     { PETSTORE_ENV: 'test', PORT: '0', PETSTORE_STORE: 'redis', REDIS_URL: redisUrl, PETSTORE_REDIS_PREFIX: `persistence-${randomBytes(4).toString('hex')}:` },
     { logger },
   );
   await store.close(0);
   await logger.close();
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as { level: number; msg: string });
+  return out.lines();
 }
 
 describe('a Redis that keeps the records says what it keeps', () => {

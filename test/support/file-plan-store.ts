@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { createLogger } from '../../src/app/logging/logger.js';
+import { capturedLog } from './captured-log.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
 
 /** A memory-store server on a plans file, its access log and admin listener on, and one key. */
@@ -15,18 +15,12 @@ export interface FilePlanStore {
 }
 
 export async function startFilePlanStore(plans: unknown, key: string, plan: string): Promise<FilePlanStore> {
-  let logged = '';
-  const out = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logged += chunk.toString();
-      done();
-    },
-  });
+  const out = capturedLog();
   const file = join(mkdtempSync(join(tmpdir(), 'file-plans-')), 'plans.json');
   writeFileSync(file, JSON.stringify(plans));
   const server = await startPetStore(
     { PETSTORE_ENV: 'test', PORT: '0', PETSTORE_ADMIN_PORT: '0', PETSTORE_STORE: 'memory', PETSTORE_PLANS: file, PETSTORE_API_KEYS: `${key}:${plan}`, PETSTORE_ACCESS_LOG: 'on' },
-    { logger: createLogger('info', out) },
+    { logger: createLogger('info', out.stream) },
   );
   return {
     server,
@@ -38,10 +32,8 @@ export async function startFilePlanStore(plans: unknown, key: string, plan: stri
     accessLines: async () => {
       await server.flushLogs();
       return new Map(
-        logged
-          .trim()
-          .split('\n')
-          .map((text) => JSON.parse(text) as Record<string, unknown>)
+        out
+          .lines()
           .filter((line) => line['msg'] === 'request')
           .map((line) => [line['requestId'], line]),
       );
