@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-postgres.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
@@ -50,8 +50,7 @@ describe('petstore keys credits and usage, with two instances on PostgreSQL', ()
     urls = await Promise.all(servers.map(async (server) => (await server.waitFor(/listening on (\S+\/v1)/, 20_000))[1] ?? ''));
   });
   afterAll(async () => {
-    for (const server of servers) server.kill();
-    await Promise.all(servers.map((server) => server.exited()));
+    await stopAll(servers);
     await redis?.cleanup();
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });

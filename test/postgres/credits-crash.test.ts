@@ -7,7 +7,7 @@ import { PostgresCreditLedger } from '../../src/adapters/postgres/postgres-credi
 import { createPostgresDatabase } from '../../src/adapters/postgres/postgres-database.js';
 import type { CreditRule } from '../../src/domain/credits/credit-rule.js';
 import { keySubject } from '../../src/domain/quota/request-admission.js';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { createTestDatabase, runPsql, type TestDatabase } from '../support/test-postgres.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
@@ -66,8 +66,7 @@ describe('credits over three instances on PostgreSQL, two killed while spending'
     urls = await Promise.all(servers.map(async (server) => (await server.waitFor(/listening on (\S+\/v1)/, 20_000))[1] ?? ''));
   });
   afterAll(async () => {
-    for (const server of servers) server.kill();
-    await Promise.all(servers.map((server) => server.exited()));
+    await stopAll(servers);
     await redis?.cleanup();
     await database?.drop();
     rmSync(plansDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { HttpClient, listAll, type PetBody } from '../support/http-client.js';
 import { listAllOrders, type OrderBody } from '../support/test-pet-store.js';
 import { createTestDatabase, runPsql } from '../support/test-postgres.js';
@@ -102,8 +102,7 @@ describe('records in PostgreSQL through a crash of the database', () => {
     }
   });
   afterAll(async () => {
-    for (const server of servers) server.kill();
-    await Promise.all(servers.map((server) => server.exited()));
+    await stopAll(servers);
     await redis?.cleanup();
     await postgres?.destroy();
   });

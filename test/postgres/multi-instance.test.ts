@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { HttpClient, listAll, outcomes, type HttpResult, type PetBody } from '../support/http-client.js';
 import { requestWithHeaders } from '../support/test-pet-store.js';
 import { createTestDatabase, runPsql, type TestDatabase } from '../support/test-postgres.js';
@@ -58,8 +58,7 @@ describe('three server processes on one PostgreSQL database', () => {
     for (const url of urls) instances.push({ customer: new HttpClient(url, CUSTOMER), staff: new HttpClient(url, STAFF) });
   });
   afterAll(async () => {
-    for (const server of servers) server.kill();
-    await Promise.all(servers.map((server) => server.exited()));
+    await stopAll(servers);
     await redis?.cleanup();
     await database?.drop();
   });

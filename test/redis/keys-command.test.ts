@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
 /*
@@ -48,8 +48,7 @@ describe('petstore keys with two running instances', () => {
     for (const server of servers) urls.push((await server.waitFor(/listening on (\S+)/))[1] ?? '');
   });
   afterAll(async () => {
-    for (const server of servers) server.kill();
-    await Promise.all(servers.map((server) => server.exited()));
+    await stopAll(servers);
     await redis.cleanup();
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
 const KEYS = 'shared-key-50:enterprise:50:100000,writer-key-1:enterprise:100000:10000000,banned-key-2:enterprise:2:100000';
@@ -27,8 +27,7 @@ describe('several server processes on one Redis', () => {
     urls.push(await startServer(), await startServer());
   });
   afterAll(async () => {
-    for (const server of servers) server.kill();
-    await Promise.all(servers.map((server) => server.exited()));
+    await stopAll(servers);
     await redis.cleanup();
   });
 

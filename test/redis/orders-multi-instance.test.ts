@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from '../support/cli-process.js';
+import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { HttpClient, listAll, type HttpResult, type PetBody, outcomes } from '../support/http-client.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
@@ -52,8 +52,7 @@ describe('orders on two server processes sharing one Redis', () => {
     proxied = new HttpClient(await startServer(proxy.url), CUSTOMER_1);
   });
   afterAll(async () => {
-    for (const server of servers) server.kill();
-    await Promise.all(servers.map((server) => server.exited()));
+    await stopAll(servers);
     await proxy?.close();
     await redis?.cleanup();
   });

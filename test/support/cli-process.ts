@@ -75,3 +75,9 @@ export function startCli(environ: Record<string, string>, args: readonly string[
     },
   };
 }
+
+/** Stops every one of `processes` (SIGTERM) and waits until all have exited. */
+export async function stopAll(processes: readonly CliProcess[]): Promise<void> {
+  for (const child of processes) child.kill();
+  await Promise.all(processes.map((child) => child.exited()));
+}
