@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
+import { runCli, startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-postgres.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
@@ -22,11 +22,7 @@ describe('petstore keys credits and usage, with two instances on PostgreSQL', ()
   const servers: CliProcess[] = [];
   let urls: string[] = [];
 
-  const keys = async (...args: string[]): Promise<{ code: number | string; output: string }> => {
-    const cli = startCli(storeEnv, ['keys', ...args]);
-    const code = await cli.exited();
-    return { code, output: cli.output() };
-  };
+  const keys = (...args: string[]): ReturnType<typeof runCli> => runCli(storeEnv, ['keys', ...args]);
   const statusOf = async (url: string, key: string): Promise<number> => {
     const response = await fetch(`${url}/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } });
     await response.arrayBuffer();

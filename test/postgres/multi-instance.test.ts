@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
+import { runCli, startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { HttpClient, listAll, outcomes, type HttpResult, type PetBody } from '../support/http-client.js';
 import { requestWithHeaders } from '../support/test-pet-store.js';
 import { createTestDatabase, runPsql, type TestDatabase } from '../support/test-postgres.js';
@@ -123,11 +123,8 @@ describe('three server processes on one PostgreSQL database', () => {
     expect((await instance(2).customer.get(`/pets/${id}`)).body).toEqual(first.body);
   });
 
-  const keys = async (...args: string[]): Promise<{ code: number | string; output: string }> => {
-    const cli = startCli({ REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix }, ['keys', ...args, '--store', 'postgres', '--database-url', database.url]);
-    const code = await cli.exited();
-    return { code, output: cli.output() };
-  };
+  const keys = (...args: string[]): ReturnType<typeof runCli> =>
+    runCli({ REDIS_URL: redis.url, PETSTORE_REDIS_PREFIX: redis.prefix }, ['keys', ...args, '--store', 'postgres', '--database-url', database.url]);
   const statusOf = async (client: HttpClient, key: string): Promise<number> => (await client.get('/pets?limit=1', { key })).status;
 
   it('admits on every instance a key created with `petstore keys create --store postgres`, and every instance refuses it within 5 s of `keys revoke`', async () => {

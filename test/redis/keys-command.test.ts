@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, stopAll, type CliProcess } from '../support/cli-process.js';
+import { runCli, startCli, stopAll, type CliProcess } from '../support/cli-process.js';
 import { acquireTestRedis, type TestRedis } from '../support/test-redis.js';
 
 /*
@@ -13,11 +13,7 @@ describe('petstore keys with two running instances', () => {
   const urls: string[] = [];
   let storeEnv: Record<string, string>;
 
-  const keys = async (...args: string[]): Promise<{ code: number | string; output: string }> => {
-    const cli = startCli(storeEnv, ['keys', ...args]);
-    const code = await cli.exited();
-    return { code, output: cli.output() };
-  };
+  const keys = (...args: string[]): ReturnType<typeof runCli> => runCli(storeEnv, ['keys', ...args]);
 
   const statusOf = async (url: string, key: string): Promise<number> => {
     const response = await fetch(`${url}/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } });

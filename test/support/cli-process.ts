@@ -81,3 +81,10 @@ export async function stopAll(processes: readonly CliProcess[]): Promise<void> {
   for (const child of processes) child.kill();
   await Promise.all(processes.map((child) => child.exited()));
 }
+
+/** Runs the CLI to its end: its exit code (or the signal's name) and everything it printed. */
+export async function runCli(environ: Record<string, string>, args: readonly string[]): Promise<{ code: number | string; output: string }> {
+  const cli = startCli(environ, args);
+  const code = await cli.exited();
+  return { code, output: cli.output() };
+}
