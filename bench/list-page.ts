@@ -59,7 +59,7 @@ const load = async (dir: string): Promise<Build> => {
   for (let i = 0; i < PETS; i++) await catalog.create({ name: `pet ${i}`, categoryId: 1, status: statusOf[i % 3]! });
   // Only the catalog and basePath are read by the list operation.
   const services = { catalog, basePath: '/v1' } as OperationServices;
-  const send: Send = async (query) => (await listPets.readAhead(query, services))(createRequestContext(req, res));
+  const send: Send = async (query) => (await listPets.readAhead(query, services, undefined))(createRequestContext(req, res));
   return { dir, catalog, send, create: () => catalog.create({ name: 'one more', categoryId: 1, status: 'available' }) };
 };
 

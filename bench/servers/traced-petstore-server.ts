@@ -1,7 +1,8 @@
 /**
  * bench/servers/petstore-server.ts with an OpenTelemetry SDK registered first, as an operator's
- * `node --import` of the SDK's setup would: spans sampled by ParentBased(TraceIdRatioBased(
- * BENCH_TRACES_RATIO, 1 unless given)), ended, batched by the SDK's BatchSpanProcessor and handed
+ * `node --import` of the SDK's setup would: spans sampled by ParentBased(AlwaysOn) (what the server
+ * is offered, PETSTORE_TRACES_RATIO of the requests) or, given a BENCH_TRACES_RATIO below 1,
+ * ParentBased(TraceIdRatioBased(it)); ended, batched by the SDK's BatchSpanProcessor and handed
  * to an exporter that counts and drops them, so the figures are what making the spans costs, not
  * what shipping them does. With BENCH_SPANS_FILE set, the count of exported spans is written
  * there when the process exits. BENCH_CONTEXT_ONLY=1 registers the SDK's context manager alone and
@@ -12,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOnSampler, BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 const ratioText = process.env['BENCH_TRACES_RATIO'] ?? '1';
 const ratio = Number(ratioText);
@@ -31,7 +32,7 @@ if (process.env['BENCH_CONTEXT_ONLY'] === '1') {
     },
     shutdown: () => Promise.resolve(),
   };
-  const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+  const sampler = new ParentBasedSampler({ root: ratio === 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(ratio) });
   trace.setGlobalTracerProvider(new BasicTracerProvider({ sampler, spanProcessors: [new BatchSpanProcessor(dropping)] }));
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const spansFile = process.env['BENCH_SPANS_FILE'];

@@ -7,8 +7,8 @@ import type { QuotaStore } from '../ports/quota-store.js';
  * room for one unit, whatever the rules an operation matches would charge.
  */
 export const peekingQuotaStore = (quotas: QuotaStore): QuotaStore => ({
-  decide: (subject, policy) => quotas.peek(subject, policy),
-  peek: (subject, policy, cost) => quotas.peek(subject, policy, cost),
+  decide: (subject, policy, _cost, scope) => quotas.peek(subject, policy, undefined, scope),
+  peek: (subject, policy, cost, scope) => quotas.peek(subject, policy, cost, scope),
   reset: (subject) => quotas.reset(subject),
   // Its admissions counted nothing, so nothing is theirs to give back.
   refund: () => undefined,

@@ -1,6 +1,7 @@
 import type { Role } from '../domain/access/caller.js';
 import type { Plan } from '../domain/quota/plan.js';
 import { hasOverrides, withOverrides, type RuleOverrides } from '../domain/quota/rule-overrides.js';
+import type { CallScope } from './tracer.js';
 
 /** What a key entitles its holder to: the quota of a plan and a role. */
 export interface ApiKeyGrant {
@@ -30,7 +31,7 @@ export const holderOf = (grant: ApiKeyGrant, keyDigest: string): string => grant
  * A registry answers no grant for an expired key.
  */
 export interface ApiKeyRegistry {
-  grantOf(keyDigest: string): ApiKeyGrant | undefined | Promise<ApiKeyGrant | undefined>;
+  grantOf(keyDigest: string, scope?: CallScope): ApiKeyGrant | undefined | Promise<ApiKeyGrant | undefined>;
   register(keyDigest: string, grant: ApiKeyGrant): Promise<void>;
 }
 

@@ -1,3 +1,5 @@
+import type { CallScope } from './tracer.js';
+
 /** The answer to an acquire: whether a slot was taken, and the slots in flight after it. */
 export interface SlotGrant {
   readonly granted: boolean;
@@ -15,9 +17,9 @@ export interface SlotGrant {
  */
 export interface ConcurrencySlots {
   /** Takes a slot of `subject` when fewer than `limit` are held (expired leases do not count). */
-  acquire(subject: string, limit: number): SlotGrant | Promise<SlotGrant>;
+  acquire(subject: string, limit: number, scope?: CallScope): SlotGrant | Promise<SlotGrant>;
   /** The subject's slots held now (expired leases do not count), taking none: what GET /rate_limit shows. */
-  inFlight(subject: string): number | Promise<number>;
+  inFlight(subject: string, scope?: CallScope): number | Promise<number>;
   /** Gives `lease` back; a lease already expired or released is ignored. */
-  release(subject: string, lease: string): void | Promise<void>;
+  release(subject: string, lease: string, scope?: CallScope): void | Promise<void>;
 }

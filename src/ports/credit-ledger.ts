@@ -1,5 +1,6 @@
 import type { CreditChange } from '../domain/credits/credit-balance.js';
 import type { CreditRule } from '../domain/credits/credit-rule.js';
+import type { CallScope } from './tracer.js';
 
 /** A key's credits as a ledger answers them. */
 export interface CreditStanding {
@@ -60,11 +61,11 @@ export interface CreditUsageQuery {
  */
 export interface CreditLedger {
   /** Spends `units` (an integer from 1 to MAX_CREDITS, else a RangeError) if the balance holds them, else refuses and spends nothing. */
-  spend(subject: string, rule: CreditRule, units: number, now: number): CreditSpend | Promise<CreditSpend>;
+  spend(subject: string, rule: CreditRule, units: number, now: number, scope?: CallScope): CreditSpend | Promise<CreditSpend>;
   /** Gives back `units` a granted spend of period `spentIn` took (credit-balance.ts, afterRefund). */
-  refund(subject: string, rule: CreditRule, units: number, spentIn: number, now: number): void | Promise<void>;
+  refund(subject: string, rule: CreditRule, units: number, spentIn: number, now: number, scope?: CallScope): void | Promise<void>;
   /** The balance at `now`, refill included, writing nothing. */
-  standing(subject: string, rule: CreditRule, now: number): CreditStanding | Promise<CreditStanding>;
+  standing(subject: string, rule: CreditRule, now: number, scope?: CallScope): CreditStanding | Promise<CreditStanding>;
   /** An operator's set or top-up (each from 0 to MAX_CREDITS; a top-up may be negative down to −MAX_CREDITS). */
   change(subject: string, rule: CreditRule, change: CreditChange, now: number): CreditChangeResult | Promise<CreditChangeResult>;
   /** Usage rows, by subject then period. */

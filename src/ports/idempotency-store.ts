@@ -1,5 +1,6 @@
 import type { Order } from '../domain/orders/order.js';
 import type { Pet } from '../domain/pets/pet.js';
+import type { CallScope } from './tracer.js';
 
 /**
  * A request's claim on an Idempotency-Key: the key, the scope it is unique in (the API key's
@@ -35,9 +36,9 @@ export type IdempotencyStart =
  * instead of storing it again.
  */
 export interface IdempotencyStore {
-  begin(claim: IdempotencyClaim): Promise<IdempotencyStart>;
+  begin(claim: IdempotencyClaim, scope?: CallScope): Promise<IdempotencyStart>;
   /** The request stored nothing: drop the in-flight mark so a retry may run. */
-  release(claim: IdempotencyClaim): Promise<void>;
+  release(claim: IdempotencyClaim, scope?: CallScope): Promise<void>;
 }
 
 /** How long a completed record is kept. */

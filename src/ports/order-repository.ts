@@ -1,6 +1,7 @@
 import type { NewOrder, Order, OrderStatus } from '../domain/orders/order.js';
 import type { PetStatus } from '../domain/pets/pet.js';
 import type { IdempotencyClaim } from './idempotency-store.js';
+import type { CallScope } from './tracer.js';
 
 export interface OrderPageQuery {
   /** Only orders with an id strictly greater than this; 0 for the first page. */
@@ -33,10 +34,10 @@ export interface OrderRepository {
    * When the pet is `available`: it becomes `pending` and the order is stored `placed` with the
    * next order id, in one step; with a claim, its record is written in the same step.
    */
-  place(order: NewOrder, claim?: IdempotencyClaim): Promise<PlaceOutcome>;
-  get(id: number): Promise<Order | undefined>;
+  place(order: NewOrder, claim?: IdempotencyClaim, scope?: CallScope): Promise<PlaceOutcome>;
+  get(id: number, scope?: CallScope): Promise<Order | undefined>;
   /** Ascending id, at most `limit` orders. */
-  page(query: OrderPageQuery): Promise<readonly Order[]>;
+  page(query: OrderPageQuery, scope?: CallScope): Promise<readonly Order[]>;
   /** When the order's status is one of `from`: it becomes `to` and its pet `petStatus`, in one step. */
-  transition(id: number, from: readonly OrderStatus[], to: OrderStatus, petStatus: PetStatus): Promise<TransitionOutcome>;
+  transition(id: number, from: readonly OrderStatus[], to: OrderStatus, petStatus: PetStatus, scope?: CallScope): Promise<TransitionOutcome>;
 }

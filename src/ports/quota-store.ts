@@ -1,5 +1,6 @@
 import type { QuotaDecision } from '../domain/quota/quota-decision.js';
 import type { QuotaPolicy, RuleCosts } from '../domain/quota/quota-rule.js';
+import type { CallScope } from './tracer.js';
 
 /**
  * Decides and records one request of `subject` in a single atomic step: every rule, the
@@ -15,13 +16,13 @@ export interface QuotaStore {
    * enforced rule it matches has room for its cost; then every rule it matches counts it,
    * shadow rules included. A shadow rule never refuses: without room it is in `shadowed`.
    */
-  decide(subject: string, policy: QuotaPolicy, cost?: number | RuleCosts): QuotaDecision | Promise<QuotaDecision>;
+  decide(subject: string, policy: QuotaPolicy, cost?: number | RuleCosts, scope?: CallScope): QuotaDecision | Promise<QuotaDecision>;
   /**
    * What a request of `cost` (as `decide`'s) would be answered now, counting and striking
    * nothing: `remaining` is each rule's room before it, and `strikes` is set. A subject never
    * seen has its whole quota.
    */
-  peek(subject: string, policy: QuotaPolicy, cost?: number | RuleCosts): QuotaDecision | Promise<QuotaDecision>;
+  peek(subject: string, policy: QuotaPolicy, cost?: number | RuleCosts, scope?: CallScope): QuotaDecision | Promise<QuotaDecision>;
   /** Forgets the subject: its counters, its strikes and any ban. */
   reset(subject: string): void | Promise<void>;
   /**
@@ -32,5 +33,5 @@ export interface QuotaStore {
    * counted by a state since forgotten or kept for other windows, gets nothing back. Strikes,
    * a ban and its answer, and Retry-After stand.
    */
-  refund(subject: string, policy: QuotaPolicy, units: RuleCosts, admitted: QuotaDecision): void | Promise<void>;
+  refund(subject: string, policy: QuotaPolicy, units: RuleCosts, admitted: QuotaDecision, scope?: CallScope): void | Promise<void>;
 }

@@ -8,11 +8,18 @@ export type TraceCarrier = Readonly<Record<string, string | string[] | undefined
 /** A request's span: attributes added as the request learns them, ended once. */
 export interface RequestSpan {
   set(name: string, value: SpanValue): void;
-  /** Runs `work` with this span as the parent of the spans started in it, its awaits included. */
-  run<T>(work: () => T): T;
   /** `error`: what failed (OpenTelemetry's `error.type`: a 5xx's status code), which makes the span's status an error. */
   end(error?: string): void;
 }
+
+/**
+ * What a store call is made for: the last argument the core gives each port call it makes for a
+ * request, the request's span when the request is traced (absent otherwise). A store's tracing
+ * wrapper makes it the parent of the call's span; a store itself ignores it. Handed along
+ * explicitly, never through AsyncLocalStorage: on Node 20, once any async context is entered,
+ * every promise of the process pays for it (bench/traces-cost.ts, `context`).
+ */
+export type CallScope = RequestSpan;
 
 /** Whether a store call leaves the process (a client span) or not (an internal one: the memory store). */
 export type CallKind = 'client' | 'internal';
@@ -24,14 +31,15 @@ export type CallKind = 'client' | 'internal';
 export interface Tracer {
   /**
    * A server span, the child of the trace context `carrier` names when a propagator reads one;
-   * undefined when the sampler leaves the request out: nothing of it is recorded then, so the
-   * request runs in no span's context and its store calls make none.
+   * undefined when the request is left out (sampled out, here or by the SDK): nothing of it is
+   * recorded then, and its store calls make no span.
    */
   startRequest(name: string, carrier: TraceCarrier, attributes: SpanAttributes): RequestSpan | undefined;
+  /** `scope` as a request span of this tracer's (a call's last argument, CallScope), else undefined. */
+  scopeOf(scope: unknown): RequestSpan | undefined;
   /**
-   * `call` in a child span of the current recording span (a request's), ended when its result
-   * settles (at once when it is no promise); without one, `call` alone: a store call outside a
-   * recorded request is no trace's root. Its result is returned as it came.
+   * `call` in a child span of `parent`, ended when its result settles (at once when it is no
+   * promise). Its result is returned as it came.
    */
-  traceCall<T>(name: string, kind: CallKind, attributes: SpanAttributes, call: () => T): T;
+  traceCall<T>(parent: RequestSpan, name: string, kind: CallKind, attributes: SpanAttributes, call: () => T): T;
 }

@@ -161,6 +161,45 @@ describe('with an SDK registered', () => {
     expect(page?.events.map((event) => event.name)).toEqual(['exception']);
   });
 
+  it("store calls are their request's children through the scope the core hands them, never a context entered with a span, with requests interleaved", async () => {
+    const entered = vi.spyOn(contextManager, 'with');
+    const { port } = await serve();
+    const traceIds = ['1'.repeat(32), '2'.repeat(32), '3'.repeat(32), '4'.repeat(32)];
+    const send = (traceId: string, index: number) =>
+      fetch(`http://127.0.0.1:${port}/v1/pets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': `interleaved-${index}`, traceparent: `00-${traceId}-${CALLER_SPAN_ID}-01` },
+        body: JSON.stringify({ name: `pet ${index}`, categoryId: 1, status: 'available' }),
+      });
+    const responses = await Promise.all(traceIds.map(send));
+    expect(responses.map((response) => response.status)).toEqual([201, 201, 201, 201]);
+    const spans = await vi.waitFor(() => {
+      const finished = exporter.getFinishedSpans();
+      if (finished.filter((span) => span.kind === SpanKind.SERVER).length < traceIds.length) throw new Error('not every server span yet');
+      return finished;
+    });
+    // The SDK's span processors enter contexts of their own to export (tracing suppressed there); no context ever holds a request's span.
+    expect(entered.mock.calls.filter(([entered]) => trace.getSpan(entered) !== undefined)).toEqual([]);
+    entered.mockRestore();
+    for (const traceId of traceIds) {
+      const ofTrace = spans.filter((span) => span.spanContext().traceId === traceId);
+      const server = ofTrace.find((span) => span.kind === SpanKind.SERVER)!;
+      const children = ofTrace.filter((span) => span !== server);
+      expect(children.map((span) => span.name).sort(), traceId).toEqual(['petstore.idempotency.begin', 'petstore.keys.grantOf', 'petstore.pets.create', 'petstore.quota.decide']);
+      for (const child of children) expect(child.parentSpanContext?.spanId, child.name).toBe(server.spanContext().spanId);
+    }
+  });
+
+  it('PETSTORE_TRACES_RATIO: a request without a caller\'s trace context is offered to the SDK at that share, one with it always', async () => {
+    const { get } = await serve({ PETSTORE_TRACES_RATIO: '0.000001' });
+    for (let i = 0; i < 20; i++) expect((await get(`/v1/pets?limit=${i + 1}`, KEY)).status).toBe(200);
+    expect((await get('/v1/pets?limit=30', KEY, { traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01` })).status).toBe(200);
+    const { server, children } = await requestSpans();
+    expect(server.spanContext().traceId).toBe(TRACE_ID);
+    // The sampled request's spans ended after every earlier answer: theirs would have too.
+    expect(exporter.getFinishedSpans()).toHaveLength(1 + children.length);
+  });
+
   it('PETSTORE_TRACES=off: no tracer is handed out and no request or store call makes a span', async () => {
     const { get, deps } = await serve({ PETSTORE_TRACES: 'off' });
     expect(deps.tracer).toBeUndefined();

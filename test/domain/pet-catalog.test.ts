@@ -117,7 +117,7 @@ describe('PetCatalog.list', () => {
     const page = vi.spyOn(repository, 'pageJson');
     const catalog = new PetCatalog(repository);
     await catalog.list({ limit: '7', status: 'pending', cursor: petCursors.encode({ afterId: 3, status: 'pending' }) });
-    expect(page).toHaveBeenCalledWith({ afterId: 3, limit: 7, status: 'pending' });
+    expect(page).toHaveBeenCalledWith({ afterId: 3, limit: 7, status: 'pending' }, undefined);
     await catalog.list({ limit: '0' });
     expect(page).toHaveBeenCalledTimes(1);
   });

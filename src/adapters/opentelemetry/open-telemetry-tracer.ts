@@ -24,9 +24,11 @@ const providerRegistered = ({ trace, ProxyTracerProvider }: Api): boolean => {
 /**
  * The tracer PETSTORE_TRACES asks for, or null: tracing off, or `auto` without the API package or
  * a registered SDK. The API is imported here, when the app is composed, never by a module load:
- * it is an optional peer, and without it nothing of OpenTelemetry is loaded.
+ * it is an optional peer, and without it nothing of OpenTelemetry is loaded. `ratio`
+ * (PETSTORE_TRACES_RATIO): the share of requests without a caller's trace context offered to
+ * the SDK at all.
  */
-export async function openTelemetryTracer(mode: TracesMode): Promise<Tracer | null> {
+export async function openTelemetryTracer(mode: TracesMode, ratio = 1): Promise<Tracer | null> {
   if (mode === 'off') return null;
   let api: Api;
   try {
@@ -37,7 +39,7 @@ export async function openTelemetryTracer(mode: TracesMode): Promise<Tracer | nu
     throw new Error('PETSTORE_TRACES=on needs @opentelemetry/api, which is not installed: npm install @opentelemetry/api (and an SDK)', { cause: error });
   }
   if (mode === 'auto' && !providerRegistered(api)) return null;
-  return new OpenTelemetryTracer(api);
+  return new OpenTelemetryTracer(api, ratio);
 }
 
 // OpenTelemetry's attribute arrays are mutable in its types only; it copies what it keeps.
@@ -52,16 +54,13 @@ const failed = (api: Api, span: OpenTelemetry.Span, error: unknown): void => {
 class OpenTelemetryRequestSpan implements RequestSpan {
   constructor(
     private readonly api: Api,
-    private readonly span: OpenTelemetry.Span,
-    private readonly active: OpenTelemetry.Context,
+    readonly span: OpenTelemetry.Span,
+    /** The trace context the request's store calls are started in. */
+    readonly context: OpenTelemetry.Context,
   ) {}
 
   set(name: string, value: SpanValue): void {
     this.span.setAttribute(name, value as OpenTelemetry.AttributeValue);
-  }
-
-  run<T>(work: () => T): T {
-    return this.api.context.with(this.active, work);
   }
 
   end(error?: string): void {
@@ -73,33 +72,42 @@ class OpenTelemetryRequestSpan implements RequestSpan {
   }
 }
 
-/** Spans through @opentelemetry/api, to whatever SDK the process registered. */
+/**
+ * Spans through @opentelemetry/api, to whatever SDK the process registered. No span is ever made
+ * the active one (no `context.with`): store calls get their parent from the CallScope the core
+ * hands them, since entering a context once turns on Node 20's promise hooks for the whole process.
+ */
 class OpenTelemetryTracer implements Tracer {
   readonly #tracer: OpenTelemetry.Tracer;
 
-  constructor(private readonly api: Api) {
+  constructor(
+    private readonly api: Api,
+    private readonly ratio: number,
+  ) {
     this.#tracer = api.trace.getTracer(TRACER_NAME);
   }
 
   startRequest(name: string, carrier: TraceCarrier, attributes: SpanAttributes): RequestSpan | undefined {
+    // A caller's trace context is the SDK's to decide on (its parent-based sampler); without one,
+    // the share is drawn here, so a request left out skips the SDK's ids and sampler altogether.
+    if (this.ratio < 1 && carrier['traceparent'] === undefined && Math.random() >= this.ratio) return undefined;
     const { context, propagation, trace, SpanKind } = this.api;
     // Without a registered propagator this is the API's no-op, and the span a root.
     const parent = propagation.extract(context.active(), carrier);
     const span = this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: attributesOf(attributes) }, parent);
-    // Sampled out: never made active (no context.with) and no store call's span, so such a
-    // request costs the sampler's decision and the API's non-recording span.
     if (!span.isRecording()) return undefined;
     return new OpenTelemetryRequestSpan(this.api, span, trace.setSpan(parent, span));
   }
 
-  traceCall<T>(name: string, kind: CallKind, attributes: SpanAttributes, call: () => T): T {
-    const active = this.api.context.active();
-    if (this.api.trace.getSpan(active)?.isRecording() !== true) return call();
-    const span = this.#tracer.startSpan(name, { kind: kind === 'client' ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL, attributes: attributesOf(attributes) }, active);
+  scopeOf(scope: unknown): RequestSpan | undefined {
+    return scope instanceof OpenTelemetryRequestSpan ? scope : undefined;
+  }
+
+  traceCall<T>(parent: RequestSpan, name: string, kind: CallKind, attributes: SpanAttributes, call: () => T): T {
+    const { context } = parent as OpenTelemetryRequestSpan;
+    const span = this.#tracer.startSpan(name, { kind: kind === 'client' ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL, attributes: attributesOf(attributes) }, context);
     let result: T;
     try {
-      // Not made the active span: a context and its ALS entry per call cost more than the
-      // nesting is worth (a database client's own spans are then its siblings).
       result = call();
     } catch (error) {
       failed(this.api, span, error);

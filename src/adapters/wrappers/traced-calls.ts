@@ -5,7 +5,8 @@ export type DbSystem = 'memory' | 'redis' | 'postgresql';
 
 /**
  * `port` with each of its methods called in a span of its own, `<prefix>.<method>`
- * (`petstore.quota.decide`), a child of the request's. The methods are whatever functions the
+ * (`petstore.quota.decide`), a child of the request's when the call's last argument is a traced
+ * request's CallScope (the core passes it last; a call without one makes no span). The methods are whatever functions the
  * adapter has (its class's, its prototypes', its own), so a method a port gains is traced with no
  * edit here. The wrapper inherits from the adapter (`instanceof` holds), each method and getter
  * runs on the adapter itself (its private fields work as before), and a result is returned as it
@@ -38,7 +39,12 @@ export function tracedCalls<Port extends object>(port: Port, tracer: Tracer, pre
       }
       const name = `${prefix}.${property}`;
       const attributes = { 'db.system.name': system, 'db.operation.name': property };
-      Object.defineProperty(traced, property, { value: (...args: unknown[]) => tracer.traceCall(name, kind, attributes, () => method.apply(port, args)) });
+      Object.defineProperty(traced, property, {
+        value: (...args: unknown[]) => {
+          const parent = tracer.scopeOf(args[args.length - 1]);
+          return parent === undefined ? method.apply(port, args) : tracer.traceCall(parent, name, kind, attributes, () => method.apply(port, args));
+        },
+      });
     }
   }
   return traced;

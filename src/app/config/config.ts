@@ -67,6 +67,8 @@ export interface PetStoreConfig {
   readonly accessLog: boolean;
   /** Whether requests and store calls make OpenTelemetry spans (docs/operating.md, "Traces"). */
   readonly traces: TracesMode;
+  /** The share of requests without a sampled caller offered to the SDK's sampler; the rest make no span. */
+  readonly tracesRatio: number;
   /** The admin listener (/metrics, /healthz, /readyz); undefined: none. 0: a free port. */
   readonly adminPort: number | undefined;
   readonly adminHost: string;

@@ -12,7 +12,7 @@ import { readPlansFile } from './plans-file.js';
 import { oneOf, onOff, text, wholeNumber } from './setting.js';
 import { TRACES_MODES } from '../../adapters/opentelemetry/open-telemetry-tracer.js';
 import type { DbSystem } from '../../adapters/wrappers/traced-calls.js';
-import { ADMIN_TOKEN_SHAPE, parseAdminToken, parseDatabaseUrl, parseDate, parseNodeAddresses, parseRedisPrefix, parseRedisUrl } from './value-parsers.js';
+import { ADMIN_TOKEN_SHAPE, parseAdminToken, parseDatabaseUrl, parseDate, parseNodeAddresses, parseShare, parseRedisPrefix, parseRedisUrl } from './value-parsers.js';
 
 export const ENVIRONMENTS = ['development', 'test', 'staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
@@ -305,6 +305,17 @@ export const SETTINGS = {
     default: 'auto',
     description:
       'OpenTelemetry spans of every request and store call, through `@opentelemetry/api` to the SDK the process registered: `auto` when one has registered a tracer provider before the server starts, `on` whatever is registered (an error without `@opentelemetry/api`), `off` none (see [Traces](operating.md#traces))',
+  }),
+  tracesRatio: text({
+    variable: 'PETSTORE_TRACES_RATIO',
+    flag: 'traces-ratio',
+    section: 'traces',
+    accepts: 'a number above 0 and at most 1',
+    metavar: 'SHARE',
+    parse: parseShare,
+    default: 1,
+    description:
+      'the share of requests without a sampled caller (`traceparent`) offered to the SDK, drawn before its sampler runs: the others cost no span at all. Keep the SDK sampling every offered request (`ParentBased(AlwaysOn)`) and set the share here (see [Traces](operating.md#traces))',
   }),
   shutdownGraceMs: wholeNumber({
     variable: 'PETSTORE_SHUTDOWN_GRACE_MS',

@@ -51,3 +51,9 @@ export function parseDate(raw: string): Result<Date, string> {
   const valid = day !== undefined && !Number.isNaN(midnight.getTime()) && midnight.toISOString().startsWith(day) && !Number.isNaN(date.getTime());
   return valid ? ok(date) : err('must be a date such as 2026-01-01, or a time such as 2026-01-01T12:00:00Z');
 }
+
+/** A share of requests: a decimal number above 0 and at most 1 (`0.01`, `1`). */
+export function parseShare(raw: string): Result<number, string> {
+  const value = /^(?:0|1)?(?:\.[0-9]+)?$/.test(raw) && raw !== '' && raw !== '.' ? Number(raw) : Number.NaN;
+  return value > 0 && value <= 1 ? ok(value) : err('must be a number above 0 and at most 1, such as 0.01');
+}

@@ -14,7 +14,7 @@ import { TOKENS } from './tokens.js';
 export function traceStoreCalls(container: Container, config: PetStoreConfig): void {
   container
     .bind(TOKENS.tracer)
-    .toResolvedValue(() => openTelemetryTracer(config.traces))
+    .toResolvedValue(() => openTelemetryTracer(config.traces, config.tracesRatio))
     .inSingletonScope();
   const systems = STORE_KINDS[config.store];
   const traced = <Port extends object>(token: ServiceIdentifier<Port>, prefix: string, held: 'records' | 'counters', untraced: readonly (keyof Port & string)[] = []): void =>

@@ -1,6 +1,7 @@
 import type { IdempotencyClaim, IdempotencyStart, IdempotencyStore, IdempotentResult } from '../../ports/idempotency-store.js';
 import type { DomainError } from '../errors.js';
 import type { Result } from '../result.js';
+import type { CallScope } from '../../ports/tracer.js';
 
 export type IdempotentOutcome<T> =
   | { readonly kind: 'ran'; readonly result: Result<T, DomainError> }
@@ -17,8 +18,9 @@ export async function runIdempotently<T>(
   store: IdempotencyStore,
   claim: IdempotencyClaim,
   run: (claim: IdempotencyClaim) => Promise<Result<T, DomainError>>,
+  scope?: CallScope,
 ): Promise<IdempotentOutcome<T>> {
-  const start = await store.begin(claim);
+  const start = await store.begin(claim, scope);
   if (start.kind !== 'started') return start;
   let result: Result<T, DomainError>;
   try {
@@ -27,10 +29,10 @@ export async function runIdempotently<T>(
     // The store may be down, or may have stored it anyway: a kept mark only delays a retry,
     // and the retry replays whatever was stored. Not awaited: the failure is answered within
     // the request's deadline, not after another wait on a store that just failed it.
-    void store.release(claim).catch(() => undefined);
+    void store.release(claim, scope).catch(() => undefined);
     throw error;
   }
-  if (!result.ok) await store.release(claim);
+  if (!result.ok) await store.release(claim, scope);
   return { kind: 'ran', result };
 }
 

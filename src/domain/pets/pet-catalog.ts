@@ -1,5 +1,6 @@
 import type { IdempotencyClaim } from '../../ports/idempotency-store.js';
 import type { PetRepository } from '../../ports/pet-repository.js';
+import type { CallScope } from '../../ports/tracer.js';
 import type { Caller } from '../access/caller.js';
 import { notFound, refused, type DomainError } from '../errors.js';
 import { nextPage, type NextPage } from '../paging/list-page.js';
@@ -26,12 +27,13 @@ export interface PetJsonPage {
   readonly next?: NextPage<PetStatus>;
 }
 
+/** Each method's `scope` is the request it serves (CallScope), handed to every store call it makes. */
 export class PetCatalog {
   constructor(private readonly pets: PetRepository) {}
 
   /** `listJson` read back as pets, for callers that work with them rather than send them. */
-  async list(query: ListPetsQuery): Promise<Result<PetPage, DomainError>> {
-    const page = await this.listJson(query);
+  async list(query: ListPetsQuery, scope?: CallScope): Promise<Result<PetPage, DomainError>> {
+    const page = await this.listJson(query, scope);
     if (!page.ok) return page;
     const { json, next } = page.value;
     const pets = petsOfJson(json);
@@ -39,27 +41,27 @@ export class PetCatalog {
   }
 
   /** A page as the JSON a client receives, joined by the store from what it keeps. */
-  async listJson(query: ListPetsQuery): Promise<Result<PetJsonPage, DomainError>> {
+  async listJson(query: ListPetsQuery, scope?: CallScope): Promise<Result<PetJsonPage, DomainError>> {
     const parsed = parseListQuery(query, PET_STATUSES, petCursors);
     if (!parsed.ok) return parsed;
     const { limit, status, afterId } = parsed.value;
-    const { json, moreAfter } = await this.pets.pageJson(status === undefined ? { afterId, limit } : { afterId, limit, status });
+    const { json, moreAfter } = await this.pets.pageJson(status === undefined ? { afterId, limit } : { afterId, limit, status }, scope);
     const next = nextPage(moreAfter, limit, status, petCursors.encode);
     return ok(next === undefined ? { json } : { json, next });
   }
 
   /** Validated like a request body, whatever its type says. With a claim, the pet and its Idempotency-Key record are stored in one step. */
-  async create(input: NewPetInput, claim?: IdempotencyClaim): Promise<Result<Pet, DomainError>> {
+  async create(input: NewPetInput, claim?: IdempotencyClaim, scope?: CallScope): Promise<Result<Pet, DomainError>> {
     const pet = validateNewPet(input);
     if (!pet.ok) return pet;
-    return ok(await this.pets.create(pet.value, claim));
+    return ok(await this.pets.create(pet.value, claim, scope));
   }
 
   /** `petId` as a number, or as path text (plain decimal digits). */
-  async get(petId: number | string): Promise<Result<Pet, DomainError>> {
+  async get(petId: number | string, scope?: CallScope): Promise<Result<Pet, DomainError>> {
     const id = parsePetId(petId);
     if (!id.ok) return id;
-    const pet = await this.pets.get(id.value);
+    const pet = await this.pets.get(id.value, scope);
     return pet === undefined ? err(notFound(`pet ${id.value} not found`)) : ok(pet);
   }
 
@@ -68,13 +70,13 @@ export class PetCatalog {
    * it had. Its orders are left as they are: each later move of one still sets the pet's status
    * as it always does (approved: pending, delivered: sold, cancelled: available).
    */
-  async updateStatus(caller: Caller, petId: number | string, input: PetUpdateInput): Promise<Result<Pet, DomainError>> {
+  async updateStatus(caller: Caller, petId: number | string, input: PetUpdateInput, scope?: CallScope): Promise<Result<Pet, DomainError>> {
     if (caller.role !== 'staff') return err(refused('forbidden', "only staff keys may change a pet's status"));
     const id = parsePetId(petId);
     if (!id.ok) return id;
     const update = validatePetUpdate(input);
     if (!update.ok) return update;
-    const pet = await this.pets.updateStatus(id.value, update.value.status);
+    const pet = await this.pets.updateStatus(id.value, update.value.status, scope);
     return pet === undefined ? err(notFound(`pet ${id.value} not found`)) : ok(pet);
   }
 
@@ -83,7 +85,7 @@ export class PetCatalog {
     return this.pets.writeCount?.();
   }
 
-  inventory(): Promise<Inventory> {
-    return this.pets.countByStatus();
+  inventory(scope?: CallScope): Promise<Inventory> {
+    return this.pets.countByStatus(scope);
   }
 }

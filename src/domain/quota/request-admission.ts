@@ -4,6 +4,7 @@ import type { ConcurrencySlots, SlotGrant } from '../../ports/concurrency-slots.
 import type { CreditLedger, CreditSpend } from '../../ports/credit-ledger.js';
 import type { CreditRule } from '../credits/credit-rule.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
+import type { CallScope } from '../../ports/tracer.js';
 import type { Caller } from '../access/caller.js';
 import { capApplies, type ConcurrencyRule } from './concurrency-rule.js';
 import type { Plan } from './plan.js';
@@ -147,69 +148,81 @@ export class RequestAdmission {
     assertDecidablePolicy({ ...options.anonymousPolicy, ban: options.ban });
   }
 
-  /** `operationId`: the routed operation's, which the plan's rules match; undefined when no operation was routed (404, 405). */
-  admit(keyDigest: string | undefined, clientAddress: string, operationId?: string): Admission | Promise<Admission> {
-    if (keyDigest === undefined) return this.decideAnonymous(clientAddress);
-    const grant = this.keys.grantOf(keyDigest);
-    if (grant instanceof Promise) return grant.then((found) => this.decideFor(found, keyDigest, clientAddress, operationId));
-    return this.decideFor(grant, keyDigest, clientAddress, operationId);
+  /**
+   * `operationId`: the routed operation's, which the plan's rules match; undefined when no
+   * operation was routed (404, 405). `scope`: the request (CallScope), handed to every store call
+   * the admission makes, its slot's release and its refunds included.
+   */
+  admit(keyDigest: string | undefined, clientAddress: string, operationId?: string, scope?: CallScope): Admission | Promise<Admission> {
+    if (keyDigest === undefined) return this.decideAnonymous(clientAddress, scope);
+    const grant = this.keys.grantOf(keyDigest, scope);
+    if (grant instanceof Promise) return grant.then((found) => this.decideFor(found, keyDigest, clientAddress, operationId, scope));
+    return this.decideFor(grant, keyDigest, clientAddress, operationId, scope);
   }
 
   /**
    * Gives back `units` (rule-refunds.ts, refundUnits) of a request `admitted` for a key: to
    * each rule's bucket that counted it, in the store that counted it. Nothing without a key.
    */
-  refund(admitted: Admission, units: RuleCosts): void | Promise<void> {
+  refund(admitted: Admission, units: RuleCosts, scope?: CallScope): void | Promise<void> {
     if (admitted.caller === undefined) return;
-    return this.quotas.refund(keySubject(admitted.caller.id), admitted.policy, units, admitted.decision);
+    return this.quotas.refund(keySubject(admitted.caller.id), admitted.policy, units, admitted.decision, scope);
   }
 
-  private decideFor(grant: ApiKeyGrant | undefined, keyDigest: string, clientAddress: string, operationId: string | undefined): Admission | Promise<Admission> {
-    if (grant === undefined) return this.decideAnonymous(clientAddress);
+  private decideFor(
+    grant: ApiKeyGrant | undefined,
+    keyDigest: string,
+    clientAddress: string,
+    operationId: string | undefined,
+    scope: CallScope | undefined,
+  ): Admission | Promise<Admission> {
+    if (grant === undefined) return this.decideAnonymous(clientAddress, scope);
     const credits = grant.plan.credits;
-    const decided = this.decideQuota(grant, keyDigest, operationId);
+    const decided = this.decideQuota(grant, keyDigest, operationId, scope);
     if (credits === undefined || this.credits === undefined) return decided;
     const units = ruleCostOf(credits, operationId);
     if (units === 0) return decided;
     const { subject } = this.keyHolder(grant, keyDigest);
     const accounts = this.credits;
-    if (decided instanceof Promise) return decided.then((admitted) => this.spendCredits(admitted, accounts, subject, credits, units));
-    return this.spendCredits(decided, accounts, subject, credits, units);
+    const spending = { accounts, subject, rule: credits, units, scope };
+    if (decided instanceof Promise) return decided.then((admitted) => this.spendCredits(admitted, spending));
+    return this.spendCredits(decided, spending);
   }
 
   /**
    * Spent last, once every other rule and the cap admitted the request: a request they refuse
    * spends no credit. One the credits refuse gives back what the others counted.
    */
-  private spendCredits(admitted: Admission, accounts: CreditAccounts, subject: string, rule: CreditRule, units: number): Admission | Promise<Admission> {
+  private spendCredits(admitted: Admission, toSpend: Omit<Spending, 'decidedAt'>): Admission | Promise<Admission> {
     if (admitted.decision.verdict !== 'admitted' || admitted.slot?.granted === false) return admitted;
+    const { accounts, subject, rule, units, scope } = toSpend;
     let spend: CreditSpend | Promise<CreditSpend>;
     const decidedAt = accounts.clock.now();
     try {
-      spend = accounts.ledger.spend(subject, rule, units, decidedAt);
+      spend = accounts.ledger.spend(subject, rule, units, decidedAt, scope);
     } catch (error) {
-      this.countNothing(admitted, subject);
+      this.countNothing(admitted, subject, scope);
       throw error;
     }
-    const spending: Spending = { accounts, subject, rule, units, decidedAt };
+    const spending: Spending = { ...toSpend, decidedAt };
     if (!(spend instanceof Promise)) return this.withCredit(admitted, spending, spend);
     return spend.then(
       (spent) => this.withCredit(admitted, spending, spent),
       (error: unknown) => {
-        this.countNothing(admitted, subject);
+        this.countNothing(admitted, subject, scope);
         throw error;
       },
     );
   }
 
-  private withCredit(admitted: Admission, { accounts, subject, rule, units, decidedAt }: Spending, spend: CreditSpend): Admission {
+  private withCredit(admitted: Admission, { accounts, subject, rule, units, decidedAt, scope }: Spending, spend: CreditSpend): Admission {
     const { balance, refillAt } = spend;
     if (!spend.granted) {
-      this.countNothing(admitted, subject);
+      this.countNothing(admitted, subject, scope);
       const { plan, caller, policy, costs, decision } = admitted;
       return { plan, caller, policy, costs, decision, credit: { rule, granted: false, units, balance, refillAt, decidedAt, refund: NOTHING_TO_RELEASE } };
     }
-    const refund = (): void | Promise<void> => accounts.ledger.refund(subject, rule, units, spend.period, accounts.clock.now());
+    const refund = (): void | Promise<void> => accounts.ledger.refund(subject, rule, units, spend.period, accounts.clock.now(), scope);
     const credit: CreditUse = { rule, granted: true, units, balance, refillAt, decidedAt, refund };
     // Written out, not spread: a spread of the admission costs more than the spend itself (bench:limits-cost).
     const { plan, caller, policy, costs, decision, slot, refunds } = admitted;
@@ -217,24 +230,24 @@ export class RequestAdmission {
   }
 
   /** A request refused after it was counted (its credits too few, or unreadable): its units under every rule and its slot come back. */
-  private countNothing(admitted: Admission, subject: string): void {
+  private countNothing(admitted: Admission, subject: string, scope: CallScope | undefined): void {
     if (admitted.slot !== undefined) giveBack(admitted.slot);
     const { policy, costs, decision } = admitted;
     const units = typeof costs === 'number' ? policy.rules.map(() => costs) : costs;
     // A refund the store fails leaves the units counted until their window passes: nothing to wait for.
-    const refunded = this.quotas.refund(subject, policy, units, decision);
+    const refunded = this.quotas.refund(subject, policy, units, decision, scope);
     if (refunded instanceof Promise) refunded.catch(() => undefined);
   }
 
-  private decideQuota(grant: ApiKeyGrant, keyDigest: string, operationId: string | undefined): Admission | Promise<Admission> {
+  private decideQuota(grant: ApiKeyGrant, keyDigest: string, operationId: string | undefined, scope: CallScope | undefined): Admission | Promise<Admission> {
     const { caller, subject, policy, costs, refunds } = this.keyHolder(grant, keyDigest);
     const spent = costs.of(operationId);
     const cap = grant.plan.concurrency;
     if (cap === undefined || this.slots === undefined || !capApplies(cap, operationId)) {
-      return settle(grant.plan, caller, policy, spent, refunds, this.quotas.decide(subject, policy, spent));
+      return settle(grant.plan, caller, policy, spent, refunds, this.quotas.decide(subject, policy, spent, scope));
     }
-    const slot = this.slots.acquire(subject, cap.limit);
-    const held = { plan: grant.plan, caller, policy, spent, refunds, subject, cap, slots: this.slots };
+    const slot = this.slots.acquire(subject, cap.limit, scope);
+    const held = { plan: grant.plan, caller, policy, spent, refunds, subject, cap, slots: this.slots, scope };
     return slot instanceof Promise ? slot.then((taken) => this.decideHolding(held, taken)) : this.decideHolding(held, slot);
   }
 
@@ -243,20 +256,20 @@ export class RequestAdmission {
    * one the quota refuses (or cannot decide) gives its slot back at once.
    */
   private decideHolding(held: HeldRequest, taken: SlotGrant): Admission | Promise<Admission> {
-    const { plan, caller, policy, spent, refunds, subject, cap, slots } = held;
+    const { plan, caller, policy, spent, refunds, subject, cap, slots, scope } = held;
     if (!taken.granted) {
       // No refunds: the quota was only peeked at, so nothing was counted to give back.
       const refused: SlotUse = { rule: cap, granted: false, inFlight: taken.inFlight, release: NOTHING_TO_RELEASE };
-      const peek = this.quotas.peek(subject, policy, spent);
+      const peek = this.quotas.peek(subject, policy, spent, scope);
       if (peek instanceof Promise) return peek.then((decision) => ({ plan, caller, policy, costs: spent, decision, slot: refused }));
       return { plan, caller, policy, costs: spent, decision: peek, slot: refused };
     }
     // A granted slot always has its lease (SlotGrant).
     const lease = taken.lease!;
-    const slot: SlotUse = { rule: cap, granted: true, inFlight: taken.inFlight, release: () => slots.release(subject, lease) };
+    const slot: SlotUse = { rule: cap, granted: true, inFlight: taken.inFlight, release: () => slots.release(subject, lease, scope) };
     let decision: QuotaDecision | Promise<QuotaDecision>;
     try {
-      decision = this.quotas.decide(subject, policy, spent);
+      decision = this.quotas.decide(subject, policy, spent, scope);
     } catch (error) {
       giveBack(slot);
       throw error;
@@ -272,9 +285,9 @@ export class RequestAdmission {
   }
 
   // Anonymous callers keep their one rule over every request, whatever the operation.
-  private decideAnonymous(clientAddress: string): Admission | Promise<Admission> {
+  private decideAnonymous(clientAddress: string, scope: CallScope | undefined): Admission | Promise<Admission> {
     const policy = this.options.anonymousPolicy;
-    return settle(undefined, undefined, policy, 1, undefined, this.quotas.decide(`addr:${clientAddress}`, policy, 1));
+    return settle(undefined, undefined, policy, 1, undefined, this.quotas.decide(`addr:${clientAddress}`, policy, 1, scope));
   }
 
   // A registry hands out one grant object per key (and per cache refill), so this misses once
@@ -307,6 +320,7 @@ interface Spending {
   readonly rule: CreditRule;
   readonly units: number;
   readonly decidedAt: number;
+  readonly scope: CallScope | undefined;
 }
 
 /** A request of a capped plan, between its slot and its quota decision. */
@@ -319,6 +333,7 @@ interface HeldRequest {
   readonly subject: string;
   readonly cap: ConcurrencyRule;
   readonly slots: ConcurrencySlots;
+  readonly scope: CallScope | undefined;
 }
 
 // A release the store fails leaves a lease that expires on its own (ConcurrencySlots): nothing to wait for.

@@ -4,6 +4,7 @@ import type { IdempotencyStore } from '../../../ports/idempotency-store.js';
 import type { RequestContext } from '../wire/request-context.js';
 import type { OperationDeclaration } from './operation-declaration.js';
 import type { TagName } from './tags.js';
+import type { CallScope } from '../../../ports/tracer.js';
 
 export {
   OPERATION_METHODS,
@@ -46,5 +47,5 @@ export interface Operation extends HandledOperation<OperationServices> {
    * decision waits on a remote store, so both travel to it together (one round trip, not two).
    * It must change nothing: a request refused, or its query found wrong, drops what it read.
    */
-  readonly readAhead?: (query: Readonly<Record<string, unknown>>, services: OperationServices) => Promise<ReadAnswer>;
+  readonly readAhead?: (query: Readonly<Record<string, unknown>>, services: OperationServices, scope: CallScope | undefined) => Promise<ReadAnswer>;
 }

@@ -7,7 +7,7 @@ import { cancelOrderDeclaration } from '../contract/declarations/cancel-order.js
 export const cancelOrder = {
   ...cancelOrderDeclaration,
   handler: async (ctx, { orders }) => {
-    const order = await orders.cancel(authenticatedCaller(ctx), pathParameter(ctx, 'orderId'));
+    const order = await orders.cancel(authenticatedCaller(ctx), pathParameter(ctx, 'orderId'), ctx.span);
     if (!order.ok) return sendDomainError(ctx, order.error);
     sendJson(ctx, 200, orderJson(order.value));
   },

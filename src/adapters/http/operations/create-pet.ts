@@ -14,7 +14,7 @@ const ITEM_PATH = getPet.path.slice(0, getPet.path.indexOf('{'));
 const creation = (services: OperationServices): IdempotentCreation<Pet, NewPet> => ({
   operationId: 'createPet',
   validate: validateNewPet,
-  create: (input, claim) => services.catalog.create(input, claim),
+  create: (input, claim, scope) => services.catalog.create(input, claim, scope),
   replayOf: (result) => (result.kind === 'pet' ? result.pet : undefined),
   send: (ctx, pet, extra) => sendJson(ctx, 201, petJson(pet), ['location', services.basePath + ITEM_PATH + pet.id, ...(extra ?? [])]),
 });

@@ -5,5 +5,5 @@ import { getInventoryDeclaration } from '../contract/declarations/get-inventory.
 
 export const getInventory = {
   ...getInventoryDeclaration,
-  handler: async (ctx, { catalog }) => sendJson(ctx, 200, inventoryJson(await catalog.inventory())),
+  handler: async (ctx, { catalog }) => sendJson(ctx, 200, inventoryJson(await catalog.inventory(ctx.span))),
 } as const satisfies Operation;

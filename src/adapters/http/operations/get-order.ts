@@ -7,7 +7,7 @@ import { getOrderDeclaration } from '../contract/declarations/get-order.js';
 export const getOrder = {
   ...getOrderDeclaration,
   handler: async (ctx, { orders }) => {
-    const order = await orders.get(authenticatedCaller(ctx), pathParameter(ctx, 'orderId'));
+    const order = await orders.get(authenticatedCaller(ctx), pathParameter(ctx, 'orderId'), ctx.span);
     if (!order.ok) return sendDomainError(ctx, order.error);
     sendJson(ctx, 200, orderJson(order.value));
   },

@@ -7,7 +7,7 @@ import { getPetDeclaration } from '../contract/declarations/get-pet.js';
 export const getPet = {
   ...getPetDeclaration,
   handler: async (ctx, { catalog }) => {
-    const pet = await catalog.get(pathParameter(ctx, 'petId'));
+    const pet = await catalog.get(pathParameter(ctx, 'petId'), ctx.span);
     if (!pet.ok) return sendDomainError(ctx, pet.error);
     sendJson(ctx, 200, petJson(pet.value));
   },

@@ -9,6 +9,7 @@ import { isIdempotencyKey } from '../wire/idempotency-key.js';
 import type { JsonRequest } from '../wire/json-request.js';
 import type { OperationServices } from '../contract/operation.js';
 import { sendError, type RequestContext } from '../wire/request-context.js';
+import type { CallScope } from '../../../ports/tracer.js';
 
 const REPLAYED = ['idempotent-replayed', 'true'];
 const RETRY_AFTER = RATE_LIMIT_FIELD_NAMES.retryAfter.toLowerCase();
@@ -18,7 +19,7 @@ export interface IdempotentCreation<T, Input> {
   /** The domain's reading of the body: the parser the declared schema is held to. */
   validate(body: unknown): Result<Input, DomainError>;
   /** Creates from the validated body; with a claim, the store writes its record in the same step. */
-  create(input: Input, claim?: IdempotencyClaim): Promise<Result<T, DomainError>>;
+  create(input: Input, claim: IdempotencyClaim | undefined, scope: CallScope | undefined): Promise<Result<T, DomainError>>;
   /** What a record replays, when it is one of this operation's. */
   replayOf(result: IdempotentResult): T | undefined;
   /** Answers 201 with what was created; `extra` marks a replay. */
@@ -40,7 +41,7 @@ export async function createIdempotently<T, Input>(
   // Validated under the claim, as before: a key reused with another (even invalid) body stays a 422.
   const create = (claim?: IdempotencyClaim): Promise<Result<T, DomainError>> => {
     const input = creation.validate(body.value);
-    return input.ok ? creation.create(input.value, claim) : Promise.resolve(input);
+    return input.ok ? creation.create(input.value, claim, ctx.span) : Promise.resolve(input);
   };
   const key = ctx.req.headers['idempotency-key'];
   if (key === undefined) return answer(ctx, creation, await create());
@@ -52,7 +53,7 @@ export async function createIdempotently<T, Input>(
     key,
     fingerprint: createHash('sha256').update(`${creation.operationId}\n`).update(body.bytes).digest('hex'),
   };
-  const outcome = await runIdempotently(services.idempotency, claim, create);
+  const outcome = await runIdempotently(services.idempotency, claim, create, ctx.span);
   switch (outcome.kind) {
     case 'ran':
       return answer(ctx, creation, outcome.result);

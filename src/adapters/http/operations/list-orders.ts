@@ -11,7 +11,7 @@ export const listOrders = {
   ...listOrdersDeclaration,
   handler: async (ctx, { orders, basePath }) => {
     const { limit, status, cursor } = ctx.query;
-    const page = await orders.list(authenticatedCaller(ctx), { limit, status, cursor });
+    const page = await orders.list(authenticatedCaller(ctx), { limit, status, cursor }, ctx.span);
     if (!page.ok) return sendDomainError(ctx, page.error);
     const next = page.value.next;
     sendJson(ctx, 200, ordersJson(page.value.orders), next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)]);

@@ -4,6 +4,7 @@ import { nextPageLink } from './listing.js';
 import { sendJson } from '../wire/request-context.js';
 import { listPetsDeclaration } from '../contract/declarations/list-pets.js';
 import type { PetCatalog } from '../../../domain/pets/pet-catalog.js';
+import type { CallScope } from '../../../ports/tracer.js';
 
 const PATH = listPetsDeclaration.path;
 
@@ -51,13 +52,13 @@ function answersAt(catalog: PetCatalog, version: number): Map<string, ReadAnswer
 }
 
 // The query as routed, not copied: listJson reads only limit, status and cursor.
-async function readPage(query: Readonly<Record<string, unknown>>, { catalog, basePath }: OperationServices): Promise<ReadAnswer> {
+async function readPage(query: Readonly<Record<string, unknown>>, { catalog, basePath }: OperationServices, scope: CallScope | undefined): Promise<ReadAnswer> {
   const version = catalog.pagesVersion();
   const key = version === undefined ? undefined : answerKey(query, basePath);
   const answers = key === undefined || version === undefined ? undefined : answersAt(catalog, version);
   const kept = key === undefined ? undefined : answers?.get(key);
   if (kept !== undefined) return kept;
-  const page = await catalog.listJson(query);
+  const page = await catalog.listJson(query, scope);
   if (!page.ok) return (ctx) => sendDomainError(ctx, page.error);
   const { json, next } = page.value;
   const link = next === undefined ? undefined : ['link', nextPageLink(basePath, PATH, next)];
@@ -73,5 +74,5 @@ async function readPage(query: Readonly<Record<string, unknown>>, { catalog, bas
 export const listPets = {
   ...listPetsDeclaration,
   readAhead: readPage,
-  handler: async (ctx, services) => (await readPage(ctx.query, services))(ctx),
+  handler: async (ctx, services) => (await readPage(ctx.query, services, ctx.span))(ctx),
 } as const satisfies Operation;

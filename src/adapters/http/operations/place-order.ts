@@ -14,7 +14,7 @@ const ITEM_PATH = getOrder.path.slice(0, getOrder.path.indexOf('{'));
 const creation = (services: OperationServices, ctx: RequestContext): IdempotentCreation<Order, NewOrderInput> => ({
   operationId: 'placeOrder',
   validate: validateNewOrder,
-  create: (input, claim) => services.orders.place(authenticatedCaller(ctx), input, claim),
+  create: (input, claim, scope) => services.orders.place(authenticatedCaller(ctx), input, claim, scope),
   replayOf: (result) => (result.kind === 'order' ? result.order : undefined),
   send: (answered, order, extra) =>
     sendJson(answered, 201, orderJson(order), ['location', services.basePath + ITEM_PATH + order.id, ...(extra ?? [])]),

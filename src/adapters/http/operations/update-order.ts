@@ -16,7 +16,7 @@ export const updateOrder = {
     if (body === undefined) return;
     const update = validateOrderUpdate(body.value);
     if (!update.ok) return sendDomainError(ctx, update.error);
-    const order = await orders.update(caller, pathParameter(ctx, 'orderId'), update.value);
+    const order = await orders.update(caller, pathParameter(ctx, 'orderId'), update.value, ctx.span);
     if (!order.ok) return sendDomainError(ctx, order.error);
     sendJson(ctx, 200, orderJson(order.value));
   },

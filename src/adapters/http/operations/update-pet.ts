@@ -16,7 +16,7 @@ export const updatePet = {
     if (body === undefined) return;
     const update = validatePetUpdate(body.value);
     if (!update.ok) return sendDomainError(ctx, update.error);
-    const pet = await catalog.updateStatus(caller, pathParameter(ctx, 'petId'), update.value);
+    const pet = await catalog.updateStatus(caller, pathParameter(ctx, 'petId'), update.value, ctx.span);
     if (!pet.ok) return sendDomainError(ctx, pet.error);
     sendJson(ctx, 200, petJson(pet.value));
   },

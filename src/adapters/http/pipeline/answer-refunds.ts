@@ -33,7 +33,7 @@ export const refundOnceAnswered = (ctx: RequestContext, admitted: Admission, ref
       if (ctx.trace !== undefined) ctx.trace.refunded = names;
     };
     try {
-      const sent = admission.refund(admitted, units);
+      const sent = admission.refund(admitted, units, ctx.span);
       if (sent instanceof Promise) refundBeforeReport(ctx, sent.then(refunded, lost));
       else refunded();
     } catch (error) {

@@ -7,6 +7,7 @@ import type { QuotaStore } from '../../../ports/quota-store.js';
 import { peekingQuotaStore } from '../../peeking-quota-store.js';
 import { RATE_LIMIT_STATUS_RULE } from '../contract/rate-limit-status-rule.js';
 import type { QuotaStanding } from '../wire/request-context.js';
+import type { CallScope } from '../../../ports/tracer.js';
 
 /**
  * A request of GET /rate_limit with a valid key: decided by the route's own rule, reporting the
@@ -65,14 +66,15 @@ export class RateLimitStatus {
   }
 
   /** Undefined when the key is not a valid one: the request is then admitted like any without a key. */
-  async admit(keyDigest: string, clientAddress: string): Promise<StatusAdmission | undefined> {
-    const { plan, caller, policy, decision } = await this.standings.admit(keyDigest, clientAddress);
+  async admit(keyDigest: string, clientAddress: string, scope?: CallScope): Promise<StatusAdmission | undefined> {
+    const { plan, caller, policy, decision } = await this.standings.admit(keyDigest, clientAddress, undefined, scope);
     if (plan === undefined || caller === undefined) return undefined;
-    const own = await this.quotas.decide(STATUS_SUBJECT + caller.id, STATUS_POLICY);
+    const own = await this.quotas.decide(STATUS_SUBJECT + caller.id, STATUS_POLICY, undefined, scope);
     const subject = keySubject(caller.id);
+    const { slots, credits: accounts } = this;
     const [inFlight, credits] = await Promise.all([
-      plan.concurrency === undefined || this.slots === undefined ? undefined : this.slots.inFlight(subject),
-      plan.credits === undefined || this.credits === undefined ? undefined : this.credits.ledger.standing(subject, plan.credits, this.credits.clock.now()),
+      plan.concurrency === undefined || slots === undefined ? undefined : slots.inFlight(subject, scope),
+      plan.credits === undefined || accounts === undefined ? undefined : accounts.ledger.standing(subject, plan.credits, accounts.clock.now(), scope),
     ]);
     return {
       admission: { plan, caller, policy: advertisedPolicy(policy), costs: 1, decision: advertisedDecision(own, decision) },

@@ -174,16 +174,16 @@ export function createAdmissionPipeline(
     keyDigest: string,
     clientAddress: string,
   ): Promise<void> => {
-    const read = await status.admit(keyDigest, clientAddress);
-    if (read === undefined) return answer(ctx, match, headerProblem, await admission.admit(undefined, clientAddress));
+    const read = await status.admit(keyDigest, clientAddress, ctx.span);
+    if (read === undefined) return answer(ctx, match, headerProblem, await admission.admit(undefined, clientAddress, undefined, ctx.span));
     ctx.standing = read.standing;
     answer(ctx, match, headerProblem, read.admission);
   };
 
   /** Beside a remote quota decision: the operation's read, its failure held until the answer uses it. */
-  const startReadAhead = (operation: Operation, query: Readonly<Record<string, unknown>>): Promise<ReadAnswer> | undefined => {
+  const startReadAhead = (ctx: RequestContext, operation: Operation, query: Readonly<Record<string, unknown>>): Promise<ReadAnswer> | undefined => {
     if (operation.readAhead === undefined) return undefined;
-    const read = operation.readAhead(query, services);
+    const read = operation.readAhead(query, services, ctx.span);
     read.catch(() => undefined);
     return read;
   };
@@ -239,10 +239,10 @@ export function createAdmissionPipeline(
       answerStatus(ctx, match, headerProblem, rateLimitStatus, keyDigest, clientAddress).catch((error: unknown) => answerFailure(ctx, error, logError));
       return;
     }
-    const admitted = admission.admit(keyDigest, clientAddress, match?.kind === 'route' ? match.route.operation.operationId : undefined);
+    const admitted = admission.admit(keyDigest, clientAddress, match?.kind === 'route' ? match.route.operation.operationId : undefined, ctx.span);
     if (admitted instanceof Promise) {
       // Only for a caller presenting a key: without one, an operation that needs a key answers 401 whatever was read.
-      const readAhead = token !== undefined && match?.kind === 'route' ? startReadAhead(match.route.operation, match.query) : undefined;
+      const readAhead = token !== undefined && match?.kind === 'route' ? startReadAhead(ctx, match.route.operation, match.query) : undefined;
       admitted.then((decided) => answer(ctx, match, headerProblem, decided, readAhead)).catch((error: unknown) => answerFailure(ctx, error, logError));
     } else {
       answer(ctx, match, headerProblem, admitted);
@@ -279,10 +279,11 @@ export function createAdmissionPipeline(
         }
       }
       const span = tracer === undefined ? undefined : startRequestSpan(tracer, req, match);
-      if (span === undefined) return admit(ctx, match);
-      ctx.span = span;
-      endSpanWhenDone(ctx, span);
-      span.run(() => admit(ctx, match));
+      if (span !== undefined) {
+        ctx.span = span;
+        endSpanWhenDone(ctx, span);
+      }
+      admit(ctx, match);
     } catch (error) {
       answerFailure(ctx, error, logError);
     }
