@@ -9,6 +9,7 @@
  * (bench/servers/traced-petstore-server.ts: batched and dropped), so a server span and a span per
  * store call; for each of BENCH_TRACES_RATIOS, `on <ratio>`, the same with PETSTORE_TRACES_RATIO
  * offering that share of the requests to the SDK (the production setting, docs/operating.md), and
+ * `on <ratio> bare`, that with no context manager registered (nothing of AsyncLocalStorage on),
  * `sdk <ratio>`, the SDK's own sampler keeping that share of the traces
  * (ParentBased(TraceIdRatioBased)) with every request offered to it; and, given BENCH_BASE_DIR, `control`, a build
  * without tracing (another checkout, built), which says whether `off` costs anything. Prints each
@@ -78,6 +79,15 @@ const traced = (ratio: number, by: 'service' | 'sdk'): Variant => {
     }),
   };
 };
+/** The same with no context manager registered: nothing of Node's AsyncLocalStorage is ever turned on. */
+const withoutContextManager = (variant: Variant): Variant => ({
+  id: `${variant.id} bare`,
+  spansFile: `${variant.spansFile!}-bare`,
+  spec: (spec) => {
+    const traced = variant.spec(spec);
+    return { ...traced, label: `${traced.label}, no context manager`, env: { ...traced.env, BENCH_SPANS_FILE: `${variant.spansFile!}-bare`, BENCH_NO_CONTEXT_MANAGER: '1' } };
+  },
+});
 const variants: readonly Variant[] = [
   ...(baseDir === undefined ? [] : [{ id: 'control', spec: (spec: ServerSpec) => ({ ...spec, label: `${spec.label}, a build without tracing`, buildDir: baseDir }) }]),
   { id: 'off', spec: (spec) => ({ ...spec, label: `${spec.label}, no SDK` }) },
@@ -91,7 +101,7 @@ const variants: readonly Variant[] = [
     }),
   },
   traced(1, 'service'),
-  ...ratios.flatMap((ratio) => [traced(ratio, 'service'), traced(ratio, 'sdk')]),
+  ...ratios.flatMap((ratio) => [traced(ratio, 'service'), withoutContextManager(traced(ratio, 'service')), traced(ratio, 'sdk')]),
 ];
 const scenario = scenarios(variants.length * settings.connectionsEach).find((candidate) => candidate.id === 'list')!;
 const redisUrl = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';

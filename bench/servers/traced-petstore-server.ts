@@ -7,7 +7,8 @@
  * what shipping them does. With BENCH_SPANS_FILE set, the count of exported spans is written
  * there when the process exits. BENCH_CONTEXT_ONLY=1 registers the SDK's context manager alone and
  * enters one context before the server starts (run with PETSTORE_TRACES=off): what Node's
- * AsyncLocalStorage costs a process once any span has been made active, with no span at all.
+ * AsyncLocalStorage costs a process once any context is entered (the SDK's span processors enter
+ * one to export), with no span at all. BENCH_NO_CONTEXT_MANAGER=1 registers none.
  */
 import { writeFileSync } from 'node:fs';
 import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
@@ -19,7 +20,8 @@ const ratioText = process.env['BENCH_TRACES_RATIO'] ?? '1';
 const ratio = Number(ratioText);
 if (ratioText === '' || !(ratio >= 0 && ratio <= 1)) throw new Error(`BENCH_TRACES_RATIO: ${ratioText} is no ratio from 0 to 1`);
 
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+// BENCH_NO_CONTEXT_MANAGER=1: the API's default, which enters nothing (the service hands each store call its request's span itself).
+if (process.env['BENCH_NO_CONTEXT_MANAGER'] !== '1') context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 if (process.env['BENCH_CONTEXT_ONLY'] === '1') {
   // AsyncLocalStorage turns its hooks on when a context is first entered, and never off.
   context.with(ROOT_CONTEXT, () => undefined);
