@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type ContextManager } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -208,5 +208,55 @@ describe('with an SDK registered', () => {
     // The answers are in: the hook that would end a span has run too.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
+
+describe('with an SDK registered and a context manager that enters nothing (docs/operating.md, "Traces")', () => {
+  const exporter = new InMemorySpanExporter();
+  // As docs/operating.md writes it: no AsyncLocalStorage, so nothing of Node's promise hooks is ever turned on.
+  const noContext: ContextManager = {
+    active: () => ROOT_CONTEXT,
+    with: (_context, fn, thisArg, ...args) => fn.call(thisArg, ...args),
+    bind: (_context, target) => target,
+    enable() {
+      return this;
+    },
+    disable() {
+      return this;
+    },
+  };
+  let opened: { store: PetStore; server: Server } | undefined;
+
+  beforeAll(() => {
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    context.setGlobalContextManager(noContext);
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  });
+
+  afterAll(async () => {
+    if (opened !== undefined) await Promise.all([opened.store.close(), new Promise((resolve) => opened!.server.close(resolve))]);
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+
+  it("each store call's span is still its request's child, the request a child of its caller", async () => {
+    const store = await createPetStore({ store: 'memory', apiKeys: API_KEYS, environ: { PETSTORE_LOG_LEVEL: 'silent' } });
+    const listener = createServer(createRequestHandler(store.dependencies));
+    opened = { store, server: listener };
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const { port } = listener.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=3`, { headers: { authorization: `Bearer ${KEY}`, traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01` } });
+    expect(response.status).toBe(200);
+    const spans = await vi.waitFor(() => {
+      const finished = exporter.getFinishedSpans();
+      if (!finished.some((span) => span.kind === SpanKind.SERVER)) throw new Error('no server span yet');
+      return finished;
+    });
+    const server = spans.find((span) => span.kind === SpanKind.SERVER)!;
+    expect(server.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
+    const children = spans.filter((span) => span !== server);
+    expect(children.map((span) => span.name).sort()).toEqual(['petstore.keys.grantOf', 'petstore.pets.pageJson', 'petstore.quota.decide']);
+    for (const child of children) expect(child.parentSpanContext?.spanId, child.name).toBe(server.spanContext().spanId);
   });
 });
