@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MemoryQuotaStore } from '../src/adapters/memory/memory-quota-store.js';
 import { RATE_LIMIT_STATUS_RULE } from '../src/adapters/http/contract/rate-limit-status-rule.js';
-import { PET_STORE_OPERATION_IDS } from '../src/adapters/http/request-handler.js';
+import { PET_STORE_OPERATION_IDS } from '../src/adapters/http/contract/pet-store-routes.js';
 import { readPlansFile } from '../src/app/config/plans-file.js';
 import { DEFAULT_BAN_POLICY } from '../src/domain/quota/ban-policy.js';
 import { costsOf } from '../src/domain/quota/plan-rules.js';

@@ -1,11 +1,11 @@
 /** `petstore-service/http`: the HTTP transport over node:http, as a request handler to mount or a whole server. */
 export {
   createRequestHandler,
-  DEFAULT_DEPRECATED_AT,
   type PetStoreRequestHandler,
   type RequestHandlerDependencies,
   type RequestHandlerOptions,
 } from './adapters/http/request-handler.js';
+export { DEFAULT_DEPRECATED_AT } from './adapters/http/contract/deprecation-date.js';
 export { RateLimitStatus } from './adapters/http/pipeline/rate-limit-status.js';
 export { createHttpServer, type HttpServerDependencies, type HttpServerOptions, type PetStoreHttpServer } from './adapters/http/http-server.js';
 export type { OnRequestFinished, RequestFinishedEvent } from './adapters/http/wire/request-finished.js';

@@ -12,7 +12,6 @@ import { TOKENS } from './container/tokens.js';
 import type { PetStoreMetrics } from './admin/metrics.js';
 import type { StoreProbe } from './admin/store-probes.js';
 import type { AdminKeyApi } from '../adapters/http/admin-key-handler.js';
-import { createAdminKeyApi } from './admin/keys/admin-key-api.js';
 import { assembleKeyOperations } from './keys/assemble-key-operations.js';
 import type { KeyOperations } from './keys/key-operations.js';
 import type { KeyChangeSource } from './logging/key-change-log.js';
@@ -109,8 +108,9 @@ export function composePetStore(config: PetStoreConfig, options: PetStoreAppOpti
     quotas: () => container.getAsync(TOKENS.quotaStore),
     credits: () => container.getAsync(TOKENS.creditLedger),
     keyOperations,
+    // Its routes' schemas are loaded by the admin listener alone, not by the CLI's key verbs.
     adminKeyApi: async () =>
-      config.adminToken === undefined ? undefined : createAdminKeyApi({ token: config.adminToken, keys: await keyOperations('admin_api'), clock, plans: config.plans }),
+      config.adminToken === undefined ? undefined : (await import('./admin/keys/admin-key-api.js')).createAdminKeyApi({ token: config.adminToken, keys: await keyOperations('admin_api'), clock, plans: config.plans }),
     migrateSchema: async (migration) => {
       if (!container.isBound(TOKENS.migrateSchema)) throw new Error(`migrations are PostgreSQL's: this app's store is ${config.store}`);
       return (await container.getAsync(TOKENS.migrateSchema))(migration);

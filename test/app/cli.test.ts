@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startCli } from '../support/cli-process.js';
+import { runCli, startCli } from '../support/cli-process.js';
 
 describe('the standalone server (CLI)', () => {
   it('starts with no configuration, prints a demo key per plan, a staff key and a curl line that works', async () => {
@@ -138,6 +141,31 @@ describe('the standalone server (CLI)', () => {
     const keysUnknown = startCli({}, ['keys', 'list', '--colour', 'red']);
     expect(await keysUnknown.exited()).toBe(2);
     expect(keysUnknown.output()).toMatch(/^petstore keys: Unknown option '--colour'.*\nUsage: petstore keys create/s);
+  });
+
+  it('answers its usages and the keys refusal without loading the server, the container or its packages', async () => {
+    // A load hook logs every module the command loads (not those it only resolves, as its check of the installed packages does).
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-cli-loads-'));
+    try {
+      writeFileSync(
+        join(dir, 'hooks.mjs'),
+        "import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n" +
+          '  appendFileSync(process.env.LOAD_LOG, url + "\\n");\n  return next(url, context);\n}\n',
+      );
+      writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+      for (const args of [['--help'], ['keys', '--help'], ['migrate', '--help'], ['keys', 'list']]) {
+        const log = join(dir, `${args.join('-')}.log`);
+        writeFileSync(log, '');
+        const { code } = await runCli({ NODE_OPTIONS: `--import=${join(dir, 'register.mjs')}`, LOAD_LOG: log }, args);
+        expect(code, args.join(' ')).toBe(args[1] === 'list' ? 1 : 0);
+        const loaded = readFileSync(log, 'utf8').split('\n');
+        expect(loaded.some((url) => /\/cli\/(keys-command|migrate-command|server-usage)\.js$/.test(url)), 'the hook saw the command').toBe(true);
+        const heavy = loaded.filter((url) => /\/node_modules\/(typebox|find-my-way|inversify|ioredis|postgres|pino|prom-client)\/|\/(pet-store-app|request-handler)\.js$/.test(url));
+        expect(heavy, args.join(' ')).toEqual([]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses petstore keys with the memory store, saying why, exit 1', async () => {

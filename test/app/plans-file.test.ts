@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseKeysArgs } from '../../src/app/cli/keys-command.js';
 import { loadConfig } from '../../src/app/config/config.js';
 import { parsePlansFile, type PlansFileContext } from '../../src/app/config/plans-file.js';
-import { PET_STORE_OPERATION_IDS } from '../../src/adapters/http/request-handler.js';
+import { PET_STORE_OPERATION_IDS } from '../../src/adapters/http/contract/pet-store-routes.js';
 import { readKeyChanges, readNewKey } from '../../src/domain/keys/key-fields.js';
 import { STANDARD_PLANS } from '../../src/domain/quota/plan.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PET_STORE_OPERATION_IDS } from '../../src/adapters/http/request-handler.js';
+import { PET_STORE_OPERATION_IDS } from '../../src/adapters/http/contract/pet-store-routes.js';
 import { parsePlansFile } from '../../src/app/config/plans-file.js';
 import { startPetStore, type RunningPetStore } from '../../src/app/start-pet-store.js';
 import { ManualClock } from '../support/manual-clock.js';

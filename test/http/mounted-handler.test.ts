@@ -7,10 +7,10 @@ import { buildOpenApiDocument, SAME_ORIGIN } from '../../src/adapters/http/contr
 import { PET_STORE_OPERATIONS } from '../../src/adapters/http/operations/index.js';
 import {
   createRequestHandler,
-  DEFAULT_DEPRECATED_AT,
   type PetStoreRequestHandler,
   type RequestHandlerDependencies,
 } from '../../src/adapters/http/request-handler.js';
+import { DEFAULT_DEPRECATED_AT } from '../../src/adapters/http/contract/deprecation-date.js';
 import { enterprisePlan } from '../../src/domain/quota/plan.js';
 import { handlerDependencies, listening, type Host } from '../support/handler-hosts.js';
 

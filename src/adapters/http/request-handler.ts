@@ -15,6 +15,7 @@ import { buildOpenApiDocument, SAME_ORIGIN, type ServerOrigin } from './contract
 import type { Operation } from './contract/operation.js';
 import type { OnRequestFinished } from './wire/request-finished.js';
 import { PET_STORE_OPERATIONS } from './operations/index.js';
+import { DEFAULT_DEPRECATED_AT } from './contract/deprecation-date.js';
 
 export interface RequestHandlerDependencies {
   readonly catalog: PetCatalog;
@@ -75,15 +76,6 @@ export interface RequestHandlerOptions {
  * routes and 404) instead of being answered 404 here.
  */
 export type PetStoreRequestHandler = (req: IncomingMessage, res: ServerResponse, next?: NextHandler) => void;
-
-/** The operationIds a plan's rules may match (PETSTORE_PLANS): every operation of the API, in the document's order. */
-export const PET_STORE_OPERATION_IDS: readonly string[] = PET_STORE_OPERATIONS.map((operation) => operation.operationId);
-
-/** The same operations by method and route, as a plan's `match` may name them instead: `GET /pets` → `listPets`. */
-export const PET_STORE_ROUTES: ReadonlyMap<string, string> = new Map(PET_STORE_OPERATIONS.map(({ method, path, operationId }) => [`${method} ${path}`, operationId]));
-
-/** The documented default of `Deprecation` (docs/configuration.md, PETSTORE_DEPRECATION_DATE). */
-export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 
 const logToConsole: LogError = (message, error, requestId) =>
   requestId === undefined ? console.error(message, error) : console.error(`${message} (request ${requestId})`, error);

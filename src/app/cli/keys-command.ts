@@ -8,8 +8,8 @@ import type { CreditLedger } from '../../ports/credit-ledger.js';
 import type { QuotaStore } from '../../ports/quota-store.js';
 import { loadStoreSettings, SETTINGS, STORE_KINDS, STORE_SECTIONS, withDefaults, type Environ, type PetStoreConfig } from '../config/config.js';
 import { assembleKeyOperations } from '../keys/assemble-key-operations.js';
-import { createLogger, type Logger } from '../logging/logger.js';
-import { composePetStore, type PetStoreAppOptions } from '../pet-store-app.js';
+import type { Logger } from '../logging/logger.js';
+import type { PetStoreAppOptions } from '../pet-store-app.js';
 import { failureLine } from './store-failure.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
@@ -114,6 +114,8 @@ const COMMAND_STORE_TIMEOUT_MS = 5_000;
 
 /** The stores the configuration names, composed as the server composes them; `options` as the server takes them (a test's clock). */
 export const openConfiguredAdmin = (options: Pick<PetStoreAppOptions, 'clock'> = {}) => async (config: PetStoreConfig): Promise<OpenedKeyAdmin> => {
+  // Loaded here, not with the command: its usage and its refusals need neither the logger nor the container.
+  const [{ createLogger }, { composePetStore }] = await Promise.all([import('../logging/logger.js'), import('../pet-store-app.js')]);
   // Not a request's path: a loaded store may take its time. Connection errors go to stderr, apart from the command's output.
   const log = createLogger(config.logLevel, process.stderr);
   // An operator's PETSTORE_PG_TIMEOUT_MS longer than a command's own wait is kept.
@@ -182,7 +184,7 @@ export async function runKeysCommand(
     return 1;
   }
   const operations = assembleKeyOperations(
-    { ...opened, logger: opened.logger ?? createLogger(settings.value.logLevel, process.stderr).logger },
+    { ...opened, logger: opened.logger ?? (await import('../logging/logger.js')).createLogger(settings.value.logLevel, process.stderr).logger },
     { ban: settings.value.ban, by: 'cli', randomBytes: deps.randomBytes },
   );
   const context: VerbContext = { operations, output, now: opened.clock.now(), ban: settings.value.ban, redisPrefix: settings.value.redisPrefix };

@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
 import { err, ok, type Result } from '../../domain/result.js';
 import { DATABASE_SECTIONS, loadDatabaseSettings, withDefaults, type Environ } from '../config/config.js';
-import { createLogger } from '../logging/logger.js';
-import { composePetStore } from '../pet-store-app.js';
 import { isArgumentError, USAGE_EXIT_CODE } from './argument-errors.js';
 import { CONSOLE_OUTPUT, type CommandOutput } from './command-output.js';
 import { flaggedSettings, flagOptions, flagUsage, withFlags } from './setting-flags.js';
@@ -63,6 +61,8 @@ export async function runMigrateCommand(
   }
   // The store is PostgreSQL whatever PETSTORE_STORE says.
   const config = withDefaults({ ...settings.value, store: 'postgres' });
+  // Loaded once a migration is to run: the usage and a refused command line need no store.
+  const [{ createLogger }, { composePetStore }] = await Promise.all([import('../logging/logger.js'), import('../pet-store-app.js')]);
   const app = composePetStore(config, { migrateOnOpen: false, logger: createLogger(config.logLevel, process.stderr) });
   try {
     const { from, pending, newer } = await app.migrateSchema({ dryRun: parsed.value.dryRun });

@@ -5,7 +5,6 @@ import type { Clock } from '../../ports/clock.js';
 import type { PetStoreConfig } from '../config/config.js';
 import { coreModule } from './core-module.js';
 import { createLogger, type PetStoreLogger } from '../logging/logger.js';
-import { createMetrics } from '../admin/metrics.js';
 import { readinessPolicyOf } from '../admin/readiness.js';
 import { loggingModule } from './logging-module.js';
 import { memoryStoresModule } from './memory-stores-module.js';
@@ -51,7 +50,9 @@ export function buildContainer(config: PetStoreConfig, overrides: ContainerOverr
   container
     .bind(TOKENS.metrics)
     .toResolvedValue(
-      (probes) => (config.adminPort === undefined ? null : createMetrics(probes, readinessPolicyOf(config).fallbacks, () => quotaFallback.active)),
+      // prom-client is loaded by the processes that serve /metrics, not by every CLI command.
+      async (probes) =>
+        config.adminPort === undefined ? null : (await import('../admin/metrics.js')).createMetrics(probes, readinessPolicyOf(config).fallbacks, () => quotaFallback.active),
       [TOKENS.storeProbes],
     )
     .inSingletonScope();

@@ -1,5 +1,4 @@
 import { ContainerModule } from 'inversify';
-import { createHttpServer } from '../../adapters/http/http-server.js';
 import { minuteRule } from '../../domain/quota/plan.js';
 import { OrderService } from '../../domain/orders/order-service.js';
 import { PetCatalog } from '../../domain/pets/pet-catalog.js';
@@ -52,8 +51,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.httpServer)
     .toResolvedValue(
-      (config, catalog, orders, idempotency, admission, rateLimitStatus, logError, log, metrics, tracer) =>
-        createHttpServer(
+      // Loaded when a server is built: the router and the schemas are most of a CLI command's start otherwise.
+      async (config, catalog, orders, idempotency, admission, rateLimitStatus, logError, log, metrics, tracer) =>
+        (await import('../../adapters/http/http-server.js')).createHttpServer(
           { catalog, orders, idempotency, admission, rateLimitStatus, tracer: tracer ?? undefined },
           {
             deprecatedAt: config.deprecatedAt,

@@ -1,9 +1,10 @@
 import { getOpenApiDocument } from '../operations/get-openapi-document.js';
 import type { DocsAssetName } from './docs-assets.js';
+import { PET_STORE_ROUTE_OF } from '../contract/pet-store-routes.js';
 import { prepareStaticFile, type StaticFile } from './static-file.js';
 
 /** Where the page is, under the base path; its assets are below it. */
-export const DOCS_PATH = '/docs';
+export const DOCS_PATH = PET_STORE_ROUTE_OF.getDocsPage.path;
 
 /** The query parameter of an asset's versioned URL: the file's content hash, so the URL may be cached for good. */
 export const VERSION_PARAMETER = 'v';

@@ -1,15 +1,14 @@
 import Type from 'typebox';
 import { DOCS_ASSET_MEDIA_TYPES, DOCS_ASSET_NAMES, docsAssets } from '../docs/docs-assets.js';
-import { DOCS_PATH, VERSION_PARAMETER } from '../docs/docs-page.js';
+import { VERSION_PARAMETER } from '../docs/docs-page.js';
 import { NOT_MODIFIED, STATIC_FILE_BODY_HEADERS } from '../docs/static-file-responses.js';
 import { sendStaticFile } from '../docs/static-file.js';
 import type { Operation } from '../contract/operation.js';
 import { sendError } from '../wire/request-context.js';
+import { PET_STORE_ROUTE_OF } from '../contract/pet-store-routes.js';
 
 export const getDocsAsset = {
-  operationId: 'getDocsAsset',
-  method: 'GET',
-  path: `${DOCS_PATH}/{asset}`,
+  ...PET_STORE_ROUTE_OF.getDocsAsset,
   auth: 'public',
   summary: 'A file of the documentation page',
   description:

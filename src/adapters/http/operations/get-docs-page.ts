@@ -1,10 +1,11 @@
 import Type from 'typebox';
 import { docsAssets } from '../docs/docs-assets.js';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../docs/docs-content-security-policy.js';
-import { DOCS_PATH, docsPage } from '../docs/docs-page.js';
+import { docsPage } from '../docs/docs-page.js';
 import { NOT_MODIFIED, STATIC_FILE_BODY_HEADERS } from '../docs/static-file-responses.js';
 import { preparedPer, sendStaticFile } from '../docs/static-file.js';
 import type { Operation, OperationServices } from '../contract/operation.js';
+import { PET_STORE_ROUTE_OF } from '../contract/pet-store-routes.js';
 
 /** Each handler's page, built on its first request, as it depends on the handler's base path. */
 const pageOf = preparedPer(async (services: OperationServices) => docsPage(services.basePath, await docsAssets()));
@@ -12,9 +13,7 @@ const pageOf = preparedPer(async (services: OperationServices) => docsPage(servi
 const CONTENT_SECURITY_POLICY = ['content-security-policy', DOCS_CONTENT_SECURITY_POLICY];
 
 export const getDocsPage = {
-  operationId: 'getDocsPage',
-  method: 'GET',
-  path: DOCS_PATH,
+  ...PET_STORE_ROUTE_OF.getDocsPage,
   auth: 'public',
   summary: 'This documentation, as a page',
   description:

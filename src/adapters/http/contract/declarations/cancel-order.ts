@@ -1,11 +1,10 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { OrderSchema } from '../schemas.js';
 import { orderIdParameter } from './get-order.js';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const cancelOrderDeclaration = {
-  operationId: 'cancelOrder',
-  method: 'DELETE',
-  path: '/store/orders/{orderId}',
+  ...PET_STORE_ROUTE_OF.cancelOrder,
   auth: 'apiKey',
   tags: ['Store'],
   summary: 'Cancel an order',

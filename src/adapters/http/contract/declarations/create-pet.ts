@@ -1,11 +1,10 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { MAX_BODY_BYTES } from '../../wire/request-limits.js';
 import { NewPetSchema, PetSchema } from '../schemas.js';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const createPetDeclaration = {
-  operationId: 'createPet',
-  method: 'POST',
-  path: '/pets',
+  ...PET_STORE_ROUTE_OF.createPet,
   auth: 'apiKey',
   tags: ['Pets'],
   summary: 'Add an animal',

@@ -1,10 +1,9 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { InventorySchema } from '../schemas.js';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const getInventoryDeclaration = {
-  operationId: 'getInventory',
-  method: 'GET',
-  path: '/store/inventory',
+  ...PET_STORE_ROUTE_OF.getInventory,
   auth: 'apiKey',
   tags: ['Store'],
   summary: 'Count pets by status',

@@ -1,14 +1,13 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { idSchema, OrderSchema } from '../schemas.js';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const orderIdParameter = {
   orderId: { description: 'Identifier of the order: plain decimal digits.', schema: idSchema('Identifier of the order.') },
 };
 
 export const getOrderDeclaration = {
-  operationId: 'getOrder',
-  method: 'GET',
-  path: '/store/orders/{orderId}',
+  ...PET_STORE_ROUTE_OF.getOrder,
   auth: 'apiKey',
   tags: ['Store'],
   summary: 'Get an order',

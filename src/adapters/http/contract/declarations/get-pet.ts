@@ -1,14 +1,13 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { idSchema, PetSchema } from '../schemas.js';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const petIdParameter = {
   petId: { description: 'Identifier of the animal: plain decimal digits.', schema: idSchema('Identifier of the animal.') },
 };
 
 export const getPetDeclaration = {
-  operationId: 'getPet',
-  method: 'GET',
-  path: '/pets/{petId}',
+  ...PET_STORE_ROUTE_OF.getPet,
   auth: 'apiKey',
   tags: ['Pets'],
   summary: 'Get an animal',

@@ -1,13 +1,12 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { RATE_LIMIT_STATUS_RULE } from '../rate-limit-status-rule.js';
 import { RateLimitStatusSchema } from '../schemas.js';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 const perMinute = `${RATE_LIMIT_STATUS_RULE.limit} calls per rolling minute per key`;
 
 export const getRateLimitDeclaration = {
-  operationId: 'getRateLimit',
-  method: 'GET',
-  path: '/rate_limit',
+  ...PET_STORE_ROUTE_OF.getRateLimit,
   auth: 'apiKey',
   tags: ['Quota'],
   summary: "Read the caller's quota without spending it",

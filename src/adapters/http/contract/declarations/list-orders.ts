@@ -2,13 +2,10 @@ import type { OperationDeclaration } from '../operation-declaration.js';
 import { listingQuery } from '../listing-query.js';
 import { orderCursors } from '../../../../domain/orders/order-cursor.js';
 import { OrderStatusSchema, OrdersSchema } from '../schemas.js';
-
-const PATH = '/store/orders';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const listOrdersDeclaration = {
-  operationId: 'listOrders',
-  method: 'GET',
-  path: PATH,
+  ...PET_STORE_ROUTE_OF.listOrders,
   auth: 'apiKey',
   tags: ['Store'],
   summary: 'List orders',

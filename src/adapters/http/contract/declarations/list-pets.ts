@@ -2,13 +2,10 @@ import type { OperationDeclaration } from '../operation-declaration.js';
 import { listingQuery } from '../listing-query.js';
 import { petCursors } from '../../../../domain/pets/pet-cursor.js';
 import { PetStatusSchema, PetsSchema } from '../schemas.js';
-
-const PATH = '/pets';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const listPetsDeclaration = {
-  operationId: 'listPets',
-  method: 'GET',
-  path: PATH,
+  ...PET_STORE_ROUTE_OF.listPets,
   auth: 'apiKey',
   tags: ['Pets'],
   summary: 'List animals',

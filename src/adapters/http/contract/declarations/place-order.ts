@@ -1,10 +1,9 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { NewOrderSchema, OrderSchema } from '../schemas.js';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const placeOrderDeclaration = {
-  operationId: 'placeOrder',
-  method: 'POST',
-  path: '/store/orders',
+  ...PET_STORE_ROUTE_OF.placeOrder,
   auth: 'apiKey',
   tags: ['Store'],
   summary: 'Order a pet',

@@ -1,11 +1,10 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { OrderSchema, OrderUpdateSchema } from '../schemas.js';
 import { orderIdParameter } from './get-order.js';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const updateOrderDeclaration = {
-  operationId: 'updateOrder',
-  method: 'PATCH',
-  path: '/store/orders/{orderId}',
+  ...PET_STORE_ROUTE_OF.updateOrder,
   auth: 'apiKey',
   tags: ['Store'],
   summary: 'Approve or deliver an order (staff)',

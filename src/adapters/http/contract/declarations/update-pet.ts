@@ -1,11 +1,10 @@
 import type { OperationDeclaration } from '../operation-declaration.js';
 import { PetSchema, PetUpdateSchema } from '../schemas.js';
 import { petIdParameter } from './get-pet.js';
+import { PET_STORE_ROUTE_OF } from '../pet-store-routes.js';
 
 export const updatePetDeclaration = {
-  operationId: 'updatePet',
-  method: 'PATCH',
-  path: '/pets/{petId}',
+  ...PET_STORE_ROUTE_OF.updatePet,
   auth: 'apiKey',
   tags: ['Pets'],
   summary: "Set an animal's status (staff)",
