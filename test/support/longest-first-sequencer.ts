@@ -6,22 +6,23 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * (2026-11-27, three other suites beside it, so about twice a quiet run's). A scheduling hint only.
  * A clean clone has no timings of its own, and vitest's default order runs the projects' files
  * one project after another, so the consumer's 210 s started 275 s into the last group and ran
- * alone at its end. Started first, the long files overlap the many short ones.
+ * alone at its end. Started first, the long files overlap the many short ones. keys-command, cli
+ * and postgres/multi-instance as measured on 2026-11-28 under the same load (162, 98 and 76 s).
  */
 const SECONDS: Readonly<Record<string, number>> = {
   'test/package/consumer.test.ts': 210,
   'test/adapters/pglite-stores.test.ts': 178,
+  'test/redis/keys-command.test.ts': 162,
   'test/adapters/redis-quota-plan-changes.test.ts': 146,
   'test/redis/ban-cache-model.test.ts': 107,
   'test/pglite/restart.test.ts': 101,
-  'test/redis/keys-command.test.ts': 97,
+  'test/app/cli.test.ts': 98,
   'test/domain/quota-engine.properties.test.ts': 90,
   'test/domain/quota-engine.model.test.ts': 82,
-  'test/app/cli.test.ts': 78,
   'test/redis/workers.test.ts': 78,
+  'test/postgres/multi-instance.test.ts': 76,
   'test/domain/quota-plan-changes.properties.test.ts': 53,
   'test/adapters/memory-pet-repository.test.ts': 48,
-  'test/postgres/multi-instance.test.ts': 45,
   'test/app/shutdown.test.ts': 44,
   'test/domain/order-lifecycle.properties.test.ts': 34,
   'test/redis/readiness.test.ts': 34,
