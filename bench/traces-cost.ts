@@ -18,7 +18,8 @@
  * and the spans each `on` server exported per response.
  *
  * Run with `npm run bench:traces`. Environment: BENCH_TRACES_RATIOS (0.01: the ratio
- * docs/operating.md advises; a comma list), PAIR_ROUNDS (10), PAIR_SECONDS (3),
+ * docs/operating.md advises; a comma list), TRACES_VARIANTS (the ids measured beside `off`, a
+ * comma list; all unless given), PAIR_ROUNDS (10), PAIR_SECONDS (3),
  * TRACES_CONNECTIONS (17 each), TRACES_STORES (memory,redis), REDIS_URL
  * (redis://127.0.0.1:6379), BENCH_BASE_DIR (a built checkout without tracing, e.g.
  * `git archive bbedc43 | tar -x -C /tmp/base`, node_modules linked, `npm run build`).
@@ -88,7 +89,7 @@ const withoutContextManager = (variant: Variant): Variant => ({
     return { ...traced, label: `${traced.label}, no context manager`, env: { ...traced.env, BENCH_SPANS_FILE: `${variant.spansFile!}-bare`, BENCH_NO_CONTEXT_MANAGER: '1' } };
   },
 });
-const variants: readonly Variant[] = [
+const allVariants: readonly Variant[] = [
   ...(baseDir === undefined ? [] : [{ id: 'control', spec: (spec: ServerSpec) => ({ ...spec, label: `${spec.label}, a build without tracing`, buildDir: baseDir }) }]),
   { id: 'off', spec: (spec) => ({ ...spec, label: `${spec.label}, no SDK` }) },
   {
@@ -103,6 +104,10 @@ const variants: readonly Variant[] = [
   traced(1, 'service'),
   ...ratios.flatMap((ratio) => [traced(ratio, 'service'), withoutContextManager(traced(ratio, 'service')), traced(ratio, 'sdk')]),
 ];
+// TRACES_VARIANTS: the servers measured, by id (`off` always): fewer servers on the cores, tighter rounds.
+const chosen = process.env['TRACES_VARIANTS']?.split(',').filter((id) => id !== '');
+for (const id of chosen ?? []) if (!allVariants.some((variant) => variant.id === id)) throw new Error(`TRACES_VARIANTS: ${id} is none of ${allVariants.map((variant) => variant.id).join(', ')}`);
+const variants = chosen === undefined ? allVariants : allVariants.filter((variant) => variant.id === 'off' || chosen.includes(variant.id));
 const scenario = scenarios(variants.length * settings.connectionsEach).find((candidate) => candidate.id === 'list')!;
 const redisUrl = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
 const redis = stores.includes('redis') ? await connectRedis(redisUrl) : undefined;
@@ -143,9 +148,9 @@ const measureStore = async (store: Store): Promise<void> => {
     console.log(`  ${variant.id.padEnd(8)} ${median(cpuOf(rounds, variant)).toFixed(1).padStart(6)} µs/req, ${Math.round(median(rps)).toLocaleString('en-US')} req/s${against}`);
   }
   console.log(`  target: off / on ≥ 0.95 at the production ratio (on ${ratios.join(', on ')})${baseDir === undefined ? '' : '; off / control 1: off costs nothing'}`);
-  const context = variants.find((variant) => variant.id === 'context')!;
+  const context = variants.find((variant) => variant.id === 'context');
   for (const variant of variants) {
-    if (variant.spansFile === undefined) continue;
+    if (variant.spansFile === undefined || context === undefined) continue;
     // The SDK's span processors enter a context to export, so any process exporting spans pays what `context` measures.
     console.log(`  context / ${variant.id}: ${ratio(over(context, variant))} (what the spans cost beyond the SDK's context manager)`);
   }

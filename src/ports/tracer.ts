@@ -21,6 +21,12 @@ export interface RequestSpan {
  */
 export type CallScope = RequestSpan;
 
+/** A request span's name and the attributes the sampler sees. */
+export interface RequestDescription {
+  readonly name: string;
+  readonly attributes: SpanAttributes;
+}
+
 /** Whether a store call leaves the process (a client span) or not (an internal one: the memory store). */
 export type CallKind = 'client' | 'internal';
 
@@ -32,9 +38,10 @@ export interface Tracer {
   /**
    * A server span, the child of the trace context `carrier` names when a propagator reads one;
    * undefined when the request is left out (sampled out, here or by the SDK): nothing of it is
-   * recorded then, and its store calls make no span.
+   * recorded then, and its store calls make no span. `describe` is called only for a request
+   * offered to the sampler, so one left out before it costs no attributes.
    */
-  startRequest(name: string, carrier: TraceCarrier, attributes: SpanAttributes): RequestSpan | undefined;
+  startRequest(carrier: TraceCarrier, describe: () => RequestDescription): RequestSpan | undefined;
   /** `scope` as a request span of this tracer's (a call's last argument, CallScope), else undefined. */
   scopeOf(scope: unknown): RequestSpan | undefined;
   /**

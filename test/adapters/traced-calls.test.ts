@@ -21,7 +21,7 @@ const notingTracer = () => {
       return call();
     },
   };
-  return { tracer, calls, scope: tracer.startRequest('GET /pets', {}, {})! };
+  return { tracer, calls, scope: tracer.startRequest({}, () => ({ name: 'GET /pets', attributes: {} }))! };
 };
 
 class Counter {

@@ -1,5 +1,5 @@
 import type * as OpenTelemetry from '@opentelemetry/api';
-import type { CallKind, RequestSpan, SpanAttributes, SpanValue, TraceCarrier, Tracer } from '../../ports/tracer.js';
+import type { CallKind, RequestDescription, RequestSpan, SpanAttributes, SpanValue, TraceCarrier, Tracer } from '../../ports/tracer.js';
 
 /**
  * PETSTORE_TRACES: `auto` traces when an OpenTelemetry SDK has registered a tracer provider by
@@ -87,13 +87,14 @@ class OpenTelemetryTracer implements Tracer {
     this.#tracer = api.trace.getTracer(TRACER_NAME);
   }
 
-  startRequest(name: string, carrier: TraceCarrier, attributes: SpanAttributes): RequestSpan | undefined {
+  startRequest(carrier: TraceCarrier, describe: () => RequestDescription): RequestSpan | undefined {
     // A caller's trace context is the SDK's to decide on (its parent-based sampler); without one,
     // the share is drawn here, so a request left out skips the SDK's ids and sampler altogether.
     if (this.ratio < 1 && carrier['traceparent'] === undefined && Math.random() >= this.ratio) return undefined;
     const { context, propagation, trace, SpanKind } = this.api;
     // Without a registered propagator this is the API's no-op, and the span a root.
     const parent = propagation.extract(context.active(), carrier);
+    const { name, attributes } = describe();
     const span = this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: attributesOf(attributes) }, parent);
     if (!span.isRecording()) return undefined;
     return new OpenTelemetryRequestSpan(this.api, span, trace.setSpan(parent, span));

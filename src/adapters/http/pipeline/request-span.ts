@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { bindingRuleIndex } from '../../../domain/quota/binding-rule.js';
 import type { Admission } from '../../../domain/quota/request-admission.js';
-import type { RequestSpan, SpanValue, Tracer } from '../../../ports/tracer.js';
+import type { RequestDescription, RequestSpan, SpanValue, Tracer } from '../../../ports/tracer.js';
 import { MAX_LOGGED_TEXT } from '../wire/request-finished.js';
 import type { RouteMatch } from './api-router.js';
 import { loggedPath } from './request-target.js';
@@ -38,8 +38,12 @@ const serverOf = (() => {
   };
 })();
 
-/** Started once the request is routed, so that its name and `http.route` are known to the sampler; undefined when it samples the request out. */
-export function startRequestSpan(tracer: Tracer, req: IncomingMessage, match: RouteMatch | null): RequestSpan | undefined {
+/** Started once the request is routed, so that its name and `http.route` are known to the sampler; undefined when the request is left out. */
+export const startRequestSpan = (tracer: Tracer, req: IncomingMessage, match: RouteMatch | null): RequestSpan | undefined =>
+  tracer.startRequest(req.headers, () => describeRequest(req, match));
+
+/** The span's name and the attributes the sampler sees: built only for a request offered to it. */
+function describeRequest(req: IncomingMessage, match: RouteMatch | null): RequestDescription {
   const method = req.method ?? 'GET';
   const named = KNOWN_METHODS.has(method) ? method : '_OTHER';
   const attributes: Record<string, SpanValue> = {
@@ -56,10 +60,10 @@ export function startRequestSpan(tracer: Tracer, req: IncomingMessage, match: Ro
   }
   const userAgent = req.headers['user-agent'];
   if (userAgent !== undefined) attributes['user_agent.original'] = userAgent.slice(0, MAX_LOGGED_TEXT);
-  if (match?.kind !== 'route') return tracer.startRequest(named, req.headers, attributes);
+  if (match?.kind !== 'route') return { name: named, attributes };
   attributes['http.route'] = match.route.template;
   attributes[SPAN_ATTRIBUTES.operation] = match.route.operation.operationId;
-  return tracer.startRequest(`${named} ${match.route.template}`, req.headers, attributes);
+  return { name: `${named} ${match.route.template}`, attributes };
 }
 
 /** The address the quotas count an anonymous caller by: a proxy's X-Forwarded-For as trusted, else the socket's. */
