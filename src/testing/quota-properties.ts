@@ -180,6 +180,10 @@ const assertProperty = async (property: fc.IAsyncProperty<[QuotaSchedule]>, opti
     ...(options.timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false }),
   });
   if (!details.failed) return { runs: details.numRuns, interrupted: details.interrupted };
+  // fast-check fails a run its time limit cut before any case held, with no counterexample: nothing was shown either way.
+  if (details.counterexample === null && details.interrupted) {
+    throw new Error(`the time limit (${options.timeLimitMs} ms) passed before any case finished: nothing was checked; give the property more time (timeLimitMs)`);
+  }
   const cause = details.errorInstance;
   const cut = details.interrupted ? ', cut short by the time limit' : '';
   const replay = `(fast-check seed ${details.seed}, path "${details.counterexamplePath ?? ''}", shrunk ${details.numShrinks} times${cut})`;

@@ -117,10 +117,22 @@ describe('a time limit', () => {
         return store.decide(subject, policy, cost).verdict === 'admitted';
       };
     };
-    const report = await limiterAgreesWithModel(policy, slow, { numRuns: 10_000, timeLimitMs: 100, seed: 40 });
+    // 10,000 cases of at least one 2 ms step each take 20 s: a second always cuts them, after a few at least, even on a loaded machine.
+    const report = await limiterAgreesWithModel(policy, slow, { numRuns: 10_000, timeLimitMs: 1_000, seed: 40 });
     expect(report.interrupted).toBe(true);
     expect(report.runs).toBeGreaterThan(0);
     expect(report.runs).toBeLessThan(10_000);
+  });
+
+  it('passing before any case finished is an error saying so, not a counterexample', async () => {
+    const policy: QuotaPolicy = { rules: [{ name: 'minute', limit: 3, windowMs: 60_000 }] };
+    const stuck = (): LimiterFunction => async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return true;
+    };
+    await expect(limiterAgreesWithModel(policy, stuck, { numRuns: 5, timeLimitMs: 20, seed: 40 })).rejects.toThrow(
+      'the time limit (20 ms) passed before any case finished: nothing was checked; give the property more time (timeLimitMs)',
+    );
   });
 });
 
