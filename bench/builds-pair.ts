@@ -19,8 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { positiveFromEnv } from './http/env.js';
-import { describePairRound, PAIR_DEFAULTS, summarisePair, type PairNames } from './http/operations-cost.js';
+import { describePairRound, pairSettingsFromEnv, summarisePair, type PairNames } from './http/operations-cost.js';
 import { measurePaired } from './http/paired.js';
 import { connectRedis, deleteKeysUnder } from './http/redis-stats.js';
 import { scenarios, type ScenarioId } from './http/scenarios.js';
@@ -30,7 +29,7 @@ const baseDirSetting = process.env['BENCH_BASE_DIR'];
 if (baseDirSetting === undefined || baseDirSetting === '') throw new Error('BENCH_BASE_DIR: the base build\'s checkout (built: npm ci && npm run build)');
 const baseDir = resolve(baseDirSetting);
 
-const settings = { ...PAIR_DEFAULTS, rounds: positiveFromEnv('PAIR_ROUNDS', PAIR_DEFAULTS.rounds), seconds: positiveFromEnv('PAIR_SECONDS', PAIR_DEFAULTS.seconds) };
+const settings = pairSettingsFromEnv();
 const scenarioIds = (process.env['PAIR_SCENARIOS'] ?? 'list,limited').split(',').filter((id) => id !== '') as ScenarioId[];
 const known = scenarios(2 * settings.connectionsEach);
 const chosen = scenarioIds.map((id) => {

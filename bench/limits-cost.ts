@@ -26,9 +26,9 @@ import { cpus } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { positiveFromEnv } from './http/env.js';
+import { namesFromEnv, positiveFromEnv } from './http/env.js';
 import { UNLIMITED } from './http/keys.js';
-import { PAIR_DEFAULTS } from './http/operations-cost.js';
+import { pairSettingsFromEnv } from './http/operations-cost.js';
 import { createBenchDatabase, postgresSetting, postgresVersion, processCpu, type BenchDatabase } from './http/postgres.js';
 import { connectRedis, deleteKeysUnder, redisVersion } from './http/redis-stats.js';
 import { median } from './http/report.js';
@@ -49,14 +49,8 @@ type VariantId = (typeof VARIANTS)[number]['id'];
 const STORES = ['memory', 'redis', 'postgres'] as const;
 type Store = (typeof STORES)[number];
 
-const settings = {
-  ...PAIR_DEFAULTS,
-  rounds: positiveFromEnv('PAIR_ROUNDS', PAIR_DEFAULTS.rounds),
-  seconds: positiveFromEnv('PAIR_SECONDS', PAIR_DEFAULTS.seconds),
-  connectionsEach: positiveFromEnv('LIMITS_CONNECTIONS', 17),
-};
-const stores = (process.env['LIMITS_STORES'] ?? STORES.join(',')).split(',').filter((name) => name !== '') as Store[];
-for (const store of stores) if (!STORES.includes(store)) throw new Error(`LIMITS_STORES: ${store} is none of ${STORES.join(', ')}`);
+const settings = pairSettingsFromEnv(positiveFromEnv('LIMITS_CONNECTIONS', 17));
+const stores = namesFromEnv('LIMITS_STORES', STORES);
 const scenario = scenarios(VARIANTS.length * settings.connectionsEach).find((candidate) => candidate.id === 'list')!;
 
 /** The commit measured, and whether its code (src/, bench/ but its README and results) differs from it. */

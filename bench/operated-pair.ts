@@ -7,12 +7,11 @@
  *
  * Run with `npm run bench:operated`. Environment: PAIR_ROUNDS (10), PAIR_SECONDS (3), PAIR_SCENARIO (list).
  */
-import { positiveFromEnv } from './http/env.js';
-import { describePairRound, operatedPair, PAIR_DEFAULTS, summarisePair } from './http/operations-cost.js';
+import { describePairRound, operatedPair, pairSettingsFromEnv, summarisePair } from './http/operations-cost.js';
 import { scenarios, type ScenarioId } from './http/scenarios.js';
 import { measurePaired } from './http/paired.js';
 
-const settings = { ...PAIR_DEFAULTS, rounds: positiveFromEnv('PAIR_ROUNDS', PAIR_DEFAULTS.rounds), seconds: positiveFromEnv('PAIR_SECONDS', PAIR_DEFAULTS.seconds) };
+const settings = pairSettingsFromEnv();
 const scenarioId = (process.env['PAIR_SCENARIO'] ?? 'list') as ScenarioId;
 const scenario = scenarios(2 * settings.connectionsEach).find((candidate) => candidate.id === scenarioId);
 if (scenario === undefined) throw new Error(`PAIR_SCENARIO: no scenario ${scenarioId}`);

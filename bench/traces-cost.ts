@@ -28,9 +28,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { positiveFromEnv } from './http/env.js';
+import { namesFromEnv, positiveFromEnv } from './http/env.js';
 import type { Load } from './http/load.js';
-import { PAIR_DEFAULTS } from './http/operations-cost.js';
+import { pairSettingsFromEnv } from './http/operations-cost.js';
 import { connectRedis, deleteKeysUnder } from './http/redis-stats.js';
 import { median } from './http/report.js';
 import { scenarios } from './http/scenarios.js';
@@ -40,14 +40,8 @@ import { measureTogether, type TogetherRound } from './http/together.js';
 const STORES = ['memory', 'redis'] as const;
 type Store = (typeof STORES)[number];
 
-const settings = {
-  ...PAIR_DEFAULTS,
-  rounds: positiveFromEnv('PAIR_ROUNDS', PAIR_DEFAULTS.rounds),
-  seconds: positiveFromEnv('PAIR_SECONDS', PAIR_DEFAULTS.seconds),
-  connectionsEach: positiveFromEnv('TRACES_CONNECTIONS', 17),
-};
-const stores = (process.env['TRACES_STORES'] ?? STORES.join(',')).split(',').filter((name) => name !== '') as Store[];
-for (const store of stores) if (!STORES.includes(store)) throw new Error(`TRACES_STORES: ${store} is none of ${STORES.join(', ')}`);
+const settings = pairSettingsFromEnv(positiveFromEnv('TRACES_CONNECTIONS', 17));
+const stores = namesFromEnv('TRACES_STORES', STORES);
 const baseDir = process.env['BENCH_BASE_DIR'] === undefined || process.env['BENCH_BASE_DIR'] === '' ? undefined : resolve(process.env['BENCH_BASE_DIR']);
 if (baseDir !== undefined && !existsSync(join(baseDir, 'dist', 'bench', 'servers', 'petstore-server.js'))) {
   throw new Error(`BENCH_BASE_DIR: no dist/bench/servers/petstore-server.js in ${baseDir}; build it first`);

@@ -1,9 +1,18 @@
+import { positiveFromEnv } from './env.js';
 import { median } from './report.js';
 import { cpuRatiosOf, type PairedRound, type PairSettings } from './paired.js';
 import { serverSpecs, type ServerName, type ServerSpec } from './servers.js';
 
 /** 10 rounds of 3 s: the median of ten per-round ratios moved by one to three points between runs of the same code. */
 export const PAIR_DEFAULTS: PairSettings = { rounds: 10, seconds: 3, warmUpSeconds: 3, connectionsEach: 25 };
+
+/** PAIR_DEFAULTS with PAIR_ROUNDS and PAIR_SECONDS from the environment; `connectionsEach` a bench's own, when it sets one. */
+export const pairSettingsFromEnv = (connectionsEach = PAIR_DEFAULTS.connectionsEach): PairSettings => ({
+  ...PAIR_DEFAULTS,
+  rounds: positiveFromEnv('PAIR_ROUNDS', PAIR_DEFAULTS.rounds),
+  seconds: positiveFromEnv('PAIR_SECONDS', PAIR_DEFAULTS.seconds),
+  connectionsEach,
+});
 
 /** Two servers of the HTTP bench that need neither Redis nor PostgreSQL, to be loaded together. */
 export const serverPair = (first: ServerName, second: ServerName): [ServerSpec, ServerSpec] => {

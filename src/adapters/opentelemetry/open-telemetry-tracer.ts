@@ -54,7 +54,7 @@ const failed = (api: Api, span: OpenTelemetry.Span, error: unknown): void => {
 class OpenTelemetryRequestSpan implements RequestSpan {
   constructor(
     private readonly api: Api,
-    readonly span: OpenTelemetry.Span,
+    private readonly span: OpenTelemetry.Span,
     /** The trace context the request's store calls are started in. */
     readonly context: OpenTelemetry.Context,
   ) {}

@@ -6,9 +6,9 @@ export type DbSystem = 'memory' | 'redis' | 'postgresql';
 /**
  * `port` with each of its methods called in a span of its own, `<prefix>.<method>`
  * (`petstore.quota.decide`), a child of the request's when the call's last argument is a traced
- * request's CallScope (the core passes it last; a call without one makes no span). The methods are whatever functions the
- * adapter has (its class's, its prototypes', its own), so a method a port gains is traced with no
- * edit here. The wrapper inherits from the adapter (`instanceof` holds), each method and getter
+ * request's CallScope (the core passes it last; a call without one makes no span). The methods
+ * are whatever functions the adapter has (its class's, its prototypes', its own), so a method a
+ * port gains is traced with no edit here. The wrapper inherits from the adapter (`instanceof` holds), each method and getter
  * runs on the adapter itself (its private fields work as before), and a result is returned as it
  * came: a synchronous store stays synchronous. `untraced`: methods that are no store call.
  * Built once, when the app is composed: a call costs one closure, not a Proxy's trap.

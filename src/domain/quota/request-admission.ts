@@ -184,18 +184,23 @@ export class RequestAdmission {
     if (units === 0) return decided;
     const { subject } = this.keyHolder(grant, keyDigest);
     const accounts = this.credits;
-    const spending = { accounts, subject, rule: credits, units, scope };
-    if (decided instanceof Promise) return decided.then((admitted) => this.spendCredits(admitted, spending));
-    return this.spendCredits(decided, spending);
+    if (decided instanceof Promise) return decided.then((admitted) => this.spendCredits(admitted, accounts, subject, credits, units, scope));
+    return this.spendCredits(decided, accounts, subject, credits, units, scope);
   }
 
   /**
    * Spent last, once every other rule and the cap admitted the request: a request they refuse
    * spends no credit. One the credits refuse gives back what the others counted.
    */
-  private spendCredits(admitted: Admission, toSpend: Omit<Spending, 'decidedAt'>): Admission | Promise<Admission> {
+  private spendCredits(
+    admitted: Admission,
+    accounts: CreditAccounts,
+    subject: string,
+    rule: CreditRule,
+    units: number,
+    scope: CallScope | undefined,
+  ): Admission | Promise<Admission> {
     if (admitted.decision.verdict !== 'admitted' || admitted.slot?.granted === false) return admitted;
-    const { accounts, subject, rule, units, scope } = toSpend;
     let spend: CreditSpend | Promise<CreditSpend>;
     const decidedAt = accounts.clock.now();
     try {
@@ -204,7 +209,7 @@ export class RequestAdmission {
       this.countNothing(admitted, subject, scope);
       throw error;
     }
-    const spending: Spending = { ...toSpend, decidedAt };
+    const spending: Spending = { accounts, subject, rule, units, decidedAt, scope };
     if (!(spend instanceof Promise)) return this.withCredit(admitted, spending, spend);
     return spend.then(
       (spent) => this.withCredit(admitted, spending, spent),
